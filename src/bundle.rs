@@ -1,0 +1,71 @@
+//! Component tuples: `ComponentTuple` (a list of component types) and
+//! `Bundle` (a tuple of component values, to create an entity with).
+
+use crate::component::{Component, ComponentId};
+use crate::storage::RowWriter;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A tuple of component types, e.g. `(Position, Velocity)`; used by
+/// [`Context::has_all`](crate::Context::has_all) and
+/// [`Context::has_any`](crate::Context::has_any). Implemented for tuples of up
+/// to 12 components.
+pub trait ComponentTuple: sealed::Sealed + 'static {
+    /// The number of types in the tuple.
+    const LEN: usize;
+
+    /// Calls `f` with each type's id, in tuple order.
+    fn for_each_id(f: impl FnMut(ComponentId));
+}
+
+/// A tuple of component values, e.g. `(Position { .. }, Velocity { .. })`,
+/// written into an entity in one step by
+/// [`Context::create_entity_with`](crate::Context::create_entity_with).
+/// Implemented for tuples of up to 12 components.
+pub trait Bundle: ComponentTuple + Send + Sync {
+    /// Writes each value into the row. Every value is either written or, if
+    /// `put` refuses it, dropped here.
+    #[doc(hidden)]
+    fn write_into(self, row: &mut RowWriter<'_>);
+}
+
+macro_rules! tuples {
+    ($($name:ident),*) => {
+        impl<$($name: Component),*> sealed::Sealed for ($($name,)*) {}
+
+        impl<$($name: Component),*> ComponentTuple for ($($name,)*) {
+            const LEN: usize = <[&str]>::len(&[$(stringify!($name)),*]);
+
+            #[allow(unused_variables, unused_mut)]
+            #[inline]
+            fn for_each_id(mut f: impl FnMut(ComponentId)) {
+                $(f($name::component_id());)*
+            }
+        }
+
+        impl<$($name: Component),*> Bundle for ($($name,)*) {
+            #[allow(unused_variables, non_snake_case)]
+            #[inline]
+            fn write_into(self, row: &mut RowWriter<'_>) {
+                let ($($name,)*) = self;
+                $(let _refused = row.put($name::component_id(), $name);)*
+            }
+        }
+    };
+}
+
+tuples!();
+tuples!(A);
+tuples!(A, B);
+tuples!(A, B, C);
+tuples!(A, B, C, D);
+tuples!(A, B, C, D, E);
+tuples!(A, B, C, D, E, F);
+tuples!(A, B, C, D, E, F, G);
+tuples!(A, B, C, D, E, F, G, H);
+tuples!(A, B, C, D, E, F, G, H, I);
+tuples!(A, B, C, D, E, F, G, H, I, J);
+tuples!(A, B, C, D, E, F, G, H, I, J, K);
+tuples!(A, B, C, D, E, F, G, H, I, J, K, L);

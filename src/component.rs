@@ -1,0 +1,358 @@
+//! Components: the `Component` trait, component ids and infos, the global
+//! registry built from `inventory`, and the `component!` declaration macro.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::storage::{ComponentRef, TypeInfo};
+
+/// The id of a component type: a small dense integer, the same for a type in
+/// every context of the program. Ids are given to all declared components at
+/// once, in the order of their full type names, so they do not depend on which
+/// type is used first.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct ComponentId(u32);
+
+impl ComponentId {
+    /// The id with the given index (for runtime matchers and sets).
+    pub fn from_index(index: usize) -> Self {
+        ComponentId(u32::try_from(index).expect("component index exceeds u32"))
+    }
+
+    /// This id as an index, `0..ComponentInfo::all().len()` for declared types.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The declared component with this id, if any.
+    pub fn info(self) -> Option<&'static ComponentInfo> {
+        registry().get(self.index())
+    }
+}
+
+impl fmt::Display for ComponentId {
+    /// The component's declared name, or `#index` for an unknown id.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.info() {
+            Some(info) => f.write_str(info.name()),
+            None => write!(f, "#{}", self.0),
+        }
+    }
+}
+
+/// Formats a component value for `Debug` output, given a view of it.
+#[doc(hidden)]
+pub type DebugFn = fn(&ComponentRef<'_>, &mut fmt::Formatter<'_>) -> fmt::Result;
+
+/// Everything reactecs knows about one declared component type.
+pub struct ComponentInfo {
+    id: ComponentId,
+    name: &'static str,
+    pub(crate) ty: TypeInfo,
+    unique: bool,
+    contexts: &'static [&'static str],
+    pub(crate) debug: Option<DebugFn>,
+}
+
+impl ComponentInfo {
+    /// Used by [`component!`](crate::component!); the id is assigned when the
+    /// registry is built.
+    #[doc(hidden)]
+    pub fn describe<T: Send + Sync + 'static>(
+        name: &'static str,
+        unique: bool,
+        contexts: &'static [&'static str],
+        debug: Option<DebugFn>,
+    ) -> Self {
+        ComponentInfo {
+            id: ComponentId(u32::MAX),
+            name,
+            ty: TypeInfo::of::<T>(),
+            unique,
+            contexts,
+            debug,
+        }
+    }
+
+    /// The info of `T` with a fixed id, for storage tests that run without the
+    /// registry (and under Miri).
+    #[cfg(test)]
+    pub(crate) fn for_test<T: Send + Sync + 'static>(index: usize, name: &'static str, debug: Option<DebugFn>) -> Self {
+        ComponentInfo {
+            id: ComponentId::from_index(index),
+            ..Self::describe::<T>(name, false, &[], debug)
+        }
+    }
+
+    /// Every declared component of the program, indexed by id.
+    pub fn all() -> &'static [ComponentInfo] {
+        registry()
+    }
+
+    /// The component's id.
+    pub fn id(&self) -> ComponentId {
+        self.id
+    }
+
+    /// The name as written in the declaration, e.g. `Position`.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The full Rust type name, e.g. `my_game::Position`.
+    pub fn type_name(&self) -> &'static str {
+        self.ty.type_name()
+    }
+
+    /// Size and alignment of one value.
+    pub fn layout(&self) -> std::alloc::Layout {
+        self.ty.layout()
+    }
+
+    /// Whether the component was declared `unique` (a singleton).
+    pub fn is_unique(&self) -> bool {
+        self.unique
+    }
+
+    /// The contexts named in the declaration (empty: any context).
+    pub fn contexts(&self) -> &'static [&'static str] {
+        self.contexts
+    }
+}
+
+impl fmt::Debug for ComponentInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ComponentInfo")
+            .field("id", &self.id.0)
+            .field("name", &self.name)
+            .field("type_name", &self.type_name())
+            .field("unique", &self.unique)
+            .field("contexts", &self.contexts)
+            .finish()
+    }
+}
+
+/// A component: plain data attached to entities.
+///
+/// Implement it only through [`component!`](crate::component!), which also
+/// registers the type (with `inventory`) and gives it a cached id, so typed
+/// access never hashes. Components are `Send + Sync + 'static` so contexts can
+/// be moved to and shared between threads.
+///
+/// # Example
+/// ```
+/// use reactecs::Component;
+/// #[derive(Debug)]
+/// struct Position { x: f32, y: f32 }
+/// reactecs::component!(Position);
+///
+/// assert_eq!(Position::component_info().name(), "Position");
+/// assert_eq!(Position::component_id(), Position::component_id());
+/// ```
+pub trait Component: Send + Sync + 'static {
+    /// The static registration the declaration macro made for this type.
+    #[doc(hidden)]
+    fn registration() -> &'static ComponentRegistration;
+
+    /// This type's component id (cached: one atomic load after the first call).
+    #[inline]
+    fn component_id() -> ComponentId {
+        Self::registration().id()
+    }
+
+    /// This type's registry entry.
+    fn component_info() -> &'static ComponentInfo {
+        &registry()[Self::component_id().index()]
+    }
+}
+
+const UNASSIGNED: u32 = u32::MAX;
+
+/// One declared component: its cached id and how to describe it.
+#[doc(hidden)]
+pub struct ComponentRegistration {
+    id: AtomicU32,
+    describe: fn() -> ComponentInfo,
+}
+
+impl ComponentRegistration {
+    /// Used by [`component!`](crate::component!).
+    pub const fn new(describe: fn() -> ComponentInfo) -> Self {
+        ComponentRegistration {
+            id: AtomicU32::new(UNASSIGNED),
+            describe,
+        }
+    }
+
+    #[inline]
+    fn id(&'static self) -> ComponentId {
+        match self.id.load(Ordering::Relaxed) {
+            UNASSIGNED => self.assign(),
+            id => ComponentId(id),
+        }
+    }
+
+    #[cold]
+    fn assign(&'static self) -> ComponentId {
+        registry();
+        match self.id.load(Ordering::Relaxed) {
+            UNASSIGNED => panic!(
+                "component `{}` was not collected by `inventory`: implement `Component` only \
+                 through `reactecs::component!`, on a platform `inventory` supports",
+                (self.describe)().type_name()
+            ),
+            id => ComponentId(id),
+        }
+    }
+}
+
+/// What [`component!`](crate::component!) submits to `inventory`.
+#[doc(hidden)]
+pub struct RegisteredComponent(pub &'static ComponentRegistration);
+
+inventory::collect!(RegisteredComponent);
+
+static REGISTRY: OnceLock<Box<[ComponentInfo]>> = OnceLock::new();
+
+/// Every declared component, indexed by id; built once, on first use.
+pub(crate) fn registry() -> &'static [ComponentInfo] {
+    REGISTRY.get_or_init(|| {
+        let mut found: Vec<(ComponentInfo, &'static ComponentRegistration)> =
+            inventory::iter::<RegisteredComponent>
+                .into_iter()
+                .map(|r| ((r.0.describe)(), r.0))
+                .collect();
+        found.sort_by(|a, b| a.0.type_name().cmp(b.0.type_name()));
+        for (index, (info, registration)) in found.iter_mut().enumerate() {
+            info.id = ComponentId::from_index(index);
+            registration.id.store(info.id.0, Ordering::Relaxed);
+        }
+        found.into_iter().map(|(info, _)| info).collect()
+    })
+}
+
+/// Picks a [`DebugFn`] for types that implement `Debug` and none for others
+/// (autoref specialisation: the macro calls `(&&DebugProbe::<T>::new()).debug_fn()`).
+#[doc(hidden)]
+pub struct DebugProbe<T>(PhantomData<T>);
+
+impl<T> DebugProbe<T> {
+    /// A probe for `T`.
+    pub const fn new() -> Self {
+        DebugProbe(PhantomData)
+    }
+}
+
+/// Chosen when the component implements `Debug`.
+#[doc(hidden)]
+pub trait ViaDebug {
+    /// The formatter for the probed type.
+    fn debug_fn(&self) -> Option<DebugFn>;
+}
+
+impl<T: fmt::Debug + 'static> ViaDebug for &DebugProbe<T> {
+    fn debug_fn(&self) -> Option<DebugFn> {
+        fn debug<T: fmt::Debug + 'static>(value: &ComponentRef<'_>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match value.get::<T>() {
+                Some(value) => value.fmt(f),
+                None => f.write_str("?"),
+            }
+        }
+        Some(debug::<T>)
+    }
+}
+
+/// Chosen when the component does not implement `Debug`.
+#[doc(hidden)]
+pub trait ViaName {
+    /// No formatter: the value prints as `Name(..)`.
+    fn debug_fn(&self) -> Option<DebugFn>;
+}
+
+impl<T> ViaName for DebugProbe<T> {
+    fn debug_fn(&self) -> Option<DebugFn> {
+        None
+    }
+}
+
+/// Declares component types.
+///
+/// Each type gets a cached [`ComponentId`], its registration with `inventory`
+/// (so every context accepts it), and an implementation of [`Component`].
+///
+/// ```
+/// # #[derive(Debug)] pub struct Position { pub x: f32, pub y: f32 }
+/// # #[derive(Debug)] pub struct Velocity { pub x: f32, pub y: f32 }
+/// # pub struct Name(pub String);
+/// # pub struct Score(pub u32);
+/// # pub struct Frozen;
+/// // Plain components, usable in any context:
+/// reactecs::component!(Position, Velocity, Frozen);
+/// // Components of named contexts; `unique` marks a singleton:
+/// reactecs::component!(Game: Name, unique Score);
+/// ```
+///
+/// - `unique T` marks a singleton component (at most one entity holds it).
+/// - `Game, Ui: T` records the contexts the type belongs to. Contexts arrive in
+///   a later release; until then the names are recorded
+///   ([`ComponentInfo::contexts`]) and every context accepts every component.
+///   A type is declared once: list all of its contexts in one declaration.
+/// - The type must be `Send + Sync + 'static` and local to the crate (wrap
+///   foreign types in a newtype). Generic types are declared per
+///   instantiation (`component!(Cell<u8>)`).
+#[macro_export]
+macro_rules! component {
+    ($($context:ident),+ : $($rest:tt)+) => {
+        $crate::__component_list!([$(::core::stringify!($context)),+] $($rest)+);
+    };
+    ($($rest:tt)+) => {
+        $crate::__component_list!([] $($rest)+);
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __component_list {
+    ($contexts:tt $(,)?) => {};
+    ($contexts:tt unique $ty:ty $(, $($rest:tt)*)?) => {
+        $crate::__component_one!($contexts true $ty);
+        $crate::__component_list!($contexts $($($rest)*)?);
+    };
+    ($contexts:tt $ty:ty $(, $($rest:tt)*)?) => {
+        $crate::__component_one!($contexts false $ty);
+        $crate::__component_list!($contexts $($($rest)*)?);
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __component_one {
+    ($contexts:tt $unique:literal $ty:ty) => {
+        const _: () = {
+            fn describe() -> $crate::ComponentInfo {
+                #[allow(unused_imports)]
+                use $crate::__private::{ViaDebug as _, ViaName as _};
+                $crate::ComponentInfo::describe::<$ty>(
+                    ::core::stringify!($ty),
+                    $unique,
+                    &$contexts,
+                    (&&$crate::__private::DebugProbe::<$ty>::new()).debug_fn(),
+                )
+            }
+            static REGISTRATION: $crate::__private::ComponentRegistration =
+                $crate::__private::ComponentRegistration::new(describe);
+            impl $crate::Component for $ty {
+                #[inline]
+                fn registration() -> &'static $crate::__private::ComponentRegistration {
+                    &REGISTRATION
+                }
+            }
+            $crate::__private::inventory::submit! {
+                $crate::__private::RegisteredComponent(&REGISTRATION)
+            }
+        };
+    };
+}

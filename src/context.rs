@@ -1,0 +1,544 @@
+//! `Context`: owns entities and their components, and tells about every change.
+
+use std::fmt;
+
+use slotmap::SlotMap;
+
+use crate::bundle::{Bundle, ComponentTuple};
+use crate::component::{Component, ComponentId, ComponentInfo, registry};
+use crate::entity::{Entity, EntityMeta};
+use crate::entity_ref::EntityRef;
+use crate::error::Error;
+use crate::event::{ContextEvent, Subscribers, SubscriptionId};
+use crate::storage::{ArchetypeId, Archetypes, ComponentRef, Location, Moved, StorageStats};
+
+/// A world of entities and their components.
+///
+/// Entities are created and destroyed here; components are added, removed,
+/// replaced and read here; every change fires an event
+/// ([`ContextEvent`], order in the [`event`](crate::event) module docs).
+/// Underneath, entities with the same component set share an archetype whose
+/// rows are packed in 16 KiB chunks.
+///
+/// # Example
+/// ```
+/// use reactecs::{Context, Error};
+/// #[derive(Debug, PartialEq)] struct Position { x: f32, y: f32 }
+/// #[derive(Debug, PartialEq)] struct Velocity { x: f32, y: f32 }
+/// reactecs::component!(Position, Velocity);
+///
+/// let mut game = Context::with_name("Game");
+/// let e = game.create_entity();
+/// game.add(e, Position { x: 0.0, y: 0.0 })?;
+/// game.add(e, Velocity { x: 1.0, y: 0.0 })?;
+/// game.replace(e, Position { x: 1.0, y: 0.0 })?;
+/// assert_eq!(game.get::<Position>(e)?, &Position { x: 1.0, y: 0.0 });
+///
+/// // Misuse is a typed error that names what went wrong, and changes nothing.
+/// let err = game.add(e, Velocity { x: 9.0, y: 9.0 }).unwrap_err();
+/// assert!(matches!(err, Error::ComponentAlreadyPresent { .. }));
+/// assert_eq!(game.get::<Velocity>(e)?, &Velocity { x: 1.0, y: 0.0 });
+///
+/// game.destroy_entity(e)?;
+/// assert!(!game.is_alive(e));
+/// # Ok::<(), Error>(())
+/// ```
+pub struct Context {
+    name: &'static str,
+    entities: SlotMap<Entity, EntityMeta>,
+    archetypes: Archetypes,
+    next_creation_index: u64,
+    subscribers: Subscribers,
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Context {
+    /// An empty context named `Context`, accepting every declared component.
+    pub fn new() -> Self {
+        Self::with_name("Context")
+    }
+
+    /// An empty context with a name (used in error messages and `Debug`).
+    pub fn with_name(name: &'static str) -> Self {
+        Context {
+            name,
+            entities: SlotMap::with_key(),
+            archetypes: Archetypes::new(registry()),
+            next_creation_index: 0,
+            subscribers: Subscribers::default(),
+        }
+    }
+
+    /// The context's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The number of live entities.
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether there are no live entities.
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// Whether `entity` is alive here (false once destroyed).
+    pub fn is_alive(&self, entity: Entity) -> bool {
+        self.entities.contains_key(entity)
+    }
+
+    /// Every live entity, in slot order: deterministic for a given sequence of
+    /// operations (destroyed slots are reused last-freed first).
+    pub fn entities(&self) -> impl Iterator<Item = Entity> + '_ {
+        self.entities.keys()
+    }
+
+    /// The entity's position in creation order since the context was made or
+    /// last [`reset`](Context::reset).
+    pub fn creation_index(&self, entity: Entity) -> Result<u64, Error> {
+        Ok(self.meta(entity)?.creation_index)
+    }
+
+    /// A read-only view of the entity and its components.
+    pub fn entity(&self, entity: Entity) -> Result<EntityRef<'_>, Error> {
+        let location = self.meta(entity)?.location;
+        Ok(EntityRef::new(entity, self.archetypes.get(location.archetype), location))
+    }
+
+    /// How many archetypes and chunks the storage holds, and their bytes.
+    pub fn storage_stats(&self) -> StorageStats {
+        StorageStats::of(&self.archetypes)
+    }
+
+    /// Frees memory kept for reuse: empty chunks that archetypes hold on to so
+    /// churn does not allocate.
+    pub fn shrink_to_fit(&mut self) {
+        self.archetypes.shrink_to_fit();
+    }
+
+    fn meta(&self, entity: Entity) -> Result<&EntityMeta, Error> {
+        self.entities.get(entity).ok_or(Error::StaleEntity {
+            context: self.name,
+            entity,
+        })
+    }
+
+    fn location(&self, entity: Entity) -> Result<Location, Error> {
+        Ok(self.meta(entity)?.location)
+    }
+
+    fn next_creation_index(&mut self) -> u64 {
+        let index = self.next_creation_index;
+        self.next_creation_index += 1;
+        index
+    }
+
+    /// Creates an entity with no components. Fires `EntityCreated`.
+    pub fn create_entity(&mut self) -> Entity {
+        self.create_entity_with(())
+            .expect("an empty bundle has no duplicate component")
+    }
+
+    /// Creates an entity with the components of `bundle` in one step (one row
+    /// write, no moves between archetypes). Fires `EntityCreated`, then
+    /// `ComponentAdded` per component in bundle order.
+    ///
+    /// # Errors
+    /// [`Error::DuplicateComponent`] if the bundle names a type twice; nothing
+    /// is created and the values are dropped.
+    ///
+    /// # Example
+    /// ```
+    /// # use reactecs::Context;
+    /// # struct Position(f32, f32); struct Velocity(f32, f32);
+    /// # reactecs::component!(Position, Velocity);
+    /// let mut game = Context::new();
+    /// let e = game.create_entity_with((Position(0.0, 0.0), Velocity(1.0, 0.0)))?;
+    /// assert!(game.has_all::<(Position, Velocity)>(e));
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn create_entity_with<B: Bundle>(&mut self, bundle: B) -> Result<Entity, Error> {
+        let mut target = ArchetypeId::EMPTY;
+        let mut duplicate = None;
+        B::for_each_id(|id| {
+            if duplicate.is_none() {
+                match self.archetypes.add_target(target, id) {
+                    Some(next) => target = next,
+                    None => duplicate = Some(id),
+                }
+            }
+        });
+        if let Some(id) = duplicate {
+            return Err(Error::DuplicateComponent {
+                context: self.name,
+                component: self.component_name(id),
+            });
+        }
+        let creation_index = self.next_creation_index();
+        let entity = self.entities.insert(EntityMeta {
+            location: Location {
+                archetype: target,
+                chunk: u32::MAX,
+                row: u32::MAX,
+            },
+            creation_index,
+        });
+        let location = self
+            .archetypes
+            .spawn(target, entity, |row| bundle.write_into(row))
+            .expect("a bundle without duplicates writes every column of its archetype");
+        self.entities[entity].location = location;
+        if !self.subscribers.is_empty() {
+            self.subscribers.emit(&ContextEvent::EntityCreated { entity });
+            let archetype = self.archetypes.get(target);
+            B::for_each_id(|id| {
+                if let Some(component) = archetype.component_ref(id, location) {
+                    self.subscribers.emit(&ContextEvent::ComponentAdded { entity, component });
+                }
+            });
+        }
+        Ok(entity)
+    }
+
+    /// Destroys the entity: fires `EntityWillBeDestroyed` (components still
+    /// readable), one `ComponentRemoved` per component, drops the components,
+    /// then fires `EntityDestroyed`. The handle is stale afterwards.
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`] if the entity is not alive.
+    pub fn destroy_entity(&mut self, entity: Entity) -> Result<(), Error> {
+        let location = self.location(entity)?;
+        let archetype = self.archetypes.get(location.archetype);
+        if !self.subscribers.is_empty() {
+            let view = EntityRef::new(entity, archetype, location);
+            self.subscribers
+                .emit(&ContextEvent::EntityWillBeDestroyed { entity: view });
+            for component in view.components() {
+                self.subscribers
+                    .emit(&ContextEvent::ComponentRemoved { entity, component });
+            }
+        }
+        // Bookkeeping first, then the drops: if a component's `Drop` panics, the
+        // row is still removed (see `Archetypes::despawn`) and the meta matches.
+        if let Some(displaced) = archetype.displaced_by_removal(location) {
+            self.entities[displaced].location = location;
+        }
+        self.entities.remove(entity);
+        self.archetypes.despawn(location);
+        if !self.subscribers.is_empty() {
+            self.subscribers
+                .emit(&ContextEvent::EntityDestroyed { entity });
+        }
+        Ok(())
+    }
+
+    /// Destroys every entity, each with [`destroy_entity`](Context::destroy_entity)'s
+    /// events, in [`entities`](Context::entities) order.
+    pub fn destroy_all_entities(&mut self) {
+        let all: Vec<Entity> = self.entities.keys().collect();
+        for entity in all {
+            self.destroy_entity(entity)
+                .expect("every listed entity is alive");
+        }
+    }
+
+    /// Destroys every entity (with events) and restarts creation indices at 0.
+    /// Subscriptions are kept, and so is the storage's memory.
+    ///
+    /// # Errors
+    /// None yet. Once entities can be retained (AERC), `reset` refuses with an
+    /// error while any entity is retained; the `Result` is there so that
+    /// change will not break callers.
+    pub fn reset(&mut self) -> Result<(), Error> {
+        self.destroy_all_entities();
+        self.next_creation_index = 0;
+        Ok(())
+    }
+
+    /// Adds component `value` to the entity. Fires `ComponentAdded`.
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`], or [`Error::ComponentAlreadyPresent`] if the
+    /// entity has a `T` already (use [`replace`](Context::replace) to
+    /// overwrite); `value` is dropped and nothing changes.
+    pub fn add<T: Component>(&mut self, entity: Entity, value: T) -> Result<(), Error> {
+        let id = T::component_id();
+        let context = self.name;
+        let Some(meta) = self.entities.get_mut(entity) else {
+            return Err(Error::StaleEntity { context, entity });
+        };
+        let from = meta.location;
+        let Ok(moved) = self.archetypes.insert(from, id, value) else {
+            return Err(Error::ComponentAlreadyPresent {
+                context,
+                entity,
+                component: T::component_info().name(),
+            });
+        };
+        meta.location = moved.to;
+        self.relocate_displaced(moved, from);
+        if !self.subscribers.is_empty() {
+            let component = self.archetypes.get(moved.to.archetype).component_ref(id, moved.to);
+            if let Some(component) = component {
+                self.subscribers
+                    .emit(&ContextEvent::ComponentAdded { entity, component });
+            }
+        }
+        Ok(())
+    }
+
+    /// After a move out of `from`, the entity moved into `from` lives there.
+    #[inline]
+    fn relocate_displaced(&mut self, moved: Moved, from: Location) {
+        if let Some(displaced) = moved.displaced {
+            self.entities[displaced].location = from;
+        }
+    }
+
+    /// Removes the entity's `T` and drops it. Fires `ComponentRemoved` (with the
+    /// value) before the drop.
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`], or [`Error::ComponentAbsent`] if there is no `T`.
+    pub fn remove<T: Component>(&mut self, entity: Entity) -> Result<(), Error> {
+        self.take::<T>(entity).map(drop)
+    }
+
+    /// Removes the entity's `T` and gives it back. Fires `ComponentRemoved`.
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`], or [`Error::ComponentAbsent`] if there is no `T`.
+    pub fn take<T: Component>(&mut self, entity: Entity) -> Result<T, Error> {
+        let id = T::component_id();
+        let context = self.name;
+        let Some(meta) = self.entities.get_mut(entity) else {
+            return Err(Error::StaleEntity { context, entity });
+        };
+        let from = meta.location;
+        let Some((value, moved)) = self.archetypes.take::<T>(from, id) else {
+            return Err(self.absent::<T>(entity));
+        };
+        meta.location = moved.to;
+        self.relocate_displaced(moved, from);
+        if !self.subscribers.is_empty() {
+            let component = ComponentRef::new(T::component_info(), &value);
+            self.subscribers
+                .emit(&ContextEvent::ComponentRemoved { entity, component });
+        }
+        Ok(value)
+    }
+
+    /// Sets the entity's `T` to `value`. If it had a `T`, fires
+    /// `ComponentReplaced` (old and new value) and drops the old value; if not,
+    /// this is an [`add`](Context::add) and fires `ComponentAdded`.
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`].
+    pub fn replace<T: Component>(&mut self, entity: Entity, value: T) -> Result<(), Error> {
+        let id = T::component_id();
+        let location = self.location(entity)?;
+        match self.archetypes.replace(location, id, value) {
+            Ok(old) => {
+                if !self.subscribers.is_empty() {
+                    let archetype = self.archetypes.get(location.archetype);
+                    if let Some(new) = archetype.component_ref(id, location) {
+                        let old = ComponentRef::new(T::component_info(), &old);
+                        self.subscribers
+                            .emit(&ContextEvent::ComponentReplaced { entity, old, new });
+                    }
+                }
+                Ok(())
+            }
+            Err(value) => self.add(entity, value),
+        }
+    }
+
+    /// The entity's `T`.
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`], or [`Error::ComponentAbsent`] if there is no `T`.
+    pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, Error> {
+        let location = self.location(entity)?;
+        self.archetypes
+            .get(location.archetype)
+            .get(T::component_id(), location)
+            .ok_or_else(|| self.absent::<T>(entity))
+    }
+
+    /// The entity's `T`, mutably. Writing through it is silent: no event fires
+    /// (use [`replace`](Context::replace) when observers must hear of it).
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`], or [`Error::ComponentAbsent`] if there is no `T`.
+    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, Error> {
+        let location = self.location(entity)?;
+        if !self.archetypes.get(location.archetype).set().contains(T::component_id()) {
+            return Err(self.absent::<T>(entity));
+        }
+        Ok(self
+            .archetypes
+            .get_mut(T::component_id(), location)
+            .expect("the archetype has the column"))
+    }
+
+    /// Whether the entity is alive and has a `T`.
+    pub fn has<T: Component>(&self, entity: Entity) -> bool {
+        self.has_component(entity, T::component_id())
+    }
+
+    /// Whether the entity is alive and has the component with id `id`.
+    pub fn has_component(&self, entity: Entity, id: ComponentId) -> bool {
+        self.entities
+            .get(entity)
+            .is_some_and(|meta| self.archetypes.get(meta.location.archetype).set().contains(id))
+    }
+
+    /// Whether the entity is alive and has every component of `C`, e.g.
+    /// `has_all::<(Position, Velocity)>(e)`. True for `()` on a live entity.
+    pub fn has_all<C: ComponentTuple>(&self, entity: Entity) -> bool {
+        let Some(meta) = self.entities.get(entity) else {
+            return false;
+        };
+        let set = self.archetypes.get(meta.location.archetype).set();
+        let mut all = true;
+        C::for_each_id(|id| all &= set.contains(id));
+        all
+    }
+
+    /// Whether the entity is alive and has at least one component of `C`.
+    pub fn has_any<C: ComponentTuple>(&self, entity: Entity) -> bool {
+        let Some(meta) = self.entities.get(entity) else {
+            return false;
+        };
+        let set = self.archetypes.get(meta.location.archetype).set();
+        let mut any = false;
+        C::for_each_id(|id| any |= set.contains(id));
+        any
+    }
+
+    /// The entity's component ids, increasing.
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`].
+    pub fn component_ids(&self, entity: Entity) -> Result<impl Iterator<Item = ComponentId> + '_, Error> {
+        Ok(self.entity(entity)?.component_ids())
+    }
+
+    /// The declared names of the entity's components, by increasing id.
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`].
+    pub fn component_names(&self, entity: Entity) -> Result<impl Iterator<Item = &'static str> + '_, Error> {
+        Ok(self.entity(entity)?.component_names())
+    }
+
+    /// Calls `handler` with every event from now on, after the handlers
+    /// subscribed before it. The handler sees read-only data and cannot reach
+    /// the context.
+    ///
+    /// # Example
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use reactecs::{Context, ContextEvent};
+    /// struct Health(u32);
+    /// reactecs::component!(Health);
+    ///
+    /// let log = Arc::new(Mutex::new(Vec::new()));
+    /// let mut game = Context::new();
+    /// let sink = log.clone();
+    /// game.subscribe(move |event: &ContextEvent<'_>| {
+    ///     if let ContextEvent::ComponentReplaced { old, new, .. } = event {
+    ///         let (old, new) = (old.get::<Health>().unwrap().0, new.get::<Health>().unwrap().0);
+    ///         sink.lock().unwrap().push((old, new));
+    ///     }
+    /// });
+    /// let e = game.create_entity_with((Health(10),))?;
+    /// game.replace(e, Health(7))?;
+    /// assert_eq!(*log.lock().unwrap(), [(10, 7)]);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn subscribe(&mut self, handler: impl FnMut(&ContextEvent<'_>) + Send + 'static) -> SubscriptionId {
+        self.subscribers.add(Box::new(handler))
+    }
+
+    /// Stops a subscription.
+    ///
+    /// # Errors
+    /// [`Error::UnknownSubscription`] if `id` is not subscribed here.
+    pub fn unsubscribe(&mut self, id: SubscriptionId) -> Result<(), Error> {
+        if self.subscribers.remove(id) {
+            Ok(())
+        } else {
+            Err(Error::UnknownSubscription {
+                context: self.name,
+                id: id.0,
+            })
+        }
+    }
+
+    /// Walks the storage and the entity meta and reports the first broken
+    /// invariant: every chunk but an archetype's last is full; columns match
+    /// component sets and are aligned; cached edges lead where they should;
+    /// every live entity's meta points at a row holding that entity, and every
+    /// row belongs to a live entity; creation indices are distinct. Tests call
+    /// it after each step; it costs a full scan.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.archetypes.check()?;
+        let mut rows = 0;
+        for archetype in self.archetypes.iter() {
+            rows += archetype.len();
+            for entity in archetype.entities() {
+                let Some(meta) = self.entities.get(entity) else {
+                    return Err(format!("a row of archetype {:?} holds dead entity {entity}", archetype.id()));
+                };
+                if meta.location.archetype != archetype.id() {
+                    return Err(format!("entity {entity} is in archetype {:?} but its meta says {:?}", archetype.id(), meta.location.archetype));
+                }
+            }
+        }
+        if rows != self.entities.len() {
+            return Err(format!("{rows} rows for {} live entities", self.entities.len()));
+        }
+        let mut indices = std::collections::HashSet::new();
+        for (entity, meta) in &self.entities {
+            let archetype = self.archetypes.get(meta.location.archetype);
+            if archetype.entity_at(meta.location) != Some(entity) {
+                return Err(format!("entity {entity}'s meta points at {:?}, which holds {:?}", meta.location, archetype.entity_at(meta.location)));
+            }
+            if meta.creation_index >= self.next_creation_index || !indices.insert(meta.creation_index) {
+                return Err(format!("entity {entity} has creation index {} (duplicate or out of range)", meta.creation_index));
+            }
+        }
+        Ok(())
+    }
+
+    fn component_name(&self, id: ComponentId) -> &'static str {
+        id.info().map_or("?", ComponentInfo::name)
+    }
+
+    fn absent<T: Component>(&self, entity: Entity) -> Error {
+        Error::ComponentAbsent {
+            context: self.name,
+            entity,
+            component: T::component_info().name(),
+        }
+    }
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("name", &self.name)
+            .field("entities", &self.entities.len())
+            .field("archetypes", &self.archetypes.len())
+            .field("subscribers", &self.subscribers.len())
+            .finish()
+    }
+}

@@ -1,0 +1,96 @@
+//! `EntityRef`: a read-only view of one live entity and its components.
+
+use std::fmt;
+
+use crate::component::{Component, ComponentId};
+use crate::entity::Entity;
+use crate::storage::{Archetype, ComponentRef, Location};
+
+/// A read-only view of a live entity: its handle and its components.
+///
+/// Get one from [`Context::entity`](crate::Context::entity); events about an
+/// entity that is about to be destroyed carry one too. Its `Debug` lists the
+/// components, using each type's own `Debug` where it has one.
+///
+/// # Example
+/// ```
+/// use reactecs::Context;
+/// #[derive(Debug)] struct Position { x: f32, y: f32 }
+/// struct Secret(u64);
+/// reactecs::component!(Position, Secret);
+///
+/// let mut game = Context::new();
+/// let e = game.create_entity_with((Position { x: 1.0, y: 2.0 }, Secret(7))).unwrap();
+/// let view = game.entity(e).unwrap();
+/// assert_eq!(view.get::<Position>().map(|p| p.x), Some(1.0));
+/// assert_eq!(view.component_names().collect::<Vec<_>>(), ["Position", "Secret"]);
+/// assert_eq!(format!("{view:?}"), format!("{e} {{Position {{ x: 1.0, y: 2.0 }}, Secret(..)}}"));
+/// ```
+#[derive(Clone, Copy)]
+pub struct EntityRef<'a> {
+    entity: Entity,
+    archetype: &'a Archetype,
+    location: Location,
+}
+
+impl<'a> EntityRef<'a> {
+    pub(crate) fn new(entity: Entity, archetype: &'a Archetype, location: Location) -> Self {
+        EntityRef {
+            entity,
+            archetype,
+            location,
+        }
+    }
+
+    /// The entity's handle.
+    pub fn entity(&self) -> Entity {
+        self.entity
+    }
+
+    /// The entity's `T`, if it has one.
+    pub fn get<T: Component>(&self) -> Option<&'a T> {
+        self.archetype.get(T::component_id(), self.location)
+    }
+
+    /// Whether the entity has a `T`.
+    pub fn has<T: Component>(&self) -> bool {
+        self.has_component(T::component_id())
+    }
+
+    /// Whether the entity has the component with id `id`.
+    pub fn has_component(&self, id: ComponentId) -> bool {
+        self.archetype.set().contains(id)
+    }
+
+    /// The number of components.
+    pub fn len(&self) -> usize {
+        self.archetype.set().len()
+    }
+
+    /// Whether the entity has no components.
+    pub fn is_empty(&self) -> bool {
+        self.archetype.set().is_empty()
+    }
+
+    /// Views of every component, by increasing component id.
+    pub fn components(&self) -> impl Iterator<Item = ComponentRef<'a>> + use<'a> {
+        self.archetype.component_refs(self.location)
+    }
+
+    /// The component ids, increasing.
+    pub fn component_ids(&self) -> impl Iterator<Item = ComponentId> + use<'a> {
+        self.archetype.component_infos().map(|info| info.id())
+    }
+
+    /// The declared names of the components, by increasing component id.
+    pub fn component_names(&self) -> impl Iterator<Item = &'static str> + use<'a> {
+        self.archetype.component_infos().map(|info| info.name())
+    }
+}
+
+impl fmt::Debug for EntityRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ", self.entity)?;
+        f.debug_set().entries(self.components()).finish()
+    }
+}

@@ -1,0 +1,143 @@
+//! Context events and subscriptions.
+//!
+//! A context fires its events synchronously, during the call that causes them,
+//! after the storage change is complete (so a handler never sees a half-done
+//! change), in this order:
+//!
+//! | call | events |
+//! |---|---|
+//! | `create_entity` | `EntityCreated` |
+//! | `create_entity_with(bundle)` | `EntityCreated`, then `ComponentAdded` per component in bundle order |
+//! | `add` | `ComponentAdded` (the new value) |
+//! | `remove` / `take` | `ComponentRemoved` (the removed value) |
+//! | `replace`, component present | `ComponentReplaced` (old and new value), then the old value is dropped |
+//! | `replace`, component absent | `ComponentAdded`: a replace of an absent component is an add |
+//! | `get_mut` | none: a silent write |
+//! | `destroy_entity` | `EntityWillBeDestroyed` (components still readable), one `ComponentRemoved` per component by increasing component id, then `EntityDestroyed` |
+//! | `destroy_all_entities` / `reset` | `destroy_entity`'s events for each entity, in [`Context::entities`](crate::Context::entities) order |
+//!
+//! Handlers get read-only event data and cannot reach the context, so no
+//! event is ever stale: what a handler reads is the state the event describes.
+//! Handlers run in subscription order. The context's own consumers (groups,
+//! collectors, entity indices, in later releases) are plain data the context
+//! updates directly at the same points, before user handlers, with no boxed
+//! closure on the hot path; a context with no subscriber pays one branch per
+//! change.
+
+use std::fmt;
+
+use crate::entity::Entity;
+use crate::entity_ref::EntityRef;
+use crate::storage::ComponentRef;
+
+/// Something that happened in a context. See the [module docs](self) for the
+/// order in which events fire.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub enum ContextEvent<'a> {
+    /// An entity was created.
+    EntityCreated {
+        /// The new entity.
+        entity: Entity,
+    },
+    /// An entity is about to be destroyed; its components are still readable.
+    EntityWillBeDestroyed {
+        /// The entity and its components.
+        entity: EntityRef<'a>,
+    },
+    /// An entity was destroyed; its handle is now stale.
+    EntityDestroyed {
+        /// The destroyed entity.
+        entity: Entity,
+    },
+    /// A component was added to an entity.
+    ComponentAdded {
+        /// The entity.
+        entity: Entity,
+        /// The new value.
+        component: ComponentRef<'a>,
+    },
+    /// A component was removed from an entity (also once per component when
+    /// the entity is destroyed).
+    ComponentRemoved {
+        /// The entity.
+        entity: Entity,
+        /// The removed value.
+        component: ComponentRef<'a>,
+    },
+    /// A component's value was replaced with `replace`.
+    ComponentReplaced {
+        /// The entity.
+        entity: Entity,
+        /// The value before.
+        old: ComponentRef<'a>,
+        /// The value now.
+        new: ComponentRef<'a>,
+    },
+}
+
+impl ContextEvent<'_> {
+    /// The entity the event is about.
+    pub fn entity(&self) -> Entity {
+        match *self {
+            ContextEvent::EntityCreated { entity }
+            | ContextEvent::EntityDestroyed { entity }
+            | ContextEvent::ComponentAdded { entity, .. }
+            | ContextEvent::ComponentRemoved { entity, .. }
+            | ContextEvent::ComponentReplaced { entity, .. } => entity,
+            ContextEvent::EntityWillBeDestroyed { entity } => entity.entity(),
+        }
+    }
+}
+
+/// Identifies one subscription, for [`Context::unsubscribe`](crate::Context::unsubscribe).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SubscriptionId(pub(crate) u64);
+
+impl fmt::Display for SubscriptionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+type Handler = Box<dyn FnMut(&ContextEvent<'_>) + Send>;
+
+/// The user handlers of one context, in subscription order.
+#[derive(Default)]
+pub(crate) struct Subscribers {
+    next: u64,
+    handlers: Vec<(SubscriptionId, Handler)>,
+}
+
+impl Subscribers {
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.handlers.is_empty()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.handlers.len()
+    }
+
+    pub(crate) fn add(&mut self, handler: Handler) -> SubscriptionId {
+        let id = SubscriptionId(self.next);
+        self.next += 1;
+        self.handlers.push((id, handler));
+        id
+    }
+
+    /// Removes a subscription; `false` if there is none with this id.
+    pub(crate) fn remove(&mut self, id: SubscriptionId) -> bool {
+        let before = self.handlers.len();
+        self.handlers.retain(|(have, _)| *have != id);
+        self.handlers.len() != before
+    }
+
+    /// Calls every handler with `event`.
+    #[inline]
+    pub(crate) fn emit(&mut self, event: &ContextEvent<'_>) {
+        for (_, handler) in &mut self.handlers {
+            handler(event);
+        }
+    }
+}

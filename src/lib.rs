@@ -1,0 +1,43 @@
+#![doc = include_str!("../README.md")]
+//!
+//! # Where things are
+//!
+//! - [`Context`]: entities, components, events; start here.
+//! - [`component!`]: declare component types.
+//! - [`ContextEvent`] and the [`event`] module: what fires when, in which order.
+//! - [`EntityRef`]: a read-only view of one entity.
+//! - [`Error`]: every misuse, as one enum.
+//! - `storage` (private): archetypes of 16 KiB structure-of-arrays chunks; the
+//!   only module with `unsafe` code.
+
+mod bundle;
+mod component;
+mod context;
+mod entity;
+mod entity_ref;
+mod error;
+pub mod event;
+#[allow(unsafe_code, reason = "storage is the one module that manages raw chunk memory; every block documents its invariant")]
+mod storage;
+
+pub use bundle::{Bundle, ComponentTuple};
+pub use component::{Component, ComponentId, ComponentInfo};
+pub use context::Context;
+pub use entity::Entity;
+pub use entity_ref::EntityRef;
+pub use error::Error;
+pub use event::{ContextEvent, SubscriptionId};
+pub use storage::{ArchetypeId, CHUNK_BYTES, ComponentRef, ComponentSet, StorageStats};
+
+/// The names most programs need: `use reactecs::prelude::*;`.
+pub mod prelude {
+    pub use crate::{Component, ComponentRef, Context, ContextEvent, Entity, EntityRef, Error};
+}
+
+/// Items the macros expand to. Not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::component::{ComponentRegistration, DebugProbe, RegisteredComponent, ViaDebug, ViaName};
+    pub use crate::storage::RowWriter;
+    pub use inventory;
+}

@@ -1,0 +1,461 @@
+//! `Archetype`: every entity with exactly one component set, in dense chunks.
+
+use std::any::TypeId;
+use std::ptr::{self, NonNull};
+
+use super::bitset::ComponentSet;
+use super::chunk::{Chunk, ChunkLayout};
+use super::component_ref::ComponentRef;
+use super::edges::Edges;
+use crate::component::{ComponentId, ComponentInfo};
+use crate::entity::Entity;
+
+/// The index of an archetype in its context. Archetype 0 is the empty one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ArchetypeId(pub(super) u32);
+
+impl ArchetypeId {
+    /// The archetype with no components, where new entities start.
+    pub const EMPTY: ArchetypeId = ArchetypeId(0);
+
+    /// The position of this archetype in creation order.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Where an entity's row is: archetype, chunk within it, row within the chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Location {
+    pub(crate) archetype: ArchetypeId,
+    pub(crate) chunk: u32,
+    pub(crate) row: u32,
+}
+
+/// Marks "no column" in `Archetype::column_of`.
+const NO_COLUMN: u32 = u32::MAX;
+
+/// One component array of an archetype.
+pub(super) struct Column {
+    pub(super) info: &'static ComponentInfo,
+    /// Byte offset of the array in each chunk (unused for zero-sized types).
+    offset: usize,
+    size: usize,
+}
+
+/// The entities that have exactly one set of components, stored in chunks of
+/// [`CHUNK_BYTES`](super::CHUNK_BYTES): an entity array and one array per
+/// component (structure of arrays).
+///
+/// Invariants (checked by [`Archetype::check`]):
+/// - rows `0..len` are initialised in every column and in the entity array,
+///   numbered across chunks (`flat = chunk * rows_per_chunk + row`);
+/// - every chunk but the last is full, and the last holds at least one row;
+///   `spare` chunks hold no live values;
+/// - `columns` are sorted by component id and match `set`.
+pub(crate) struct Archetype {
+    id: ArchetypeId,
+    set: ComponentSet,
+    pub(super) columns: Box<[Column]>,
+    column_of: Box<[u32]>,
+    layout: ChunkLayout,
+    chunks: Vec<Chunk>,
+    spare: Vec<Chunk>,
+    len: usize,
+    pub(super) edges: Edges,
+}
+
+impl Archetype {
+    /// An empty archetype for the given components, which must be sorted by id
+    /// without duplicates.
+    pub(super) fn new(id: ArchetypeId, infos: Vec<&'static ComponentInfo>) -> Self {
+        debug_assert!(infos.windows(2).all(|w| w[0].id() < w[1].id()));
+        let layouts: Vec<_> = infos.iter().map(|info| info.ty.layout()).collect();
+        let layout = ChunkLayout::new(&layouts);
+        let set: ComponentSet = infos.iter().map(|info| info.id()).collect();
+        let width = infos.last().map_or(0, |info| info.id().index() + 1);
+        let mut column_of = vec![NO_COLUMN; width].into_boxed_slice();
+        let columns = infos
+            .iter()
+            .zip(&layout.offsets)
+            .enumerate()
+            .map(|(i, (&info, &offset))| {
+                column_of[info.id().index()] = i as u32;
+                Column {
+                    info,
+                    offset,
+                    size: info.ty.layout().size(),
+                }
+            })
+            .collect();
+        Archetype {
+            id,
+            set,
+            columns,
+            column_of,
+            layout,
+            chunks: Vec::new(),
+            spare: Vec::new(),
+            len: 0,
+            edges: Edges::default(),
+        }
+    }
+
+    /// This archetype's id.
+    pub(crate) fn id(&self) -> ArchetypeId {
+        self.id
+    }
+
+    /// The components every entity here has.
+    pub(crate) fn set(&self) -> &ComponentSet {
+        &self.set
+    }
+
+    /// The number of entities.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Rows per chunk.
+    #[cfg(test)]
+    pub(crate) fn rows_per_chunk(&self) -> usize {
+        self.layout.rows
+    }
+
+    /// Bytes of one chunk.
+    pub(crate) fn chunk_bytes(&self) -> usize {
+        self.layout.layout.size()
+    }
+
+    /// Chunks in use.
+    pub(crate) fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// Empty chunks kept for reuse.
+    pub(crate) fn spare_chunk_count(&self) -> usize {
+        self.spare.len()
+    }
+
+    /// Frees the spare chunks.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.spare = Vec::new();
+    }
+
+    /// The component types, by increasing id.
+    pub(crate) fn component_infos(&self) -> impl Iterator<Item = &'static ComponentInfo> + '_ {
+        self.columns.iter().map(|c| c.info)
+    }
+
+    #[inline]
+    pub(super) fn column_index(&self, id: ComponentId) -> Option<usize> {
+        match self.column_of.get(id.index()) {
+            Some(&c) if c != NO_COLUMN => Some(c as usize),
+            _ => None,
+        }
+    }
+
+    /// The column of `id`, if it holds `T` values.
+    #[inline]
+    fn typed_column<T: 'static>(&self, id: ComponentId) -> Option<usize> {
+        let c = self.column_index(id)?;
+        (self.columns[c].info.ty.type_id() == TypeId::of::<T>()).then_some(c)
+    }
+
+    #[inline]
+    fn location(&self, flat: usize) -> Location {
+        let rows = self.layout.rows;
+        Location {
+            archetype: self.id,
+            chunk: (flat / rows) as u32,
+            row: (flat % rows) as u32,
+        }
+    }
+
+    /// Whether `loc` names a live row of this archetype.
+    #[inline]
+    pub(crate) fn contains(&self, loc: Location) -> bool {
+        loc.archetype == self.id
+            && (loc.row as usize) < self.layout.rows
+            && (loc.chunk as usize) * self.layout.rows + (loc.row as usize) < self.len
+    }
+
+    /// Rows live in chunk `chunk`.
+    fn rows_in_chunk(&self, chunk: usize) -> usize {
+        (self.len - chunk * self.layout.rows).min(self.layout.rows)
+    }
+
+    /// Address of the value of column `col` at `loc` (in bounds when `loc` is a
+    /// row of an allocated chunk; dangling but aligned for zero-sized types).
+    #[inline]
+    fn value_ptr(&self, col: usize, loc: Location) -> *mut u8 {
+        let column = &self.columns[col];
+        if column.size == 0 {
+            return ptr::without_provenance_mut(column.info.ty.layout().align());
+        }
+        self.chunks[loc.chunk as usize]
+            .base()
+            .wrapping_add(column.offset + loc.row as usize * column.size)
+    }
+
+    #[inline]
+    fn entity_ptr(&self, loc: Location) -> *mut Entity {
+        self.chunks[loc.chunk as usize]
+            .base()
+            .cast::<Entity>()
+            .wrapping_add(loc.row as usize)
+    }
+
+    /// The entity at `loc`, if `loc` is a live row.
+    #[inline]
+    pub(crate) fn entity_at(&self, loc: Location) -> Option<Entity> {
+        if !self.contains(loc) {
+            return None;
+        }
+        // SAFETY: `loc` is a live row, so its entity slot is initialised.
+        Some(unsafe { self.entity_ptr(loc).read() })
+    }
+
+    /// The entities of chunk `chunk` (empty if there is no such chunk).
+    pub(crate) fn chunk_entities(&self, chunk: usize) -> &[Entity] {
+        if chunk >= self.chunks.len() {
+            return &[];
+        }
+        let base = self.chunks[chunk].base().cast::<Entity>();
+        // SAFETY: the first `rows_in_chunk` entity slots of a chunk in use are
+        // initialised, aligned (offset 0 of a chunk aligned at least for `Entity`),
+        // and not written while `&self` is borrowed.
+        unsafe { std::slice::from_raw_parts(base, self.rows_in_chunk(chunk)) }
+    }
+
+    /// Every entity, chunk by chunk, row by row.
+    pub(crate) fn entities(&self) -> impl Iterator<Item = Entity> + '_ {
+        (0..self.chunks.len()).flat_map(|c| self.chunk_entities(c).iter().copied())
+    }
+
+    /// The values of component `id` in chunk `chunk`, if they are `T`s.
+    #[cfg(test)]
+    pub(crate) fn column_slice<T: 'static>(&self, id: ComponentId, chunk: usize) -> Option<&[T]> {
+        let col = self.typed_column::<T>(id)?;
+        if chunk >= self.chunks.len() {
+            return None;
+        }
+        let start = self.value_ptr(col, self.location(chunk * self.layout.rows));
+        // SAFETY: column `col` holds `T`s (checked); the first `rows_in_chunk` of
+        // them in this chunk are initialised and contiguous from `start`, which is
+        // aligned for `T` (chunk offsets are aligned; ZSTs use an aligned dangling
+        // pointer); `&self` keeps them from being written.
+        Some(unsafe { std::slice::from_raw_parts(start.cast::<T>(), self.rows_in_chunk(chunk)) })
+    }
+
+    /// The `T` of component `id` at `loc`.
+    #[inline]
+    pub(crate) fn get<T: 'static>(&self, id: ComponentId, loc: Location) -> Option<&T> {
+        let col = self.typed_column::<T>(id)?;
+        if !self.contains(loc) {
+            return None;
+        }
+        // SAFETY: `loc` is live and column `col` holds `T`s, so the pointer is an
+        // initialised, aligned `T`, borrowed for as long as `&self`.
+        Some(unsafe { &*self.value_ptr(col, loc).cast::<T>() })
+    }
+
+    /// The `T` of component `id` at `loc`, mutably.
+    #[inline]
+    pub(crate) fn get_mut<T: 'static>(&mut self, id: ComponentId, loc: Location) -> Option<&mut T> {
+        let col = self.typed_column::<T>(id)?;
+        if !self.contains(loc) {
+            return None;
+        }
+        // SAFETY: as in `get`; `&mut self` makes the borrow unique.
+        Some(unsafe { &mut *self.value_ptr(col, loc).cast::<T>() })
+    }
+
+    /// A type-erased view of component `id` at `loc`.
+    pub(crate) fn component_ref(&self, id: ComponentId, loc: Location) -> Option<ComponentRef<'_>> {
+        let col = self.column_index(id)?;
+        self.column_ref(col, loc)
+    }
+
+    /// Views of every component at `loc`, by increasing id.
+    pub(crate) fn component_refs(&self, loc: Location) -> impl Iterator<Item = ComponentRef<'_>> {
+        (0..self.columns.len()).filter_map(move |col| self.column_ref(col, loc))
+    }
+
+    fn column_ref(&self, col: usize, loc: Location) -> Option<ComponentRef<'_>> {
+        if !self.contains(loc) {
+            return None;
+        }
+        let ptr = NonNull::new(self.value_ptr(col, loc))?;
+        // SAFETY: `loc` is live, so the value of column `col` there is initialised
+        // and of the type its info describes; `&self` keeps it alive and unwritten.
+        Some(unsafe { ComponentRef::from_raw(self.columns[col].info, ptr) })
+    }
+
+    /// Appends a row for `entity` and returns it. Its column values are NOT
+    /// initialised: the caller must write every column before any other use of
+    /// this archetype (or remove the row with `fill_hole`), and must not run code
+    /// that can panic in between.
+    pub(super) fn alloc_row(&mut self, entity: Entity) -> Location {
+        let loc = self.location(self.len);
+        if loc.chunk as usize == self.chunks.len() {
+            let chunk = self.spare.pop().unwrap_or_else(|| Chunk::new(&self.layout));
+            self.chunks.push(chunk);
+        }
+        // SAFETY: `loc.row < rows_per_chunk` and chunk `loc.chunk` exists, so the
+        // entity slot is in bounds and aligned; writing initialises it.
+        unsafe { self.entity_ptr(loc).write(entity) };
+        self.len += 1;
+        loc
+    }
+
+    /// Copies the bits of column `col` at `src` (in `from`) into column `dst_col`
+    /// at `dst` in `self`. Afterwards the value lives at `dst`; the source slot is
+    /// logically uninitialised.
+    ///
+    /// # Safety
+    /// The two columns must hold the same type, `src` must be an initialised
+    /// row of `from`, and `dst` an allocated row of `self` whose slot in
+    /// `dst_col` holds no live value. `self` and `from` are different archetypes.
+    pub(super) unsafe fn move_value_from(
+        &mut self,
+        dst_col: usize,
+        dst: Location,
+        from: &Archetype,
+        col: usize,
+        src: Location,
+    ) {
+        let size = self.columns[dst_col].size;
+        // SAFETY: both pointers are in bounds of their chunks for `size` bytes and
+        // aligned (caller: allocated rows); different archetypes own different
+        // chunks, so the ranges do not overlap.
+        unsafe { ptr::copy_nonoverlapping(from.value_ptr(col, src), self.value_ptr(dst_col, dst), size) }
+    }
+
+    /// Writes `value` into column `col` at `loc`.
+    ///
+    /// # Safety
+    /// Column `col` must hold `T`s, and `loc` must be an allocated row whose slot
+    /// in that column holds no live value (it is overwritten without a drop).
+    pub(super) unsafe fn write_value<T>(&mut self, col: usize, loc: Location, value: T) {
+        // SAFETY: per the contract, the slot is in bounds, aligned for `T` and free.
+        unsafe { self.value_ptr(col, loc).cast::<T>().write(value) }
+    }
+
+    /// Moves the `T` out of column `col` at `loc`; the slot is then logically
+    /// uninitialised.
+    ///
+    /// # Safety
+    /// Column `col` must hold `T`s and `loc` must be a live row whose value in that
+    /// column is not read or dropped again.
+    pub(super) unsafe fn read_value<T>(&self, col: usize, loc: Location) -> T {
+        // SAFETY: per the contract the slot holds an initialised `T` nobody else owns.
+        unsafe { self.value_ptr(col, loc).cast::<T>().read() }
+    }
+
+    /// Drops the value of column `col` at `loc` in place.
+    ///
+    /// # Safety
+    /// `loc` must be a live row whose value in column `col` is not read or dropped
+    /// again.
+    pub(super) unsafe fn drop_value(&mut self, col: usize, loc: Location) {
+        let ptr = self.value_ptr(col, loc);
+        // SAFETY: per the contract the value is initialised and dead after this.
+        unsafe { self.columns[col].info.ty.drop_values(ptr, 1) }
+    }
+
+    /// The entity that `fill_hole(loc)` would move into `loc`: the last row's, if
+    /// `loc` is not the last row.
+    pub(crate) fn displaced_by_removal(&self, loc: Location) -> Option<Entity> {
+        let last = self.location(self.len.checked_sub(1)?);
+        if last == loc {
+            None
+        } else {
+            self.entity_at(last)
+        }
+    }
+
+    /// Removes row `loc` by moving the last row into it (swap-remove), keeping
+    /// chunks dense; returns the entity that moved into `loc`. A chunk left empty
+    /// goes to the spare list.
+    ///
+    /// # Safety
+    /// `loc` must be a live row whose column values have all been moved out or
+    /// dropped already (they are overwritten without a drop).
+    pub(super) unsafe fn fill_hole(&mut self, loc: Location) -> Option<Entity> {
+        debug_assert!(self.contains(loc));
+        let last = self.location(self.len - 1);
+        let displaced = if last != loc {
+            for col in 0..self.columns.len() {
+                let size = self.columns[col].size;
+                // SAFETY: `last` and `loc` are distinct live rows of the same column,
+                // so the two `size`-byte ranges are in bounds and disjoint. The value
+                // at `last` is moved (its slot is dropped from the live range below);
+                // the slot at `loc` is free per the contract.
+                unsafe { ptr::copy_nonoverlapping(self.value_ptr(col, last), self.value_ptr(col, loc), size) };
+            }
+            // SAFETY: both entity slots are live rows; `Entity` is `Copy`.
+            let moved = unsafe { self.entity_ptr(last).read() };
+            // SAFETY: as above, the slot at `loc` is in bounds and aligned.
+            unsafe { self.entity_ptr(loc).write(moved) };
+            Some(moved)
+        } else {
+            None
+        };
+        self.len -= 1;
+        if last.row == 0 {
+            let empty = self.chunks.pop().expect("the last row was in a chunk");
+            self.spare.push(empty);
+        }
+        displaced
+    }
+
+    /// Checks the structural invariants listed on the type.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let name = format!("archetype {:?} {:?}", self.id, self.set);
+        let expected_chunks = self.len.div_ceil(self.layout.rows);
+        if self.chunks.len() != expected_chunks {
+            return Err(format!(
+                "{name}: {} rows in {} chunks of {} rows (expected {expected_chunks} chunks)",
+                self.len,
+                self.chunks.len(),
+                self.layout.rows
+            ));
+        }
+        let ids: ComponentSet = self.columns.iter().map(|c| c.info.id()).collect();
+        if ids != self.set || !self.columns.windows(2).all(|w| w[0].info.id() < w[1].info.id()) {
+            return Err(format!("{name}: columns do not match the component set"));
+        }
+        for (i, column) in self.columns.iter().enumerate() {
+            if self.column_index(column.info.id()) != Some(i) {
+                return Err(format!("{name}: column lookup of {} is wrong", column.info.name()));
+            }
+            let align = column.info.ty.layout().align();
+            for chunk in &self.chunks {
+                if column.size > 0 && (chunk.base() as usize + column.offset) % align != 0 {
+                    return Err(format!("{name}: column {} is misaligned", column.info.name()));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Archetype {
+    fn drop(&mut self) {
+        for col in 0..self.columns.len() {
+            if !self.columns[col].info.ty.needs_drop() {
+                continue;
+            }
+            for chunk in 0..self.chunks.len() {
+                let rows = self.rows_in_chunk(chunk);
+                let start = self.value_ptr(col, self.location(chunk * self.layout.rows));
+                // SAFETY: the first `rows` values of this column in this chunk are live
+                // and contiguous; the archetype is being dropped, so they are never used
+                // again. (If one `Drop` panics, the rest of this column is still dropped
+                // and later columns leak: never a double drop.)
+                unsafe { self.columns[col].info.ty.drop_values(start, rows) };
+            }
+        }
+    }
+}

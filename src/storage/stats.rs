@@ -1,0 +1,34 @@
+//! `StorageStats`: how much memory a context's archetype storage holds.
+
+use super::archetypes::Archetypes;
+
+/// A snapshot of a context's storage, from
+/// [`Context::storage_stats`](crate::Context::storage_stats).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StorageStats {
+    /// Distinct component sets seen so far.
+    pub archetypes: usize,
+    /// Chunks holding at least one entity.
+    pub chunks: usize,
+    /// Empty chunks kept for reuse (freed by `shrink_to_fit`).
+    pub spare_chunks: usize,
+    /// Bytes allocated for chunks, in use and spare.
+    pub bytes: usize,
+}
+
+impl StorageStats {
+    pub(crate) fn of(archetypes: &Archetypes) -> Self {
+        archetypes.iter().fold(
+            StorageStats {
+                archetypes: archetypes.len(),
+                ..StorageStats::default()
+            },
+            |mut stats, archetype| {
+                stats.chunks += archetype.chunk_count();
+                stats.spare_chunks += archetype.spare_chunk_count();
+                stats.bytes += (archetype.chunk_count() + archetype.spare_chunk_count()) * archetype.chunk_bytes();
+                stats
+            },
+        )
+    }
+}

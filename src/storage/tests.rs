@@ -1,0 +1,428 @@
+//! Storage unit tests. They build component infos by hand (no `inventory`), so
+//! they also run under Miri: `cargo +nightly miri test --lib storage`.
+
+use std::cell::Cell;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use slotmap::SlotMap;
+
+use super::*;
+use crate::component::{ComponentId, ComponentInfo};
+use crate::entity::Entity;
+
+#[repr(align(64))]
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Wide([u8; 64]);
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Big([u64; 64]); // 512 bytes: about 30 rows per chunk
+
+#[derive(Debug, PartialEq)]
+struct Huge(Vec<u8>, [u8; 20_000]); // a row larger than a chunk
+
+#[derive(Debug, PartialEq)]
+struct Marker;
+
+const U8: usize = 0;
+const U64: usize = 1;
+const BYTES3: usize = 2;
+const WIDE: usize = 3;
+const BIG: usize = 4;
+const TRACKED: usize = 5;
+const MARKER: usize = 6;
+const HUGE: usize = 7;
+const PANICKY: usize = 8;
+
+thread_local! {
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+}
+
+/// Counts live instances (per test thread), so every test can assert that each
+/// value was dropped exactly once.
+#[derive(Debug, PartialEq)]
+struct Tracked(String);
+
+impl Tracked {
+    fn new(s: &str) -> Self {
+        LIVE.with(|live| live.set(live.get() + 1));
+        Tracked(s.to_owned())
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        LIVE.with(|live| live.set(live.get() - 1));
+    }
+}
+
+fn live() -> isize {
+    LIVE.with(Cell::get)
+}
+
+static PANICKY_DROPS: AtomicUsize = AtomicUsize::new(0);
+
+/// Panics when dropped, once counted.
+struct Panicky;
+
+impl Drop for Panicky {
+    fn drop(&mut self) {
+        PANICKY_DROPS.fetch_add(1, Ordering::SeqCst);
+        panic!("Panicky dropped");
+    }
+}
+
+fn infos() -> &'static [ComponentInfo] {
+    use crate::component::ViaDebug;
+    Box::leak(Box::new([
+        ComponentInfo::for_test::<u8>(U8, "u8", None),
+        ComponentInfo::for_test::<u64>(U64, "u64", None),
+        ComponentInfo::for_test::<[u8; 3]>(BYTES3, "[u8; 3]", None),
+        ComponentInfo::for_test::<Wide>(WIDE, "Wide", None),
+        ComponentInfo::for_test::<Big>(BIG, "Big", None),
+        ComponentInfo::for_test::<Tracked>(
+            TRACKED,
+            "Tracked",
+            (&&crate::component::DebugProbe::<Tracked>::new()).debug_fn(),
+        ),
+        ComponentInfo::for_test::<Marker>(MARKER, "Marker", None),
+        ComponentInfo::for_test::<Huge>(HUGE, "Huge", None),
+        ComponentInfo::for_test::<Panicky>(PANICKY, "Panicky", None),
+    ]))
+}
+
+fn id(index: usize) -> ComponentId {
+    ComponentId::from_index(index)
+}
+
+fn set(ids: &[usize]) -> ComponentSet {
+    ids.iter().map(|&i| id(i)).collect()
+}
+
+struct Fixture {
+    keys: SlotMap<Entity, Location>,
+    storage: Archetypes,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        Fixture {
+            keys: SlotMap::with_key(),
+            storage: Archetypes::new(infos()),
+        }
+    }
+
+    fn spawn(&mut self, ids: &[usize], write: impl FnOnce(&mut RowWriter<'_>)) -> Entity {
+        let archetype = self.storage.find_or_create(&set(ids));
+        let dummy = Location {
+            archetype,
+            chunk: 0,
+            row: 0,
+        };
+        let entity = self.keys.insert(dummy);
+        let loc = self.storage.spawn(archetype, entity, write).expect("all columns written");
+        self.keys[entity] = loc;
+        entity
+    }
+
+    fn apply(&mut self, entity: Entity, moved: Moved) {
+        let from = self.keys[entity];
+        self.keys[entity] = moved.to;
+        if let Some(displaced) = moved.displaced {
+            self.keys[displaced] = from;
+        }
+    }
+
+    fn despawn(&mut self, entity: Entity) {
+        let loc = self.keys.remove(entity).unwrap();
+        let displaced = self.storage.get(loc.archetype).displaced_by_removal(loc);
+        if let Some(d) = displaced {
+            self.keys[d] = loc;
+        }
+        assert_eq!(self.storage.despawn(loc), Some(displaced));
+    }
+
+    fn get<T: 'static>(&self, entity: Entity, component: usize) -> Option<&T> {
+        let loc = self.keys[entity];
+        self.storage.get(loc.archetype).get(id(component), loc)
+    }
+
+    fn check(&self) {
+        self.storage.check().unwrap();
+        for (entity, &loc) in &self.keys {
+            assert_eq!(self.storage.get(loc.archetype).entity_at(loc), Some(entity));
+        }
+        let rows: usize = self.storage.iter().map(Archetype::len).sum();
+        assert_eq!(rows, self.keys.len());
+    }
+}
+
+#[test]
+fn odd_types_are_stored_aligned_and_read_back_intact() {
+    let mut f = Fixture::new();
+    let all = [U8, U64, BYTES3, WIDE];
+    let mut entities = Vec::new();
+    for i in 0..300u64 {
+        entities.push(f.spawn(&all, |w| {
+            w.put(id(U8), i as u8).unwrap();
+            w.put(id(U64), i * 1_000_003).unwrap();
+            w.put(id(BYTES3), [i as u8, 1, 2]).unwrap();
+            w.put(id(WIDE), Wide([i as u8; 64])).unwrap();
+        }));
+    }
+    f.check();
+    let archetype = f.storage.get(f.keys[entities[0]].archetype);
+    assert!(archetype.chunk_count() > 1, "the test must span chunks");
+    for chunk in 0..archetype.chunk_count() {
+        let wide = archetype.column_slice::<Wide>(id(WIDE), chunk).unwrap();
+        assert_eq!(wide.as_ptr() as usize % 64, 0);
+        let longs = archetype.column_slice::<u64>(id(U64), chunk).unwrap();
+        assert_eq!(longs.as_ptr() as usize % align_of::<u64>(), 0);
+    }
+    for (i, &e) in entities.iter().enumerate() {
+        let i = i as u64;
+        assert_eq!(f.get::<u8>(e, U8), Some(&(i as u8)));
+        assert_eq!(f.get::<u64>(e, U64), Some(&(i * 1_000_003)));
+        assert_eq!(f.get::<[u8; 3]>(e, BYTES3), Some(&[i as u8, 1, 2]));
+        assert_eq!(f.get::<Wide>(e, WIDE), Some(&Wide([i as u8; 64])));
+    }
+}
+
+#[test]
+fn typed_access_with_the_wrong_type_is_refused() {
+    let mut f = Fixture::new();
+    let e = f.spawn(&[U64], |w| {
+        assert_eq!(w.put(id(U64), 5u32), Err(5u32));
+        assert_eq!(w.put(id(U8), 5u64), Err(5u64));
+        w.put(id(U64), 5u64).unwrap();
+        assert_eq!(w.put(id(U64), 6u64), Err(6u64), "a column is written once");
+    });
+    assert_eq!(f.get::<u32>(e, U64), None);
+    assert_eq!(f.get::<u64>(e, U64), Some(&5));
+    let loc = f.keys[e];
+    assert_eq!(f.storage.insert(loc, id(U64), 1u64), Err(1u64), "already present");
+    assert_eq!(f.storage.insert(loc, id(U8), 1u64), Err(1u64), "wrong type");
+    assert!(f.storage.take::<u8>(loc, id(U64)).is_none());
+    assert_eq!(f.storage.replace(loc, id(U64), 7u8), Err(7u8));
+    f.check();
+}
+
+#[test]
+fn zero_sized_components_take_no_space_and_are_dropped() {
+    let mut f = Fixture::new();
+    let plain = f.spawn(&[U64], |w| w.put(id(U64), 1u64).unwrap());
+    let rows_without = f.storage.get(f.keys[plain].archetype).rows_per_chunk();
+    let e = f.spawn(&[U64, MARKER], |w| {
+        w.put(id(MARKER), Marker).unwrap();
+        w.put(id(U64), 2u64).unwrap();
+    });
+    assert_eq!(f.storage.get(f.keys[e].archetype).rows_per_chunk(), rows_without);
+    assert_eq!(f.get::<Marker>(e, MARKER), Some(&Marker));
+    let moved = f.storage.take::<Marker>(f.keys[e], id(MARKER)).map(|(m, moved)| {
+        assert_eq!(m, Marker);
+        moved
+    });
+    f.apply(e, moved.unwrap());
+    assert_eq!(f.get::<u64>(e, U64), Some(&2));
+    f.check();
+}
+
+#[test]
+fn a_row_larger_than_a_chunk_is_stored_in_a_bigger_chunk() {
+    let mut f = Fixture::new();
+    let a = f.spawn(&[HUGE, U8], |w| {
+        w.put(id(HUGE), Huge(vec![1, 2, 3], [7; 20_000])).unwrap();
+        w.put(id(U8), 1u8).unwrap();
+    });
+    let b = f.spawn(&[HUGE, U8], |w| {
+        w.put(id(HUGE), Huge(vec![4], [8; 20_000])).unwrap();
+        w.put(id(U8), 2u8).unwrap();
+    });
+    let archetype = f.storage.get(f.keys[a].archetype);
+    assert_eq!(archetype.rows_per_chunk(), 1);
+    assert_eq!(archetype.chunk_count(), 2);
+    assert_eq!(f.get::<Huge>(b, HUGE).map(|h| (h.0.clone(), h.1[19_999])), Some((vec![4], 8)));
+    f.despawn(a);
+    assert_eq!(f.get::<Huge>(b, HUGE).map(|h| h.0.clone()), Some(vec![4]));
+    assert_eq!(f.get::<u8>(b, U8), Some(&2));
+    f.check();
+}
+
+#[test]
+fn swap_remove_moves_the_last_row_of_the_last_chunk_into_the_hole() {
+    let mut f = Fixture::new();
+    let mut entities = Vec::new();
+    for i in 0..70u64 {
+        entities.push(f.spawn(&[BIG, TRACKED], |w| {
+            w.put(id(BIG), Big([i; 64])).unwrap();
+            w.put(id(TRACKED), Tracked::new(&format!("#{i}"))).unwrap();
+        }));
+    }
+    let loc = f.keys[entities[3]];
+    let rows = f.storage.get(loc.archetype).rows_per_chunk();
+    assert!(70 > 2 * rows, "the test must span three chunks");
+    // Remove a row of the first chunk: the last entity (third chunk) fills it.
+    let (value, moved) = f.storage.take::<Tracked>(loc, id(TRACKED)).unwrap();
+    assert_eq!(value, Tracked::new("#3"));
+    drop(value);
+    assert_eq!(moved.displaced, Some(entities[69]));
+    f.apply(entities[3], moved);
+    assert_eq!(f.keys[entities[69]], loc);
+    assert_eq!(f.get::<Big>(entities[69], BIG), Some(&Big([69; 64])));
+    assert_eq!(f.get::<Tracked>(entities[69], TRACKED), Some(&Tracked::new("#69")));
+    assert_eq!(f.get::<Big>(entities[3], BIG), Some(&Big([3; 64])));
+    f.check();
+    // Empty the archetype from the front: everything stays readable and dense.
+    for &e in entities.iter().filter(|&&e| e != entities[3]) {
+        f.despawn(e);
+        f.check();
+    }
+    assert_eq!(live(), 0, "every Tracked dropped exactly once");
+}
+
+#[test]
+fn emptied_chunks_are_recycled_not_reallocated() {
+    let mut f = Fixture::new();
+    let first = f.spawn(&[BIG], |w| w.put(id(BIG), Big([0; 64])).unwrap());
+    let archetype = f.keys[first].archetype;
+    let rows = f.storage.get(archetype).rows_per_chunk();
+    let mut entities = vec![first];
+    for i in 1..rows as u64 {
+        entities.push(f.spawn(&[BIG], |w| w.put(id(BIG), Big([i; 64])).unwrap()));
+    }
+    assert_eq!(f.storage.get(archetype).chunk_count(), 1);
+    // Churn at the chunk boundary: each spawn opens a chunk, each despawn empties it.
+    for round in 0..5u64 {
+        let e = f.spawn(&[BIG], |w| w.put(id(BIG), Big([round; 64])).unwrap());
+        assert_eq!(f.storage.get(archetype).chunk_count(), 2);
+        assert_eq!(f.storage.get(archetype).spare_chunk_count(), 0);
+        f.despawn(e);
+        assert_eq!(f.storage.get(archetype).chunk_count(), 1);
+        assert_eq!(f.storage.get(archetype).spare_chunk_count(), 1);
+        f.check();
+    }
+    f.storage.shrink_to_fit();
+    assert_eq!(f.storage.get(archetype).spare_chunk_count(), 0);
+}
+
+#[test]
+fn insert_take_and_replace_move_values_and_drop_each_exactly_once() {
+    {
+        let mut f = Fixture::new();
+        let mut entities = Vec::new();
+        for i in 0..40 {
+            entities.push(f.spawn(&[TRACKED], |w| w.put(id(TRACKED), Tracked::new(&i.to_string())).unwrap()));
+        }
+        for (i, &e) in entities.iter().enumerate() {
+            let moved = f.storage.insert(f.keys[e], id(BIG), Big([i as u64; 64])).unwrap();
+            f.apply(e, moved);
+        }
+        f.check();
+        for (i, &e) in entities.iter().enumerate().step_by(2) {
+            let old = f.storage.replace(f.keys[e], id(TRACKED), Tracked::new("new")).unwrap();
+            assert_eq!(old, Tracked::new(&i.to_string()));
+            let (big, moved) = f.storage.take::<Big>(f.keys[e], id(BIG)).unwrap();
+            assert_eq!(big, Big([i as u64; 64]));
+            f.apply(e, moved);
+        }
+        f.check();
+        for (i, &e) in entities.iter().enumerate() {
+            let expected = if i % 2 == 0 { "new".to_owned() } else { i.to_string() };
+            assert_eq!(f.get::<Tracked>(e, TRACKED), Some(&Tracked::new(&expected)));
+            assert_eq!(f.get::<Big>(e, BIG).is_some(), i % 2 == 1);
+        }
+        for &e in &entities[..10] {
+            f.despawn(e);
+        }
+        f.check();
+        // The rest is dropped with the storage.
+    }
+    assert_eq!(live(), 0);
+}
+
+#[test]
+fn an_incomplete_row_is_removed_and_what_was_written_is_dropped() {
+    let mut f = Fixture::new();
+    let archetype = f.storage.find_or_create(&set(&[TRACKED, U64]));
+    let e = f.keys.insert(Location {
+        archetype,
+        chunk: 0,
+        row: 0,
+    });
+    let spawned = f.storage.spawn(archetype, e, |w| {
+        w.put(id(TRACKED), Tracked::new("half")).unwrap();
+    });
+    assert_eq!(spawned, None);
+    assert_eq!(f.storage.get(archetype).len(), 0);
+    assert_eq!(live(), 0);
+    // A panic while writing removes the row too.
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        f.storage.spawn(archetype, e, |w| {
+            w.put(id(TRACKED), Tracked::new("half")).unwrap();
+            panic!("user code failed mid-row");
+        })
+    }));
+    assert!(result.is_err());
+    assert_eq!(f.storage.get(archetype).len(), 0);
+    assert_eq!(live(), 0);
+    f.keys.remove(e);
+    f.check();
+}
+
+#[test]
+fn a_panicking_drop_during_despawn_still_removes_the_row_and_drops_the_rest() {
+    let mut f = Fixture::new();
+    let a = f.spawn(&[TRACKED, PANICKY], |w| {
+        w.put(id(TRACKED), Tracked::new("a")).unwrap();
+        assert!(w.put(id(PANICKY), Panicky).is_ok());
+    });
+    let b = f.spawn(&[TRACKED, U8], |w| {
+        w.put(id(TRACKED), Tracked::new("b")).unwrap();
+        w.put(id(U8), 1u8).unwrap();
+    });
+    let loc = f.keys.remove(a).unwrap();
+    let result = catch_unwind(AssertUnwindSafe(|| f.storage.despawn(loc)));
+    assert!(result.is_err());
+    assert_eq!(PANICKY_DROPS.load(Ordering::SeqCst), 1);
+    assert_eq!(f.storage.get(loc.archetype).len(), 0);
+    assert_eq!(live(), 1, "only b's Tracked is left");
+    f.check();
+    f.despawn(b);
+    assert_eq!(live(), 0);
+}
+
+#[test]
+fn edges_are_cached_and_lead_to_the_right_archetype() {
+    let mut f = Fixture::new();
+    let e = f.spawn(&[U8], |w| w.put(id(U8), 1u8).unwrap());
+    let from = f.keys[e].archetype;
+    let count = f.storage.len();
+    let to = f.storage.add_target(from, id(U64)).unwrap();
+    assert_eq!(f.storage.len(), count + 1);
+    assert_eq!(*f.storage.get(to).set(), set(&[U8, U64]));
+    assert_eq!(f.storage.add_target(from, id(U64)), Some(to));
+    assert_eq!(f.storage.remove_target(to, id(U64)), Some(from));
+    assert_eq!(f.storage.add_target(from, id(U8)), None);
+    assert_eq!(f.storage.remove_target(from, id(U64)), None);
+    assert_eq!(f.storage.len(), count + 1, "no archetype created by cached or refused edges");
+    f.check();
+}
+
+#[test]
+fn component_refs_read_values_and_format_them() {
+    let mut f = Fixture::new();
+    let e = f.spawn(&[TRACKED, U8], |w| {
+        w.put(id(TRACKED), Tracked::new("hi")).unwrap();
+        w.put(id(U8), 9u8).unwrap();
+    });
+    let loc = f.keys[e];
+    let archetype = f.storage.get(loc.archetype);
+    let tracked = archetype.component_ref(id(TRACKED), loc).unwrap();
+    assert_eq!(tracked.get::<Tracked>().map(|t| t.0.as_str()), Some("hi"));
+    assert_eq!(tracked.get::<u8>(), None);
+    assert_eq!(format!("{tracked:?}"), "Tracked(\"hi\")");
+    let byte = archetype.component_ref(id(U8), loc).unwrap();
+    assert_eq!(format!("{byte:?}"), "u8(..)");
+    let names: Vec<_> = archetype.component_refs(loc).map(|c| c.name()).collect();
+    assert_eq!(names, ["u8", "Tracked"]);
+}

@@ -1,0 +1,110 @@
+//! Shared test helpers: components, a spy that records events, drop counters.
+#![allow(dead_code)]
+
+use std::sync::atomic::{AtomicIsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use reactecs::{Context, ContextEvent};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Position {
+    pub x: f32,
+    pub y: f32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Velocity {
+    pub x: f32,
+    pub y: f32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Name(pub String);
+
+/// A zero-sized flag.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Frozen;
+
+/// A component without `Debug`.
+pub struct Opaque(pub u64);
+
+#[derive(Debug, PartialEq)]
+pub struct Score(pub u32);
+
+reactecs::component!(Position, Velocity, Name, Frozen, Opaque);
+reactecs::component!(Game: unique Score);
+
+/// Records every event of a context as a line of text.
+#[derive(Clone, Default)]
+pub struct Spy(Arc<Mutex<Vec<String>>>);
+
+impl Spy {
+    pub fn attach(context: &mut Context) -> Spy {
+        let spy = Spy::default();
+        let sink = spy.clone();
+        context.subscribe(move |event: &ContextEvent<'_>| sink.0.lock().unwrap().push(describe(event)));
+        spy
+    }
+
+    /// The events recorded since the last call.
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+pub fn describe(event: &ContextEvent<'_>) -> String {
+    match event {
+        ContextEvent::EntityCreated { entity } => format!("created {entity}"),
+        ContextEvent::EntityWillBeDestroyed { entity } => format!("will destroy {entity:?}"),
+        ContextEvent::EntityDestroyed { entity } => format!("destroyed {entity}"),
+        ContextEvent::ComponentAdded { entity, component } => format!("added {entity} {component:?}"),
+        ContextEvent::ComponentRemoved { entity, component } => format!("removed {entity} {component:?}"),
+        ContextEvent::ComponentReplaced { entity, old, new } => format!("replaced {entity} {old:?} -> {new:?}"),
+        other => format!("{other:?}"),
+    }
+}
+
+/// A per-test counter of live values: `Counted` instances made with it
+/// decrement it when dropped, so a test can assert drops == constructions.
+#[derive(Clone, Default)]
+pub struct Counter(Arc<AtomicIsize>);
+
+impl Counter {
+    pub fn make(&self, label: &str) -> Counted {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Counted {
+            label: label.to_owned(),
+            counter: self.0.clone(),
+        }
+    }
+
+    pub fn live(&self) -> isize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// A component that owns heap memory and counts itself.
+#[derive(Debug)]
+pub struct Counted {
+    pub label: String,
+    counter: Arc<AtomicIsize>,
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.counter.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A second counting component, so entities can hold two owned values.
+#[derive(Debug)]
+pub struct CountedToo(pub Counted);
+
+reactecs::component!(Counted, CountedToo);
+
+/// Asserts the context's invariants hold.
+pub fn check(context: &Context) {
+    if let Err(broken) = context.check_invariants() {
+        panic!("invariant broken: {broken}");
+    }
+}

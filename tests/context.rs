@@ -1,0 +1,268 @@
+//! Context: entity lifecycle and component operations.
+
+mod common;
+
+use common::*;
+use reactecs::{Context, Entity, Error};
+
+fn pos(x: f32) -> Position {
+    Position { x, y: 0.0 }
+}
+
+#[test]
+fn a_new_context_is_empty_and_has_its_name() {
+    let game = Context::with_name("Game");
+    assert_eq!(game.name(), "Game");
+    assert!(game.is_empty());
+    assert_eq!(game.len(), 0);
+    assert_eq!(game.entities().count(), 0);
+    assert_eq!(Context::new().name(), "Context");
+    check(&game);
+}
+
+#[test]
+fn created_entities_are_alive_counted_and_listed() {
+    let mut game = Context::new();
+    let a = game.create_entity();
+    let b = game.create_entity();
+    assert!(game.is_alive(a) && game.is_alive(b));
+    assert_ne!(a, b);
+    assert_eq!(game.len(), 2);
+    assert_eq!(game.entities().collect::<Vec<_>>(), [a, b]);
+    assert_eq!(game.creation_index(a), Ok(0));
+    assert_eq!(game.creation_index(b), Ok(1));
+    check(&game);
+}
+
+#[test]
+fn destroyed_entity_is_stale_and_its_slot_is_reused_with_a_new_generation() {
+    let mut game = Context::new();
+    let a = game.create_entity();
+    game.add(a, pos(1.0)).unwrap();
+    game.destroy_entity(a).unwrap();
+    assert!(!game.is_alive(a));
+    assert_eq!(game.len(), 0);
+    let b = game.create_entity();
+    assert_eq!(b.index(), a.index());
+    assert_ne!(b.generation(), a.generation());
+    assert!(!game.is_alive(a), "the old handle never reaches the new entity");
+    assert!(!game.has::<Position>(b));
+    assert!(matches!(game.get::<Position>(a), Err(Error::StaleEntity { .. })));
+    check(&game);
+}
+
+#[test]
+fn entity_displays_as_index_v_generation() {
+    let mut game = Context::new();
+    let e = game.create_entity();
+    assert_eq!(e.to_string(), format!("{}v{}", e.index(), e.generation()));
+    let other = game.create_entity();
+    assert_eq!(other.to_string(), format!("{}v1", e.index() + 1));
+}
+
+#[test]
+fn add_get_has_and_get_mut() {
+    let mut game = Context::new();
+    let e = game.create_entity();
+    assert!(!game.has::<Position>(e));
+    game.add(e, pos(1.0)).unwrap();
+    game.add(e, Name("hero".into())).unwrap();
+    assert!(game.has::<Position>(e));
+    assert_eq!(game.get::<Position>(e), Ok(&pos(1.0)));
+    assert_eq!(game.get::<Name>(e).map(|n| n.0.as_str()), Ok("hero"));
+    game.get_mut::<Position>(e).unwrap().x = 5.0;
+    assert_eq!(game.get::<Position>(e), Ok(&pos(5.0)));
+    check(&game);
+}
+
+#[test]
+fn remove_drops_the_component_and_take_returns_it() {
+    let mut game = Context::new();
+    let e = game.create_entity_with((pos(1.0), Name("n".into()), Frozen)).unwrap();
+    game.remove::<Position>(e).unwrap();
+    assert!(!game.has::<Position>(e));
+    assert_eq!(game.take::<Name>(e), Ok(Name("n".into())));
+    assert!(!game.has::<Name>(e));
+    assert!(game.has::<Frozen>(e));
+    check(&game);
+}
+
+#[test]
+fn replace_overwrites_a_present_component_and_adds_an_absent_one() {
+    let mut game = Context::new();
+    let e = game.create_entity();
+    game.replace(e, pos(1.0)).unwrap();
+    assert_eq!(game.get::<Position>(e), Ok(&pos(1.0)));
+    game.replace(e, pos(2.0)).unwrap();
+    assert_eq!(game.get::<Position>(e), Ok(&pos(2.0)));
+    assert_eq!(game.component_names(e).unwrap().collect::<Vec<_>>(), ["Position"]);
+    check(&game);
+}
+
+#[test]
+fn has_all_and_has_any() {
+    let mut game = Context::new();
+    let e = game.create_entity_with((pos(0.0), Velocity { x: 1.0, y: 1.0 })).unwrap();
+    assert!(game.has_all::<(Position, Velocity)>(e));
+    assert!(!game.has_all::<(Position, Velocity, Frozen)>(e));
+    assert!(game.has_any::<(Frozen, Velocity)>(e));
+    assert!(!game.has_any::<(Frozen, Name)>(e));
+    assert!(game.has_all::<()>(e));
+    assert!(!game.has_any::<()>(e));
+    game.destroy_entity(e).unwrap();
+    assert!(!game.has_all::<()>(e), "a dead entity has nothing");
+}
+
+#[test]
+fn component_ids_and_names_are_listed_in_id_order() {
+    use reactecs::Component;
+    let mut game = Context::new();
+    let e = game.create_entity_with((Velocity { x: 0.0, y: 0.0 }, Frozen, pos(0.0))).unwrap();
+    let mut expected = vec![Velocity::component_id(), Frozen::component_id(), Position::component_id()];
+    expected.sort();
+    assert_eq!(game.component_ids(e).unwrap().collect::<Vec<_>>(), expected);
+    let names: Vec<_> = game.component_names(e).unwrap().collect();
+    let expected_names: Vec<_> = expected.iter().map(|id| id.info().unwrap().name()).collect();
+    assert_eq!(names, expected_names);
+    assert!(game.has_component(e, Frozen::component_id()));
+}
+
+#[test]
+fn debug_of_an_entity_lists_its_components() {
+    let mut game = Context::new();
+    let e = game.create_entity_with((pos(1.5), Opaque(3))).unwrap();
+    let text = format!("{:?}", game.entity(e).unwrap());
+    assert!(text.starts_with(&format!("{e} {{")), "{text}");
+    assert!(text.contains("Position { x: 1.5, y: 0.0 }"), "{text}");
+    assert!(text.contains("Opaque(..)"), "a type without Debug prints its name: {text}");
+    let view = game.entity(e).unwrap();
+    assert_eq!(view.entity(), e);
+    assert_eq!(view.len(), 2);
+    assert_eq!(view.get::<Opaque>().map(|o| o.0), Some(3));
+    assert!(view.has::<Position>() && !view.has::<Frozen>());
+}
+
+#[test]
+fn destroy_all_entities_empties_the_context() {
+    let mut game = Context::new();
+    for i in 0..100 {
+        let e = game.create_entity();
+        if i % 2 == 0 {
+            game.add(e, pos(i as f32)).unwrap();
+        }
+    }
+    game.destroy_all_entities();
+    assert!(game.is_empty());
+    assert_eq!(game.entities().count(), 0);
+    check(&game);
+    let e = game.create_entity();
+    assert_eq!(game.creation_index(e), Ok(100), "destroy_all keeps counting");
+}
+
+#[test]
+fn reset_destroys_everything_and_restarts_creation_indices() {
+    let mut game = Context::new();
+    let spy = Spy::attach(&mut game);
+    let a = game.create_entity_with((pos(1.0),)).unwrap();
+    game.reset().unwrap();
+    assert!(!game.is_alive(a));
+    assert!(game.is_empty());
+    spy.take();
+    let b = game.create_entity();
+    assert_eq!(game.creation_index(b), Ok(0));
+    assert_eq!(spy.take(), [format!("created {b}")], "subscriptions survive reset");
+    check(&game);
+}
+
+#[test]
+fn entities_spread_over_many_chunks_keep_their_values_through_churn() {
+    let mut game = Context::new();
+    let entities: Vec<Entity> = (0..5_000)
+        .map(|i| game.create_entity_with((pos(i as f32), Velocity { x: i as f32, y: 0.0 })).unwrap())
+        .collect();
+    // Remove Velocity from every third, destroy every fifth, add a Name to every seventh.
+    for (i, &e) in entities.iter().enumerate() {
+        if i % 3 == 0 {
+            game.remove::<Velocity>(e).unwrap();
+        }
+        if i % 5 == 0 {
+            game.destroy_entity(e).unwrap();
+        } else if i % 7 == 0 {
+            game.add(e, Name(i.to_string())).unwrap();
+        }
+    }
+    check(&game);
+    for (i, &e) in entities.iter().enumerate() {
+        assert_eq!(game.is_alive(e), i % 5 != 0);
+        if i % 5 == 0 {
+            continue;
+        }
+        assert_eq!(game.get::<Position>(e), Ok(&pos(i as f32)));
+        assert_eq!(game.has::<Velocity>(e), i % 3 != 0);
+        if i % 3 != 0 {
+            assert_eq!(game.get::<Velocity>(e).map(|v| v.x), Ok(i as f32));
+        }
+        assert_eq!(game.get::<Name>(e).ok().map(|n| n.0.clone()), (i % 7 == 0).then(|| i.to_string()));
+    }
+    assert_eq!(game.len(), 4_000);
+}
+
+#[test]
+fn the_same_operations_give_the_same_entity_order() {
+    fn run() -> Vec<(u32, u32)> {
+        let mut game = Context::new();
+        let mut all = Vec::new();
+        for i in 0..50 {
+            all.push(game.create_entity_with((pos(i as f32),)).unwrap());
+        }
+        for e in all.iter().step_by(3) {
+            game.destroy_entity(*e).unwrap();
+        }
+        for _ in 0..10 {
+            game.create_entity();
+        }
+        game.entities().map(|e| (e.index(), e.generation())).collect()
+    }
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn emptied_chunks_are_kept_for_reuse_until_shrink_to_fit() {
+    let mut game = Context::new();
+    let keep = game.create_entity_with((pos(1.0),)).unwrap();
+    let many: Vec<Entity> = (0..10_000).map(|_| game.create_entity_with((pos(0.0),)).unwrap()).collect();
+    let full = game.storage_stats();
+    assert!(full.chunks > 2);
+    assert_eq!(full.bytes, full.chunks * reactecs::CHUNK_BYTES, "every chunk is 16 KiB");
+    for e in many {
+        game.destroy_entity(e).unwrap();
+    }
+    let emptied = game.storage_stats();
+    assert_eq!(emptied.chunks, 1, "one chunk left for the kept entity");
+    assert_eq!(emptied.spare_chunks, full.chunks - 1);
+    assert_eq!(emptied.bytes, full.bytes, "nothing freed: chunks are recycled");
+    // Refilling reuses them: no new allocation.
+    for _ in 0..10_000 {
+        game.create_entity_with((pos(0.0),)).unwrap();
+    }
+    assert_eq!(game.storage_stats().bytes, full.bytes);
+    game.destroy_all_entities();
+    game.shrink_to_fit();
+    let shrunk = game.storage_stats();
+    assert_eq!((shrunk.chunks, shrunk.spare_chunks, shrunk.bytes), (0, 0, 0));
+    assert!(!game.is_alive(keep));
+    check(&game);
+}
+
+#[test]
+fn context_can_move_to_another_thread() {
+    let mut game = Context::new();
+    let e = game.create_entity_with((Name("sent".into()),)).unwrap();
+    let game = std::thread::spawn(move || {
+        assert_eq!(game.get::<Name>(e).unwrap().0, "sent");
+        game
+    })
+    .join()
+    .unwrap();
+    assert!(game.is_alive(e));
+}

@@ -1,0 +1,95 @@
+//! Every component value is dropped exactly once, whatever happens to it.
+
+mod common;
+
+use common::*;
+use reactecs::{Context, Entity};
+
+#[test]
+fn a_mix_of_every_operation_drops_each_value_exactly_once() {
+    let counter = Counter::default();
+    {
+        let mut game = Context::new();
+        let mut entities: Vec<Entity> = Vec::new();
+        for i in 0..600 {
+            let e = match i % 3 {
+                0 => game.create_entity_with((counter.make("bundle"), Name(i.to_string()))).unwrap(),
+                1 => {
+                    let e = game.create_entity();
+                    game.add(e, counter.make("added")).unwrap();
+                    e
+                }
+                _ => game.create_entity_with((CountedToo(counter.make("too")), counter.make("both"))).unwrap(),
+            };
+            entities.push(e);
+        }
+        for (i, &e) in entities.iter().enumerate() {
+            match i % 6 {
+                0 => game.replace(e, counter.make("replaced")).unwrap(),
+                1 => game.remove::<common::Counted>(e).unwrap(),
+                2 => drop(game.take::<common::Counted>(e).unwrap()),
+                3 => game.destroy_entity(e).unwrap(),
+                4 => {
+                    // Refused operations drop the offered value and keep the stored one.
+                    assert!(game.add(e, counter.make("refused")).is_err());
+                    game.add(e, CountedToo(counter.make("late"))).unwrap();
+                }
+                _ => {
+                    assert!(game.create_entity_with((counter.make("x"), counter.make("y"))).is_err());
+                }
+            }
+        }
+        check(&game);
+        let kept = counter.live();
+        assert!(kept > 0);
+        game.reset().unwrap();
+        assert_eq!(counter.live(), 0, "reset drops everything");
+        for _ in 0..100 {
+            game.create_entity_with((counter.make("after reset"), CountedToo(counter.make("too")))).unwrap();
+        }
+        assert_eq!(counter.live(), 200);
+        // ...and dropping the context drops the rest.
+    }
+    assert_eq!(counter.live(), 0);
+}
+
+#[test]
+fn replaced_values_are_dropped_after_the_event() {
+    use std::sync::{Arc, Mutex};
+    let counter = Counter::default();
+    let mut game = Context::new();
+    let e = game.create_entity_with((counter.make("old"),)).unwrap();
+    let live_during_event = Arc::new(Mutex::new(None));
+    let (sink, probe) = (live_during_event.clone(), counter.clone());
+    game.subscribe(move |_: &reactecs::ContextEvent<'_>| *sink.lock().unwrap() = Some(probe.live()));
+    game.replace(e, counter.make("new")).unwrap();
+    assert_eq!(*live_during_event.lock().unwrap(), Some(2), "old and new both alive during the event");
+    assert_eq!(counter.live(), 1);
+    drop(game);
+    assert_eq!(counter.live(), 0);
+}
+
+#[test]
+fn a_panicking_handler_leaves_the_context_consistent_and_leaks_nothing() {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    let counter = Counter::default();
+    let mut game = Context::new();
+    let keep = game.create_entity_with((counter.make("keep"),)).unwrap();
+    let e = game.create_entity_with((counter.make("e"), Frozen)).unwrap();
+    game.subscribe(|event: &reactecs::ContextEvent<'_>| {
+        if matches!(event, reactecs::ContextEvent::ComponentRemoved { .. }) {
+            panic!("handler failed");
+        }
+    });
+    // The removal is complete before the handler runs; the taken value unwinds away.
+    assert!(catch_unwind(AssertUnwindSafe(|| game.remove::<common::Counted>(e))).is_err());
+    assert!(!game.has::<common::Counted>(e));
+    assert_eq!(counter.live(), 1);
+    check(&game);
+    // Destroy panics before anything changed: the entity is intact.
+    assert!(catch_unwind(AssertUnwindSafe(|| game.destroy_entity(keep))).is_err());
+    assert!(game.is_alive(keep));
+    check(&game);
+    drop(game);
+    assert_eq!(counter.live(), 0);
+}

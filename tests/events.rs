@@ -1,0 +1,174 @@
+//! Context events: what fires, with which data, in which order (see the
+//! `reactecs::event` module docs, which this file pins).
+
+mod common;
+
+use common::*;
+use reactecs::{Component, Context, ContextEvent};
+
+#[test]
+fn create_entity_fires_entity_created() {
+    let mut game = Context::new();
+    let spy = Spy::attach(&mut game);
+    let e = game.create_entity();
+    assert_eq!(spy.take(), [format!("created {e}")]);
+}
+
+#[test]
+fn create_entity_with_fires_created_then_added_in_bundle_order() {
+    let mut game = Context::new();
+    let spy = Spy::attach(&mut game);
+    let e = game.create_entity_with((Velocity { x: 1.0, y: 2.0 }, Frozen, Position { x: 3.0, y: 4.0 })).unwrap();
+    assert_eq!(
+        spy.take(),
+        [
+            format!("created {e}"),
+            format!("added {e} Velocity {{ x: 1.0, y: 2.0 }}"),
+            format!("added {e} Frozen"),
+            format!("added {e} Position {{ x: 3.0, y: 4.0 }}"),
+        ]
+    );
+}
+
+#[test]
+fn add_remove_and_take_fire_with_the_value() {
+    let mut game = Context::new();
+    let e = game.create_entity();
+    let spy = Spy::attach(&mut game);
+    game.add(e, Name("a".into())).unwrap();
+    game.remove::<Name>(e).unwrap();
+    game.add(e, Name("b".into())).unwrap();
+    let _ = game.take::<Name>(e).unwrap();
+    assert_eq!(
+        spy.take(),
+        [
+            format!("added {e} Name(\"a\")"),
+            format!("removed {e} Name(\"a\")"),
+            format!("added {e} Name(\"b\")"),
+            format!("removed {e} Name(\"b\")"),
+        ]
+    );
+}
+
+#[test]
+fn replace_fires_one_replaced_with_old_and_new() {
+    let mut game = Context::new();
+    let e = game.create_entity_with((Position { x: 1.0, y: 1.0 },)).unwrap();
+    let spy = Spy::attach(&mut game);
+    game.replace(e, Position { x: 2.0, y: 2.0 }).unwrap();
+    assert_eq!(
+        spy.take(),
+        [format!("replaced {e} Position {{ x: 1.0, y: 1.0 }} -> Position {{ x: 2.0, y: 2.0 }}")]
+    );
+}
+
+#[test]
+fn replace_of_an_absent_component_fires_added_not_replaced() {
+    let mut game = Context::new();
+    let e = game.create_entity();
+    let spy = Spy::attach(&mut game);
+    game.replace(e, Frozen).unwrap();
+    assert_eq!(spy.take(), [format!("added {e} Frozen")]);
+}
+
+#[test]
+fn get_mut_is_silent() {
+    let mut game = Context::new();
+    let e = game.create_entity_with((Position { x: 1.0, y: 1.0 },)).unwrap();
+    let spy = Spy::attach(&mut game);
+    game.get_mut::<Position>(e).unwrap().x = 9.0;
+    assert!(spy.take().is_empty());
+}
+
+#[test]
+fn destroy_fires_will_be_destroyed_then_removed_per_component_then_destroyed() {
+    let mut game = Context::new();
+    let e = game.create_entity_with((Name("n".into()), Frozen, Position { x: 0.0, y: 0.0 })).unwrap();
+    let spy = Spy::attach(&mut game);
+    let mut ids = [Name::component_id(), Frozen::component_id(), Position::component_id()];
+    ids.sort();
+    game.destroy_entity(e).unwrap();
+    let events = spy.take();
+    assert_eq!(events.len(), 5, "{events:?}");
+    assert!(events[0].starts_with(&format!("will destroy {e} {{")), "{events:?}");
+    for (event, id) in events[1..4].iter().zip(ids) {
+        assert!(event.starts_with(&format!("removed {e} {}", id.info().unwrap().name())), "{events:?}");
+    }
+    assert_eq!(events[4], format!("destroyed {e}"));
+}
+
+#[test]
+fn components_are_readable_while_the_entity_will_be_destroyed() {
+    let mut game = Context::new();
+    let e = game.create_entity_with((Name("last words".into()),)).unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let sink = seen.clone();
+    game.subscribe(move |event: &ContextEvent<'_>| {
+        if let ContextEvent::EntityWillBeDestroyed { entity } = event {
+            *sink.lock().unwrap() = entity.get::<Name>().map(|n| n.0.clone());
+        }
+    });
+    game.destroy_entity(e).unwrap();
+    assert_eq!(seen.lock().unwrap().as_deref(), Some("last words"));
+}
+
+#[test]
+fn destroy_all_fires_each_entitys_destroy_sequence() {
+    let mut game = Context::new();
+    let a = game.create_entity_with((Frozen,)).unwrap();
+    let b = game.create_entity();
+    let spy = Spy::attach(&mut game);
+    game.destroy_all_entities();
+    assert_eq!(
+        spy.take(),
+        [
+            format!("will destroy {a} {{Frozen}}"),
+            format!("removed {a} Frozen"),
+            format!("destroyed {a}"),
+            format!("will destroy {b} {{}}"),
+            format!("destroyed {b}"),
+        ]
+    );
+}
+
+#[test]
+fn handlers_run_in_subscription_order_and_unsubscribe_stops_one() {
+    use std::sync::{Arc, Mutex};
+    let mut game = Context::new();
+    let order = Arc::new(Mutex::new(Vec::new()));
+    let (first, second) = (order.clone(), order.clone());
+    let one = game.subscribe(move |_: &ContextEvent<'_>| first.lock().unwrap().push(1));
+    game.subscribe(move |_: &ContextEvent<'_>| second.lock().unwrap().push(2));
+    game.create_entity();
+    game.unsubscribe(one).unwrap();
+    game.create_entity();
+    assert_eq!(*order.lock().unwrap(), [1, 2, 2]);
+    assert!(matches!(game.unsubscribe(one), Err(reactecs::Error::UnknownSubscription { .. })));
+}
+
+#[test]
+fn a_failed_operation_fires_nothing() {
+    let mut game = Context::new();
+    let e = game.create_entity_with((Frozen,)).unwrap();
+    let spy = Spy::attach(&mut game);
+    assert!(game.add(e, Frozen).is_err());
+    assert!(game.remove::<Name>(e).is_err());
+    assert!(game.create_entity_with((Frozen, Frozen)).is_err());
+    game.destroy_entity(e).unwrap();
+    spy.take();
+    assert!(game.destroy_entity(e).is_err());
+    assert!(game.replace(e, Frozen).is_err());
+    assert!(spy.take().is_empty());
+}
+
+#[test]
+fn event_entity_names_the_subject() {
+    let mut game = Context::new();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    game.subscribe(move |event: &ContextEvent<'_>| sink.lock().unwrap().push(event.entity()));
+    let e = game.create_entity_with((Frozen,)).unwrap();
+    game.destroy_entity(e).unwrap();
+    assert!(seen.lock().unwrap().iter().all(|&x| x == e));
+    assert_eq!(seen.lock().unwrap().len(), 5);
+}
