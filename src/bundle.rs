@@ -25,8 +25,8 @@ pub trait ComponentTuple: sealed::Sealed + 'static {
 /// [`Context::create_entity_with`](crate::Context::create_entity_with).
 /// Implemented for tuples of up to 12 components.
 pub trait Bundle: ComponentTuple + Send + Sync {
-    /// Writes each value into the row. Every value is either written or, if
-    /// `put` refuses it, dropped here.
+    /// Writes each value into the row, in tuple order. Every value is either
+    /// written or, if `put` refuses it, dropped here.
     #[doc(hidden)]
     fn write_into(self, row: &mut RowWriter<'_>);
 }
@@ -50,7 +50,7 @@ macro_rules! tuples {
             #[inline]
             fn write_into(self, row: &mut RowWriter<'_>) {
                 let ($($name,)*) = self;
-                $(let _refused = row.put($name::component_id(), $name);)*
+                $(let _refused = row.put($name);)*
             }
         }
     };

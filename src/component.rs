@@ -220,11 +220,10 @@ static REGISTRY: OnceLock<Box<[ComponentInfo]>> = OnceLock::new();
 /// Every declared component, indexed by id; built once, on first use.
 pub(crate) fn registry() -> &'static [ComponentInfo] {
     REGISTRY.get_or_init(|| {
-        let mut found: Vec<(ComponentInfo, &'static ComponentRegistration)> =
-            inventory::iter::<RegisteredComponent>
-                .into_iter()
-                .map(|r| ((r.0.describe)(), r.0))
-                .collect();
+        let mut found: Vec<(ComponentInfo, &'static ComponentRegistration)> = inventory::iter::<RegisteredComponent>
+            .into_iter()
+            .map(|r| ((r.0.describe)(), r.0))
+            .collect();
         found.sort_by(|a, b| a.0.type_name().cmp(b.0.type_name()));
         for (index, (info, registration)) in found.iter_mut().enumerate() {
             info.id = ComponentId::from_index(index);
@@ -243,6 +242,12 @@ impl<T> DebugProbe<T> {
     /// A probe for `T`.
     pub const fn new() -> Self {
         DebugProbe(PhantomData)
+    }
+}
+
+impl<T> Default for DebugProbe<T> {
+    fn default() -> Self {
+        Self::new()
     }
 }
 

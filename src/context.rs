@@ -1,8 +1,10 @@
 //! `Context`: owns entities and their components, and tells about every change.
 
+use std::any::TypeId;
 use std::fmt;
 
 use slotmap::SlotMap;
+use smallvec::SmallVec;
 
 use crate::bundle::{Bundle, ComponentTuple};
 use crate::component::{Component, ComponentId, ComponentInfo, registry};
@@ -10,7 +12,7 @@ use crate::entity::{Entity, EntityMeta};
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::{ContextEvent, Subscribers, SubscriptionId};
-use crate::storage::{ArchetypeId, Archetypes, ComponentRef, Location, Moved, StorageStats};
+use crate::storage::{Archetypes, BundleId, ComponentRef, Location, Moved, StorageStats};
 
 /// A world of entities and their components.
 ///
@@ -109,7 +111,11 @@ impl Context {
     /// A read-only view of the entity and its components.
     pub fn entity(&self, entity: Entity) -> Result<EntityRef<'_>, Error> {
         let location = self.meta(entity)?.location;
-        Ok(EntityRef::new(entity, self.archetypes.get(location.archetype), location))
+        Ok(EntityRef::new(
+            entity,
+            self.archetypes.get(location.archetype),
+            location,
+        ))
     }
 
     /// How many archetypes and chunks the storage holds, and their bytes.
@@ -165,46 +171,91 @@ impl Context {
     /// # Ok::<(), reactecs::Error>(())
     /// ```
     pub fn create_entity_with<B: Bundle>(&mut self, bundle: B) -> Result<Entity, Error> {
-        let mut target = ArchetypeId::EMPTY;
-        let mut duplicate = None;
-        B::for_each_id(|id| {
-            if duplicate.is_none() {
-                match self.archetypes.add_target(target, id) {
-                    Some(next) => target = next,
-                    None => duplicate = Some(id),
-                }
-            }
-        });
-        if let Some(id) = duplicate {
-            return Err(Error::DuplicateComponent {
+        let plan = self.bundle::<B>()?;
+        Ok(self.spawn(plan, bundle))
+    }
+
+    /// Creates one entity per bundle, like
+    /// [`create_entity_with`](Context::create_entity_with) (same events, in
+    /// order), resolving the archetype once and reserving room up front. Returns
+    /// the new entities in order.
+    ///
+    /// # Errors
+    /// [`Error::DuplicateComponent`] if the bundle type names a component twice;
+    /// nothing is created.
+    ///
+    /// # Example
+    /// ```
+    /// # use reactecs::Context;
+    /// # struct Position(f32, f32);
+    /// # reactecs::component!(Position);
+    /// let mut game = Context::new();
+    /// let row = game.create_entities_with((0..100).map(|i| (Position(i as f32, 0.0),)))?;
+    /// assert_eq!(row.len(), 100);
+    /// assert_eq!(game.get::<Position>(row[7])?.0, 7.0);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn create_entities_with<B, I>(&mut self, bundles: I) -> Result<Vec<Entity>, Error>
+    where
+        B: Bundle,
+        I: IntoIterator<Item = B>,
+    {
+        let plan = self.bundle::<B>()?;
+        let bundles = bundles.into_iter();
+        let expected = bundles.size_hint().0;
+        self.entities.reserve(expected);
+        let mut created = Vec::with_capacity(expected);
+        created.extend(bundles.map(|bundle| self.spawn(plan, bundle)));
+        Ok(created)
+    }
+
+    /// The storage plan for bundle type `B` (made on first use).
+    #[inline]
+    fn bundle<B: Bundle>(&mut self) -> Result<BundleId, Error> {
+        match self.archetypes.cached_bundle(TypeId::of::<B>()) {
+            Some(bundle) => Ok(bundle),
+            None => self.new_bundle::<B>(),
+        }
+    }
+
+    #[cold]
+    fn new_bundle<B: Bundle>(&mut self) -> Result<BundleId, Error> {
+        let mut ids = SmallVec::<[ComponentId; 16]>::new();
+        B::for_each_id(|id| ids.push(id));
+        self.archetypes
+            .register_bundle(Some(TypeId::of::<B>()), &ids)
+            .map_err(|id| Error::DuplicateComponent {
                 context: self.name,
                 component: self.component_name(id),
-            });
-        }
+            })
+    }
+
+    /// Creates an entity from `bundle` and fires the creation events.
+    #[inline]
+    fn spawn<B: Bundle>(&mut self, bundle_id: BundleId, bundle: B) -> Entity {
         let creation_index = self.next_creation_index();
-        let entity = self.entities.insert(EntityMeta {
-            location: Location {
-                archetype: target,
-                chunk: u32::MAX,
-                row: u32::MAX,
-            },
-            creation_index,
+        let archetypes = &mut self.archetypes;
+        let entity = self.entities.insert_with_key(|entity| {
+            let location = archetypes
+                .spawn(bundle_id, entity, |row| bundle.write_into(row))
+                .expect("a bundle writes every element of its plan");
+            EntityMeta {
+                location,
+                creation_index,
+            }
         });
-        let location = self
-            .archetypes
-            .spawn(target, entity, |row| bundle.write_into(row))
-            .expect("a bundle without duplicates writes every column of its archetype");
-        self.entities[entity].location = location;
         if !self.subscribers.is_empty() {
             self.subscribers.emit(&ContextEvent::EntityCreated { entity });
-            let archetype = self.archetypes.get(target);
+            let location = self.entities[entity].location;
+            let archetype = self.archetypes.get(location.archetype);
             B::for_each_id(|id| {
                 if let Some(component) = archetype.component_ref(id, location) {
-                    self.subscribers.emit(&ContextEvent::ComponentAdded { entity, component });
+                    self.subscribers
+                        .emit(&ContextEvent::ComponentAdded { entity, component });
                 }
             });
         }
-        Ok(entity)
+        entity
     }
 
     /// Destroys the entity: fires `EntityWillBeDestroyed` (components still
@@ -233,8 +284,7 @@ impl Context {
         self.entities.remove(entity);
         self.archetypes.despawn(location);
         if !self.subscribers.is_empty() {
-            self.subscribers
-                .emit(&ContextEvent::EntityDestroyed { entity });
+            self.subscribers.emit(&ContextEvent::EntityDestroyed { entity });
         }
         Ok(())
     }
@@ -244,8 +294,7 @@ impl Context {
     pub fn destroy_all_entities(&mut self) {
         let all: Vec<Entity> = self.entities.keys().collect();
         for entity in all {
-            self.destroy_entity(entity)
-                .expect("every listed entity is alive");
+            self.destroy_entity(entity).expect("every listed entity is alive");
         }
     }
 
@@ -379,7 +428,12 @@ impl Context {
     /// [`Error::StaleEntity`], or [`Error::ComponentAbsent`] if there is no `T`.
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, Error> {
         let location = self.location(entity)?;
-        if !self.archetypes.get(location.archetype).set().contains(T::component_id()) {
+        if !self
+            .archetypes
+            .get(location.archetype)
+            .set()
+            .contains(T::component_id())
+        {
             return Err(self.absent::<T>(entity));
         }
         Ok(self
@@ -496,10 +550,17 @@ impl Context {
             rows += archetype.len();
             for entity in archetype.entities() {
                 let Some(meta) = self.entities.get(entity) else {
-                    return Err(format!("a row of archetype {:?} holds dead entity {entity}", archetype.id()));
+                    return Err(format!(
+                        "a row of archetype {:?} holds dead entity {entity}",
+                        archetype.id()
+                    ));
                 };
                 if meta.location.archetype != archetype.id() {
-                    return Err(format!("entity {entity} is in archetype {:?} but its meta says {:?}", archetype.id(), meta.location.archetype));
+                    return Err(format!(
+                        "entity {entity} is in archetype {:?} but its meta says {:?}",
+                        archetype.id(),
+                        meta.location.archetype
+                    ));
                 }
             }
         }
@@ -510,10 +571,17 @@ impl Context {
         for (entity, meta) in &self.entities {
             let archetype = self.archetypes.get(meta.location.archetype);
             if archetype.entity_at(meta.location) != Some(entity) {
-                return Err(format!("entity {entity}'s meta points at {:?}, which holds {:?}", meta.location, archetype.entity_at(meta.location)));
+                return Err(format!(
+                    "entity {entity}'s meta points at {:?}, which holds {:?}",
+                    meta.location,
+                    archetype.entity_at(meta.location)
+                ));
             }
             if meta.creation_index >= self.next_creation_index || !indices.insert(meta.creation_index) {
-                return Err(format!("entity {entity} has creation index {} (duplicate or out of range)", meta.creation_index));
+                return Err(format!(
+                    "entity {entity} has creation index {} (duplicate or out of range)",
+                    meta.creation_index
+                ));
             }
         }
         Ok(())

@@ -15,7 +15,7 @@ slotmap::new_key_type! {
     /// new entity. Handles are per context: a handle used on another context is
     /// not detected (it may name an entity there).
     ///
-    /// `Display` and `Debug` print `index v generation`, e.g. `3v1`.
+    /// `Display` prints `index v generation`, e.g. `3v1` (`Debug`: `Entity(3v1)`).
     pub struct Entity;
 }
 

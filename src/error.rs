@@ -13,7 +13,9 @@ use crate::entity::Entity;
 #[non_exhaustive]
 pub enum Error {
     /// The entity was destroyed, or the handle comes from another context.
-    #[error("entity {entity} is not alive in context `{context}`: it was destroyed (check `is_alive` before using a kept handle)")]
+    #[error(
+        "entity {entity} is not alive in context `{context}`: it was destroyed (check `is_alive` before using a kept handle)"
+    )]
     StaleEntity {
         /// The context asked.
         context: &'static str,
@@ -22,7 +24,9 @@ pub enum Error {
     },
 
     /// `add` of a component the entity already has.
-    #[error("entity {entity} in context `{context}` already has component `{component}`: use `replace` to overwrite it")]
+    #[error(
+        "entity {entity} in context `{context}` already has component `{component}`: use `replace` to overwrite it"
+    )]
     ComponentAlreadyPresent {
         /// The context asked.
         context: &'static str,
@@ -33,7 +37,9 @@ pub enum Error {
     },
 
     /// `remove`, `take`, `get` or `get_mut` of a component the entity lacks.
-    #[error("entity {entity} in context `{context}` has no component `{component}`: check with `has`, or use `replace` to add it")]
+    #[error(
+        "entity {entity} in context `{context}` has no component `{component}`: check with `has`, or use `replace` to add it"
+    )]
     ComponentAbsent {
         /// The context asked.
         context: &'static str,
@@ -44,7 +50,9 @@ pub enum Error {
     },
 
     /// A bundle names the same component type twice.
-    #[error("a bundle given to context `{context}` has component `{component}` twice: an entity holds one value per component type")]
+    #[error(
+        "a bundle given to context `{context}` has component `{component}` twice: an entity holds one value per component type"
+    )]
     DuplicateComponent {
         /// The context asked.
         context: &'static str,

@@ -17,7 +17,10 @@ mod entity;
 mod entity_ref;
 mod error;
 pub mod event;
-#[allow(unsafe_code, reason = "storage is the one module that manages raw chunk memory; every block documents its invariant")]
+#[allow(
+    unsafe_code,
+    reason = "storage is the one module that manages raw chunk memory; every block documents its invariant"
+)]
 mod storage;
 
 pub use bundle::{Bundle, ComponentTuple};

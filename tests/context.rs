@@ -102,7 +102,9 @@ fn replace_overwrites_a_present_component_and_adds_an_absent_one() {
 #[test]
 fn has_all_and_has_any() {
     let mut game = Context::new();
-    let e = game.create_entity_with((pos(0.0), Velocity { x: 1.0, y: 1.0 })).unwrap();
+    let e = game
+        .create_entity_with((pos(0.0), Velocity { x: 1.0, y: 1.0 }))
+        .unwrap();
     assert!(game.has_all::<(Position, Velocity)>(e));
     assert!(!game.has_all::<(Position, Velocity, Frozen)>(e));
     assert!(game.has_any::<(Frozen, Velocity)>(e));
@@ -117,8 +119,14 @@ fn has_all_and_has_any() {
 fn component_ids_and_names_are_listed_in_id_order() {
     use reactecs::Component;
     let mut game = Context::new();
-    let e = game.create_entity_with((Velocity { x: 0.0, y: 0.0 }, Frozen, pos(0.0))).unwrap();
-    let mut expected = vec![Velocity::component_id(), Frozen::component_id(), Position::component_id()];
+    let e = game
+        .create_entity_with((Velocity { x: 0.0, y: 0.0 }, Frozen, pos(0.0)))
+        .unwrap();
+    let mut expected = vec![
+        Velocity::component_id(),
+        Frozen::component_id(),
+        Position::component_id(),
+    ];
     expected.sort();
     assert_eq!(game.component_ids(e).unwrap().collect::<Vec<_>>(), expected);
     let names: Vec<_> = game.component_names(e).unwrap().collect();
@@ -134,7 +142,10 @@ fn debug_of_an_entity_lists_its_components() {
     let text = format!("{:?}", game.entity(e).unwrap());
     assert!(text.starts_with(&format!("{e} {{")), "{text}");
     assert!(text.contains("Position { x: 1.5, y: 0.0 }"), "{text}");
-    assert!(text.contains("Opaque(..)"), "a type without Debug prints its name: {text}");
+    assert!(
+        text.contains("Opaque(..)"),
+        "a type without Debug prints its name: {text}"
+    );
     let view = game.entity(e).unwrap();
     assert_eq!(view.entity(), e);
     assert_eq!(view.len(), 2);
@@ -178,7 +189,10 @@ fn reset_destroys_everything_and_restarts_creation_indices() {
 fn entities_spread_over_many_chunks_keep_their_values_through_churn() {
     let mut game = Context::new();
     let entities: Vec<Entity> = (0..5_000)
-        .map(|i| game.create_entity_with((pos(i as f32), Velocity { x: i as f32, y: 0.0 })).unwrap())
+        .map(|i| {
+            game.create_entity_with((pos(i as f32), Velocity { x: i as f32, y: 0.0 }))
+                .unwrap()
+        })
         .collect();
     // Remove Velocity from every third, destroy every fifth, add a Name to every seventh.
     for (i, &e) in entities.iter().enumerate() {
@@ -202,7 +216,10 @@ fn entities_spread_over_many_chunks_keep_their_values_through_churn() {
         if i % 3 != 0 {
             assert_eq!(game.get::<Velocity>(e).map(|v| v.x), Ok(i as f32));
         }
-        assert_eq!(game.get::<Name>(e).ok().map(|n| n.0.clone()), (i % 7 == 0).then(|| i.to_string()));
+        assert_eq!(
+            game.get::<Name>(e).ok().map(|n| n.0.clone()),
+            (i % 7 == 0).then(|| i.to_string())
+        );
     }
     assert_eq!(game.len(), 4_000);
 }
@@ -230,7 +247,9 @@ fn the_same_operations_give_the_same_entity_order() {
 fn emptied_chunks_are_kept_for_reuse_until_shrink_to_fit() {
     let mut game = Context::new();
     let keep = game.create_entity_with((pos(1.0),)).unwrap();
-    let many: Vec<Entity> = (0..10_000).map(|_| game.create_entity_with((pos(0.0),)).unwrap()).collect();
+    let many: Vec<Entity> = (0..10_000)
+        .map(|_| game.create_entity_with((pos(0.0),)).unwrap())
+        .collect();
     let full = game.storage_stats();
     assert!(full.chunks > 2);
     assert_eq!(full.bytes, full.chunks * reactecs::CHUNK_BYTES, "every chunk is 16 KiB");
@@ -265,4 +284,20 @@ fn context_can_move_to_another_thread() {
     .join()
     .unwrap();
     assert!(game.is_alive(e));
+}
+
+#[test]
+fn creating_with_a_bundle_makes_only_the_bundles_archetype() {
+    let mut game = Context::new();
+    let before = game.storage_stats().archetypes;
+    game.create_entity_with((pos(0.0), Velocity { x: 0.0, y: 0.0 }, Frozen, Name("a".into())))
+        .unwrap();
+    game.create_entity_with((pos(1.0), Velocity { x: 0.0, y: 0.0 }, Frozen, Name("b".into())))
+        .unwrap();
+    assert_eq!(game.storage_stats().archetypes, before + 1);
+    // The same set in another order is the same archetype.
+    game.create_entity_with((Frozen, Name("c".into()), Velocity { x: 0.0, y: 0.0 }, pos(2.0)))
+        .unwrap();
+    assert_eq!(game.storage_stats().archetypes, before + 1);
+    check(&game);
 }

@@ -13,13 +13,17 @@ fn a_mix_of_every_operation_drops_each_value_exactly_once() {
         let mut entities: Vec<Entity> = Vec::new();
         for i in 0..600 {
             let e = match i % 3 {
-                0 => game.create_entity_with((counter.make("bundle"), Name(i.to_string()))).unwrap(),
+                0 => game
+                    .create_entity_with((counter.make("bundle"), Name(i.to_string())))
+                    .unwrap(),
                 1 => {
                     let e = game.create_entity();
                     game.add(e, counter.make("added")).unwrap();
                     e
                 }
-                _ => game.create_entity_with((CountedToo(counter.make("too")), counter.make("both"))).unwrap(),
+                _ => game
+                    .create_entity_with((CountedToo(counter.make("too")), counter.make("both")))
+                    .unwrap(),
             };
             entities.push(e);
         }
@@ -45,7 +49,8 @@ fn a_mix_of_every_operation_drops_each_value_exactly_once() {
         game.reset().unwrap();
         assert_eq!(counter.live(), 0, "reset drops everything");
         for _ in 0..100 {
-            game.create_entity_with((counter.make("after reset"), CountedToo(counter.make("too")))).unwrap();
+            game.create_entity_with((counter.make("after reset"), CountedToo(counter.make("too"))))
+                .unwrap();
         }
         assert_eq!(counter.live(), 200);
         // ...and dropping the context drops the rest.
@@ -63,7 +68,11 @@ fn replaced_values_are_dropped_after_the_event() {
     let (sink, probe) = (live_during_event.clone(), counter.clone());
     game.subscribe(move |_: &reactecs::ContextEvent<'_>| *sink.lock().unwrap() = Some(probe.live()));
     game.replace(e, counter.make("new")).unwrap();
-    assert_eq!(*live_during_event.lock().unwrap(), Some(2), "old and new both alive during the event");
+    assert_eq!(
+        *live_during_event.lock().unwrap(),
+        Some(2),
+        "old and new both alive during the event"
+    );
     assert_eq!(counter.live(), 1);
     drop(game);
     assert_eq!(counter.live(), 0);

@@ -8,7 +8,9 @@ use reactecs::{Context, Error};
 
 /// Everything observable about an entity, to compare before and after.
 fn snapshot(game: &Context) -> Vec<String> {
-    game.entities().map(|e| format!("{:?}", game.entity(e).unwrap())).collect()
+    game.entities()
+        .map(|e| format!("{:?}", game.entity(e).unwrap()))
+        .collect()
 }
 
 #[test]
@@ -16,7 +18,10 @@ fn stale_entity_is_an_error_for_every_operation() {
     let mut game = Context::with_name("Game");
     let e = game.create_entity();
     game.destroy_entity(e).unwrap();
-    let stale = Error::StaleEntity { context: "Game", entity: e };
+    let stale = Error::StaleEntity {
+        context: "Game",
+        entity: e,
+    };
     assert_eq!(game.destroy_entity(e), Err(stale.clone()));
     assert_eq!(game.add(e, Frozen), Err(stale.clone()));
     assert_eq!(game.remove::<Frozen>(e), Err(stale.clone()));
@@ -39,7 +44,14 @@ fn add_of_a_present_component_is_an_error_and_keeps_the_old_value() {
     let other = game.create_entity_with((Name("other".into()),)).unwrap();
     let before = snapshot(&game);
     let err = game.add(e, Name("new".into())).unwrap_err();
-    assert_eq!(err, Error::ComponentAlreadyPresent { context: "Game", entity: e, component: "Name" });
+    assert_eq!(
+        err,
+        Error::ComponentAlreadyPresent {
+            context: "Game",
+            entity: e,
+            component: "Name"
+        }
+    );
     assert_eq!(
         err.to_string(),
         format!("entity {e} in context `Game` already has component `Name`: use `replace` to overwrite it")
@@ -54,7 +66,11 @@ fn remove_take_get_of_an_absent_component_are_errors() {
     let mut game = Context::with_name("Game");
     let e = game.create_entity_with((Frozen,)).unwrap();
     let before = snapshot(&game);
-    let absent = Error::ComponentAbsent { context: "Game", entity: e, component: "Name" };
+    let absent = Error::ComponentAbsent {
+        context: "Game",
+        entity: e,
+        component: "Name",
+    };
     assert_eq!(game.remove::<Name>(e), Err(absent.clone()));
     assert_eq!(game.take::<Name>(e), Err(absent.clone()));
     assert_eq!(game.get::<Name>(e), Err(absent.clone()));
@@ -71,7 +87,13 @@ fn a_bundle_with_a_type_twice_is_an_error_and_creates_nothing() {
     let err = game
         .create_entity_with((counter.make("a"), Frozen, counter.make("b")))
         .unwrap_err();
-    assert_eq!(err, Error::DuplicateComponent { context: "Game", component: "Counted" });
+    assert_eq!(
+        err,
+        Error::DuplicateComponent {
+            context: "Game",
+            component: "Counted"
+        }
+    );
     assert!(game.is_empty());
     assert_eq!(counter.live(), 0, "the rejected values were dropped once");
     let e = game.create_entity();

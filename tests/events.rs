@@ -18,7 +18,9 @@ fn create_entity_fires_entity_created() {
 fn create_entity_with_fires_created_then_added_in_bundle_order() {
     let mut game = Context::new();
     let spy = Spy::attach(&mut game);
-    let e = game.create_entity_with((Velocity { x: 1.0, y: 2.0 }, Frozen, Position { x: 3.0, y: 4.0 })).unwrap();
+    let e = game
+        .create_entity_with((Velocity { x: 1.0, y: 2.0 }, Frozen, Position { x: 3.0, y: 4.0 }))
+        .unwrap();
     assert_eq!(
         spy.take(),
         [
@@ -58,7 +60,9 @@ fn replace_fires_one_replaced_with_old_and_new() {
     game.replace(e, Position { x: 2.0, y: 2.0 }).unwrap();
     assert_eq!(
         spy.take(),
-        [format!("replaced {e} Position {{ x: 1.0, y: 1.0 }} -> Position {{ x: 2.0, y: 2.0 }}")]
+        [format!(
+            "replaced {e} Position {{ x: 1.0, y: 1.0 }} -> Position {{ x: 2.0, y: 2.0 }}"
+        )]
     );
 }
 
@@ -83,7 +87,9 @@ fn get_mut_is_silent() {
 #[test]
 fn destroy_fires_will_be_destroyed_then_removed_per_component_then_destroyed() {
     let mut game = Context::new();
-    let e = game.create_entity_with((Name("n".into()), Frozen, Position { x: 0.0, y: 0.0 })).unwrap();
+    let e = game
+        .create_entity_with((Name("n".into()), Frozen, Position { x: 0.0, y: 0.0 }))
+        .unwrap();
     let spy = Spy::attach(&mut game);
     let mut ids = [Name::component_id(), Frozen::component_id(), Position::component_id()];
     ids.sort();
@@ -92,7 +98,10 @@ fn destroy_fires_will_be_destroyed_then_removed_per_component_then_destroyed() {
     assert_eq!(events.len(), 5, "{events:?}");
     assert!(events[0].starts_with(&format!("will destroy {e} {{")), "{events:?}");
     for (event, id) in events[1..4].iter().zip(ids) {
-        assert!(event.starts_with(&format!("removed {e} {}", id.info().unwrap().name())), "{events:?}");
+        assert!(
+            event.starts_with(&format!("removed {e} {}", id.info().unwrap().name())),
+            "{events:?}"
+        );
     }
     assert_eq!(events[4], format!("destroyed {e}"));
 }
@@ -143,7 +152,10 @@ fn handlers_run_in_subscription_order_and_unsubscribe_stops_one() {
     game.unsubscribe(one).unwrap();
     game.create_entity();
     assert_eq!(*order.lock().unwrap(), [1, 2, 2]);
-    assert!(matches!(game.unsubscribe(one), Err(reactecs::Error::UnknownSubscription { .. })));
+    assert!(matches!(
+        game.unsubscribe(one),
+        Err(reactecs::Error::UnknownSubscription { .. })
+    ));
 }
 
 #[test]

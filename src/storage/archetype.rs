@@ -102,16 +102,19 @@ impl Archetype {
     }
 
     /// This archetype's id.
+    #[inline]
     pub(crate) fn id(&self) -> ArchetypeId {
         self.id
     }
 
     /// The components every entity here has.
+    #[inline]
     pub(crate) fn set(&self) -> &ComponentSet {
         &self.set
     }
 
     /// The number of entities.
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         self.len
     }
@@ -162,13 +165,43 @@ impl Archetype {
         (self.columns[c].info.ty.type_id() == TypeId::of::<T>()).then_some(c)
     }
 
+    /// The location of the first row of chunk `chunk`.
     #[inline]
-    fn location(&self, flat: usize) -> Location {
-        let rows = self.layout.rows;
+    fn chunk_start(&self, chunk: usize) -> Location {
         Location {
             archetype: self.id,
-            chunk: (flat / rows) as u32,
-            row: (flat % rows) as u32,
+            chunk: chunk as u32,
+            row: 0,
+        }
+    }
+
+    /// The location of the last live row. The last chunk always holds at least
+    /// one row, so this needs no division.
+    #[inline(always)]
+    fn last_location(&self) -> Option<Location> {
+        let chunk = self.chunks.len().checked_sub(1)?;
+        let rows_in_last = self.len - chunk * self.layout.rows;
+        Some(Location {
+            archetype: self.id,
+            chunk: chunk as u32,
+            row: (rows_in_last - 1) as u32,
+        })
+    }
+
+    /// The location of the next row to be appended.
+    #[inline(always)]
+    fn next_location(&self) -> Location {
+        match self.last_location() {
+            Some(last) if (last.row as usize) + 1 < self.layout.rows => Location {
+                row: last.row + 1,
+                ..last
+            },
+            Some(last) => Location {
+                chunk: last.chunk + 1,
+                row: 0,
+                ..last
+            },
+            None => self.chunk_start(0),
         }
     }
 
@@ -181,24 +214,37 @@ impl Archetype {
     }
 
     /// Rows live in chunk `chunk`.
+    #[inline]
     fn rows_in_chunk(&self, chunk: usize) -> usize {
         (self.len - chunk * self.layout.rows).min(self.layout.rows)
     }
 
-    /// Address of the value of column `col` at `loc` (in bounds when `loc` is a
-    /// row of an allocated chunk; dangling but aligned for zero-sized types).
+    /// The byte offset of column `col`'s array in a chunk, and its element size.
     #[inline]
+    pub(super) fn column_geometry(&self, col: usize) -> (usize, usize) {
+        let column = &self.columns[col];
+        (column.offset, column.size)
+    }
+
+    /// The first byte of chunk `chunk`.
+    #[inline]
+    pub(super) fn chunk_base(&self, chunk: usize) -> *mut u8 {
+        self.chunks[chunk].base()
+    }
+
+    /// Address of the value of column `col` at `loc`, in bounds when `loc` is a
+    /// row of an allocated chunk. Zero-sized columns have offset 0 and size 0, so
+    /// their address is the chunk's base, which is aligned for them too (a
+    /// chunk's alignment is the largest of all its columns').
+    #[inline(always)]
     fn value_ptr(&self, col: usize, loc: Location) -> *mut u8 {
         let column = &self.columns[col];
-        if column.size == 0 {
-            return ptr::without_provenance_mut(column.info.ty.layout().align());
-        }
         self.chunks[loc.chunk as usize]
             .base()
             .wrapping_add(column.offset + loc.row as usize * column.size)
     }
 
-    #[inline]
+    #[inline(always)]
     fn entity_ptr(&self, loc: Location) -> *mut Entity {
         self.chunks[loc.chunk as usize]
             .base()
@@ -240,7 +286,7 @@ impl Archetype {
         if chunk >= self.chunks.len() {
             return None;
         }
-        let start = self.value_ptr(col, self.location(chunk * self.layout.rows));
+        let start = self.value_ptr(col, self.chunk_start(chunk));
         // SAFETY: column `col` holds `T`s (checked); the first `rows_in_chunk` of
         // them in this chunk are initialised and contiguous from `start`, which is
         // aligned for `T` (chunk offsets are aligned; ZSTs use an aligned dangling
@@ -272,6 +318,7 @@ impl Archetype {
     }
 
     /// A type-erased view of component `id` at `loc`.
+    #[inline]
     pub(crate) fn component_ref(&self, id: ComponentId, loc: Location) -> Option<ComponentRef<'_>> {
         let col = self.column_index(id)?;
         self.column_ref(col, loc)
@@ -282,6 +329,7 @@ impl Archetype {
         (0..self.columns.len()).filter_map(move |col| self.column_ref(col, loc))
     }
 
+    #[inline]
     fn column_ref(&self, col: usize, loc: Location) -> Option<ComponentRef<'_>> {
         if !self.contains(loc) {
             return None;
@@ -296,8 +344,9 @@ impl Archetype {
     /// initialised: the caller must write every column before any other use of
     /// this archetype (or remove the row with `fill_hole`), and must not run code
     /// that can panic in between.
+    #[inline(always)]
     pub(super) fn alloc_row(&mut self, entity: Entity) -> Location {
-        let loc = self.location(self.len);
+        let loc = self.next_location();
         if loc.chunk as usize == self.chunks.len() {
             let chunk = self.spare.pop().unwrap_or_else(|| Chunk::new(&self.layout));
             self.chunks.push(chunk);
@@ -309,55 +358,12 @@ impl Archetype {
         loc
     }
 
-    /// Copies the bits of column `col` at `src` (in `from`) into column `dst_col`
-    /// at `dst` in `self`. Afterwards the value lives at `dst`; the source slot is
-    /// logically uninitialised.
-    ///
-    /// # Safety
-    /// The two columns must hold the same type, `src` must be an initialised
-    /// row of `from`, and `dst` an allocated row of `self` whose slot in
-    /// `dst_col` holds no live value. `self` and `from` are different archetypes.
-    pub(super) unsafe fn move_value_from(
-        &mut self,
-        dst_col: usize,
-        dst: Location,
-        from: &Archetype,
-        col: usize,
-        src: Location,
-    ) {
-        let size = self.columns[dst_col].size;
-        // SAFETY: both pointers are in bounds of their chunks for `size` bytes and
-        // aligned (caller: allocated rows); different archetypes own different
-        // chunks, so the ranges do not overlap.
-        unsafe { ptr::copy_nonoverlapping(from.value_ptr(col, src), self.value_ptr(dst_col, dst), size) }
-    }
-
-    /// Writes `value` into column `col` at `loc`.
-    ///
-    /// # Safety
-    /// Column `col` must hold `T`s, and `loc` must be an allocated row whose slot
-    /// in that column holds no live value (it is overwritten without a drop).
-    pub(super) unsafe fn write_value<T>(&mut self, col: usize, loc: Location, value: T) {
-        // SAFETY: per the contract, the slot is in bounds, aligned for `T` and free.
-        unsafe { self.value_ptr(col, loc).cast::<T>().write(value) }
-    }
-
-    /// Moves the `T` out of column `col` at `loc`; the slot is then logically
-    /// uninitialised.
-    ///
-    /// # Safety
-    /// Column `col` must hold `T`s and `loc` must be a live row whose value in that
-    /// column is not read or dropped again.
-    pub(super) unsafe fn read_value<T>(&self, col: usize, loc: Location) -> T {
-        // SAFETY: per the contract the slot holds an initialised `T` nobody else owns.
-        unsafe { self.value_ptr(col, loc).cast::<T>().read() }
-    }
-
     /// Drops the value of column `col` at `loc` in place.
     ///
     /// # Safety
     /// `loc` must be a live row whose value in column `col` is not read or dropped
     /// again.
+    #[inline]
     pub(super) unsafe fn drop_value(&mut self, col: usize, loc: Location) {
         let ptr = self.value_ptr(col, loc);
         // SAFETY: per the contract the value is initialised and dead after this.
@@ -366,13 +372,10 @@ impl Archetype {
 
     /// The entity that `fill_hole(loc)` would move into `loc`: the last row's, if
     /// `loc` is not the last row.
+    #[inline]
     pub(crate) fn displaced_by_removal(&self, loc: Location) -> Option<Entity> {
-        let last = self.location(self.len.checked_sub(1)?);
-        if last == loc {
-            None
-        } else {
-            self.entity_at(last)
-        }
+        let last = self.last_location()?;
+        if last == loc { None } else { self.entity_at(last) }
     }
 
     /// Removes row `loc` by moving the last row into it (swap-remove), keeping
@@ -382,17 +385,27 @@ impl Archetype {
     /// # Safety
     /// `loc` must be a live row whose column values have all been moved out or
     /// dropped already (they are overwritten without a drop).
+    #[inline(always)]
     pub(super) unsafe fn fill_hole(&mut self, loc: Location) -> Option<Entity> {
         debug_assert!(self.contains(loc));
-        let last = self.location(self.len - 1);
+        let last = self.last_location().expect("`loc` is live, so there is a last row");
         let displaced = if last != loc {
-            for col in 0..self.columns.len() {
-                let size = self.columns[col].size;
+            let (hole, tail) = (
+                self.chunk_base(loc.chunk as usize),
+                self.chunk_base(last.chunk as usize),
+            );
+            for column in &self.columns {
                 // SAFETY: `last` and `loc` are distinct live rows of the same column,
                 // so the two `size`-byte ranges are in bounds and disjoint. The value
-                // at `last` is moved (its slot is dropped from the live range below);
-                // the slot at `loc` is free per the contract.
-                unsafe { ptr::copy_nonoverlapping(self.value_ptr(col, last), self.value_ptr(col, loc), size) };
+                // at `last` is moved (its row leaves the live range below); the slot
+                // at `loc` is free per the contract.
+                unsafe {
+                    copy_value(
+                        tail.wrapping_add(column.offset + last.row as usize * column.size),
+                        hole.wrapping_add(column.offset + loc.row as usize * column.size),
+                        column.size,
+                    )
+                };
             }
             // SAFETY: both entity slots are live rows; `Entity` is `Copy`.
             let moved = unsafe { self.entity_ptr(last).read() };
@@ -432,12 +445,38 @@ impl Archetype {
             }
             let align = column.info.ty.layout().align();
             for chunk in &self.chunks {
-                if column.size > 0 && (chunk.base() as usize + column.offset) % align != 0 {
+                if !(chunk.base() as usize + column.offset).is_multiple_of(align) {
                     return Err(format!("{name}: column {} is misaligned", column.info.name()));
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// Copies one value of `size` bytes. Common small sizes compile to plain moves
+/// instead of a `memcpy` call (a structural change copies every column).
+///
+/// # Safety
+/// `src` must be readable and `dst` writable for `size` bytes, and the two
+/// ranges must not overlap.
+#[inline(always)]
+pub(super) unsafe fn copy_value(src: *const u8, dst: *mut u8, size: usize) {
+    // SAFETY: per the contract; every arm copies exactly `size` bytes.
+    unsafe {
+        match size {
+            0 => {}
+            1 => ptr::copy_nonoverlapping(src, dst, 1),
+            2 => ptr::copy_nonoverlapping(src, dst, 2),
+            4 => ptr::copy_nonoverlapping(src, dst, 4),
+            8 => ptr::copy_nonoverlapping(src, dst, 8),
+            12 => ptr::copy_nonoverlapping(src, dst, 12),
+            16 => ptr::copy_nonoverlapping(src, dst, 16),
+            24 => ptr::copy_nonoverlapping(src, dst, 24),
+            32 => ptr::copy_nonoverlapping(src, dst, 32),
+            64 => ptr::copy_nonoverlapping(src, dst, 64),
+            _ => ptr::copy_nonoverlapping(src, dst, size),
+        }
     }
 }
 
@@ -449,7 +488,7 @@ impl Drop for Archetype {
             }
             for chunk in 0..self.chunks.len() {
                 let rows = self.rows_in_chunk(chunk);
-                let start = self.value_ptr(col, self.location(chunk * self.layout.rows));
+                let start = self.value_ptr(col, self.chunk_start(chunk));
                 // SAFETY: the first `rows` values of this column in this chunk are live
                 // and contiguous; the archetype is being dropped, so they are never used
                 // again. (If one `Drop` panics, the rest of this column is still dropped

@@ -2,13 +2,15 @@
 //! row moves (spawn, insert, take, replace, despawn) that keep them dense.
 
 use std::any::TypeId;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::mem::ManuallyDrop;
 
 use indexmap::IndexMap;
-use smallvec::SmallVec;
 
-use super::archetype::{Archetype, ArchetypeId, Location};
+use super::archetype::{Archetype, ArchetypeId, Location, copy_value};
 use super::bitset::ComponentSet;
+use super::edges::{ColumnSlot, Transition, TransitionId};
 use crate::component::{ComponentId, ComponentInfo};
 use crate::entity::Entity;
 
@@ -28,6 +30,48 @@ pub(crate) struct Archetypes {
     infos: &'static [ComponentInfo],
     list: Vec<Archetype>,
     by_set: IndexMap<ComponentSet, ArchetypeId>,
+    /// Every edge taken so far, with its move plan.
+    transitions: Vec<Transition>,
+    /// Bundle type -> its plan in `plans`.
+    bundles: HashMap<TypeId, BundleId, BuildHasherDefault<TypeIdHasher>>,
+    /// The bundle type used last, checked before `bundles`: programs create
+    /// runs of entities of one bundle type.
+    last_bundle: Option<(TypeId, BundleId)>,
+    plans: Vec<BundlePlan>,
+}
+
+/// Identifies a [`BundlePlan`] of one `Archetypes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BundleId(u32);
+
+/// How to write the values of one bundle type into a new row: the archetype of
+/// exactly its components, and for each tuple element in order, the column it
+/// goes to and the type that column holds. The columns are a permutation of
+/// the archetype's columns (checked when the plan is made), so a row written
+/// by following the plan to its end is complete.
+struct BundlePlan {
+    archetype: ArchetypeId,
+    columns: Box<[ColumnSlot]>,
+}
+
+/// `TypeId`s are hashes already: use their bits instead of hashing them again.
+#[derive(Default)]
+struct TypeIdHasher(u64);
+
+impl Hasher for TypeIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 ^= value;
+    }
 }
 
 impl Archetypes {
@@ -38,12 +82,17 @@ impl Archetypes {
             infos,
             list: Vec::new(),
             by_set: IndexMap::new(),
+            transitions: Vec::new(),
+            bundles: HashMap::default(),
+            last_bundle: None,
+            plans: Vec::new(),
         };
         archetypes.find_or_create(&ComponentSet::new());
         archetypes
     }
 
     /// The number of archetypes; grows as new component sets appear.
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         self.list.len()
     }
@@ -75,76 +124,123 @@ impl Archetypes {
         id
     }
 
-    /// The archetype reached from `from` by adding `id`; `None` if `from` already
-    /// has it. Cached on the edge after the first time.
+    /// The plan cached for bundle type `bundle`, if any.
     #[inline]
-    pub(crate) fn add_target(&mut self, from: ArchetypeId, id: ComponentId) -> Option<ArchetypeId> {
-        if let Some(to) = self.list[from.index()].edges.add(id) {
-            return Some(to);
+    pub(crate) fn cached_bundle(&mut self, bundle: TypeId) -> Option<BundleId> {
+        match self.last_bundle {
+            Some((last, id)) if last == bundle => Some(id),
+            _ => {
+                let id = *self.bundles.get(&bundle)?;
+                self.last_bundle = Some((bundle, id));
+                Some(id)
+            }
         }
-        self.add_target_slow(from, id)
+    }
+
+    /// Makes the plan for a bundle of the components `ids`, in tuple order, and
+    /// caches it under `bundle` if given. `Err(id)` if `id` is listed twice.
+    pub(crate) fn register_bundle(
+        &mut self,
+        bundle: Option<TypeId>,
+        ids: &[ComponentId],
+    ) -> Result<BundleId, ComponentId> {
+        let mut set = ComponentSet::new();
+        if let Some(&twice) = ids.iter().find(|&&id| !set.insert(id)) {
+            return Err(twice);
+        }
+        let archetype = self.find_or_create(&set);
+        let target = &self.list[archetype.index()];
+        let columns = ids
+            .iter()
+            .map(|&id| {
+                let col = target
+                    .column_index(id)
+                    .expect("the archetype of a set has a column per id");
+                ColumnSlot::of(target, col)
+            })
+            .collect();
+        let id = BundleId(u32::try_from(self.plans.len()).expect("more than 2^32 bundle types"));
+        self.plans.push(BundlePlan { archetype, columns });
+        if let Some(bundle) = bundle {
+            self.bundles.insert(bundle, id);
+        }
+        Ok(id)
+    }
+
+    /// The archetype a bundle's entities go to.
+    #[cfg(test)]
+    pub(crate) fn bundle_archetype(&self, bundle: BundleId) -> ArchetypeId {
+        self.plans[bundle.0 as usize].archetype
+    }
+
+    /// The transition from `from` adding `id`; `None` if `from` already has
+    /// it. Cached on the edge after the first time.
+    #[inline]
+    pub(crate) fn add_transition(&mut self, from: ArchetypeId, id: ComponentId) -> Option<TransitionId> {
+        match self.list[from.index()].edges.add(id) {
+            Some(known) => Some(known),
+            None => self.new_transition(from, id, true),
+        }
+    }
+
+    /// The transition from `from` removing `id`; `None` if `from` lacks it.
+    #[inline]
+    pub(crate) fn remove_transition(&mut self, from: ArchetypeId, id: ComponentId) -> Option<TransitionId> {
+        match self.list[from.index()].edges.remove(id) {
+            Some(known) => Some(known),
+            None => self.new_transition(from, id, false),
+        }
+    }
+
+    /// Where a transition leads.
+    #[cfg(test)]
+    pub(crate) fn transition_target(&self, transition: TransitionId) -> ArchetypeId {
+        self.transitions[transition.0 as usize].to
     }
 
     #[cold]
-    fn add_target_slow(&mut self, from: ArchetypeId, id: ComponentId) -> Option<ArchetypeId> {
+    fn new_transition(&mut self, from: ArchetypeId, id: ComponentId, add: bool) -> Option<TransitionId> {
         let source = self.list[from.index()].set();
-        if source.contains(id) {
+        if source.contains(id) == add {
             return None;
         }
-        let set = source.with(id);
+        let set = if add { source.with(id) } else { source.without(id) };
         let to = self.find_or_create(&set);
-        self.list[from.index()].edges.set_add(id, to);
-        self.list[to.index()].edges.set_remove(id, from);
-        Some(to)
+        let index = TransitionId(u32::try_from(self.transitions.len()).expect("more than 2^32 transitions"));
+        let transition = Transition::new(&self.list[from.index()], &self.list[to.index()], id);
+        self.transitions.push(transition);
+        let edges = &mut self.list[from.index()].edges;
+        if add {
+            edges.set_add(id, index);
+        } else {
+            edges.set_remove(id, index);
+        }
+        Some(index)
     }
 
-    /// The archetype reached from `from` by removing `id`; `None` if `from` does
-    /// not have it.
+    /// Adds a row for `entity` to the bundle's archetype, with its values
+    /// written by `write` in the bundle's tuple order. Returns `None` (and leaves
+    /// no row behind, dropping what was written) unless `write` wrote every
+    /// element of the bundle.
     #[inline]
-    pub(crate) fn remove_target(&mut self, from: ArchetypeId, id: ComponentId) -> Option<ArchetypeId> {
-        if let Some(to) = self.list[from.index()].edges.remove(id) {
-            return Some(to);
-        }
-        let source = self.list[from.index()].set();
-        if !source.contains(id) {
-            return None;
-        }
-        let set = source.without(id);
-        let to = self.find_or_create(&set);
-        self.list[from.index()].edges.set_remove(id, to);
-        self.list[to.index()].edges.set_add(id, from);
-        Some(to)
-    }
-
-    /// The source and target archetypes of a move, both mutable.
-    fn pair(&mut self, from: ArchetypeId, to: ArchetypeId) -> (&mut Archetype, &mut Archetype) {
-        let [src, dst] = self
-            .list
-            .get_disjoint_mut([from.index(), to.index()])
-            .expect("an edge never leads back to its own archetype");
-        (src, dst)
-    }
-
-    /// Adds a row for `entity` to `archetype`, with its values written by
-    /// `write`. Returns `None` (and leaves no row behind, dropping what was
-    /// written) unless `write` wrote every column exactly once.
     pub(crate) fn spawn(
         &mut self,
-        archetype: ArchetypeId,
+        bundle: BundleId,
         entity: Entity,
         write: impl FnOnce(&mut RowWriter<'_>),
     ) -> Option<Location> {
-        let archetype = &mut self.list[archetype.index()];
+        let plan = &self.plans[bundle.0 as usize];
+        let archetype = &mut self.list[plan.archetype.index()];
         let loc = archetype.alloc_row(entity);
-        let columns = archetype.columns.len();
         let mut writer = RowWriter {
+            base: archetype.chunk_base(loc.chunk as usize),
             archetype,
+            plan: &plan.columns,
             loc,
-            written: smallvec::smallvec![0; columns.div_ceil(64)],
-            count: 0,
+            next: 0,
         };
         write(&mut writer);
-        if writer.count != columns {
+        if writer.next != writer.plan.len() {
             return None; // `writer`'s drop removes the partial row
         }
         let _ = ManuallyDrop::new(writer);
@@ -154,36 +250,42 @@ impl Archetypes {
     /// Moves the entity at `loc` to the archetype with `id` added, writing
     /// `value` as that component. Gives `value` back if the entity already has
     /// `id`, if `loc` is not a live row, or if `id` does not hold `T`s.
+    #[inline]
     pub(crate) fn insert<T: 'static>(&mut self, loc: Location, id: ComponentId, value: T) -> Result<Moved, T> {
-        if !self.list[loc.archetype.index()].contains(loc) {
-            return Err(value);
-        }
-        let Some(target) = self.add_target(loc.archetype, id) else {
+        let Some(transition) = self.add_transition(loc.archetype, id) else {
             return Err(value);
         };
-        let (src, dst) = self.pair(loc.archetype, target);
-        let Some(new_col) = dst.column_index(id) else {
-            return Err(value);
-        };
-        if dst.columns[new_col].info.ty.type_id() != TypeId::of::<T>() {
+        let transition = &self.transitions[transition.0 as usize];
+        if transition.changed.ty != TypeId::of::<T>() {
             return Err(value);
         }
-        let entity = src.entity_at(loc).expect("checked live above");
+        let [src, dst] = self
+            .list
+            .get_disjoint_mut([transition.from.index(), transition.to.index()])
+            .expect("an edge never leads back to its own archetype");
+        let Some(entity) = src.entity_at(loc) else {
+            return Err(value);
+        };
         let to = dst.alloc_row(entity);
-        // `dst`'s columns are `src`'s with `id` inserted, both sorted by id (edge
-        // invariant), so walking `dst` and skipping `new_col` pairs them up.
-        let mut s = 0;
-        for d in 0..dst.columns.len() {
-            if d != new_col {
-                // SAFETY: the columns hold the same component (see above); `loc` is
-                // live in `src`; the new row's slot in `dst` is uninitialised.
-                unsafe { dst.move_value_from(d, to, src, s, loc) };
-                s += 1;
-            }
+        let (from_base, to_base) = (src.chunk_base(loc.chunk as usize), dst.chunk_base(to.chunk as usize));
+        let (from_row, to_row) = (loc.row as usize, to.row as usize);
+        for m in &transition.moves {
+            // SAFETY: the plan was made from these two archetypes' layouts, which
+            // never change: both addresses are the same component's slot in a live
+            // row of `src` (`loc`, checked) and in the new row of `dst`, in different
+            // chunks (so disjoint); the new slot is uninitialised.
+            unsafe {
+                copy_value(
+                    from_base.wrapping_add(m.from_offset + from_row * m.size),
+                    to_base.wrapping_add(m.to_offset + to_row * m.size),
+                    m.size,
+                )
+            };
         }
-        // SAFETY: column `new_col` holds `T`s (checked above) and the new row's slot
-        // there is uninitialised.
-        unsafe { dst.write_value(new_col, to, value) };
+        let slot = to_base.wrapping_add(transition.changed.offset + to_row * transition.changed.size);
+        // SAFETY: `changed` is the added component's column in `dst`, which holds
+        // `T`s (checked above); the new row's slot there is uninitialised.
+        unsafe { slot.cast::<T>().write(value) };
         // SAFETY: every value of the row at `loc` was moved to `dst` above.
         let displaced = unsafe { src.fill_hole(loc) };
         Ok(Moved { to, displaced })
@@ -192,34 +294,37 @@ impl Archetypes {
     /// Moves the entity at `loc` to the archetype without `id`, and gives back
     /// its `T`. `None` if the entity lacks `id`, `loc` is not live, or `id` does
     /// not hold `T`s.
+    #[inline]
     pub(crate) fn take<T: 'static>(&mut self, loc: Location, id: ComponentId) -> Option<(T, Moved)> {
-        let source = &self.list[loc.archetype.index()];
-        if !source.contains(loc) {
+        let transition = self.remove_transition(loc.archetype, id)?;
+        let transition = &self.transitions[transition.0 as usize];
+        if transition.changed.ty != TypeId::of::<T>() {
             return None;
         }
-        let old_col = source.column_index(id)?;
-        if source.columns[old_col].info.ty.type_id() != TypeId::of::<T>() {
-            return None;
-        }
-        let target = self.remove_target(loc.archetype, id)?;
-        let (src, dst) = self.pair(loc.archetype, target);
-        let entity = src.entity_at(loc).expect("checked live above");
+        let [src, dst] = self
+            .list
+            .get_disjoint_mut([transition.from.index(), transition.to.index()])
+            .expect("an edge never leads back to its own archetype");
+        let entity = src.entity_at(loc)?;
         let to = dst.alloc_row(entity);
-        let mut d = 0;
-        for s in 0..src.columns.len() {
-            if s == old_col {
-                continue;
-            }
-            // SAFETY: `dst`'s columns are `src`'s without `id` (edge invariant), so
-            // walking `src` and skipping `old_col` pairs equal components; `loc` is
-            // live in `src`; the new row's slot in `dst` is uninitialised.
-            unsafe { dst.move_value_from(d, to, src, s, loc) };
-            d += 1;
+        let (from_base, to_base) = (src.chunk_base(loc.chunk as usize), dst.chunk_base(to.chunk as usize));
+        let (from_row, to_row) = (loc.row as usize, to.row as usize);
+        for m in &transition.moves {
+            // SAFETY: as in `insert`: same component's slot in the live row `loc` of
+            // `src` and in the new, uninitialised row of `dst`; different chunks.
+            unsafe {
+                copy_value(
+                    from_base.wrapping_add(m.from_offset + from_row * m.size),
+                    to_base.wrapping_add(m.to_offset + to_row * m.size),
+                    m.size,
+                )
+            };
         }
-        // SAFETY: column `old_col` holds `T`s (checked) and `loc` is live; every
-        // other value of the row was moved above, so this moves out the last one.
-        let value = unsafe { src.read_value::<T>(old_col, loc) };
-        // SAFETY: every value at `loc` has been moved out.
+        let slot = from_base.wrapping_add(transition.changed.offset + from_row * transition.changed.size);
+        // SAFETY: `changed` is the removed component's column in `src`, which holds
+        // `T`s (checked); `loc` is live, and this moves its value out exactly once.
+        let value = unsafe { slot.cast::<T>().read() };
+        // SAFETY: every value of the row at `loc` has been moved out.
         let displaced = unsafe { src.fill_hole(loc) };
         Some((value, Moved { to, displaced }))
     }
@@ -267,58 +372,73 @@ impl Archetypes {
                 return Err(format!("archetype {i} is not indexed by its component set"));
             }
             archetype.check()?;
-            for (id, added, to) in archetype.edges.iter() {
-                let expected = if added {
-                    archetype.set().with(id)
-                } else {
-                    archetype.set().without(id)
-                };
-                if *self.list[to.index()].set() == *archetype.set() || *self.list[to.index()].set() != expected {
-                    return Err(format!("archetype {i}: edge for component {} is wrong", id.index()));
-                }
+        }
+        for transition in &self.transitions {
+            let (from, to) = (&self.list[transition.from.index()], &self.list[transition.to.index()]);
+            let expected = if transition.added {
+                from.set().with(transition.component)
+            } else {
+                from.set().without(transition.component)
+            };
+            if *to.set() != expected
+                || *from.set() == expected
+                || Transition::new(from, to, transition.component) != *transition
+            {
+                return Err(format!(
+                    "the transition {:?} -> {:?} for component {} is wrong",
+                    transition.from,
+                    transition.to,
+                    transition.component.index()
+                ));
             }
         }
         Ok(())
     }
 }
 
-/// Writes the components of a new row, one at a time. Dropping it before every
-/// column is written removes the row and drops what was written.
+/// Writes the components of a new row, one at a time in bundle order.
+/// Dropping it before every element is written removes the row and drops what
+/// was written.
 #[doc(hidden)]
 pub struct RowWriter<'a> {
+    /// The first byte of the row's chunk.
+    base: *mut u8,
     archetype: &'a mut Archetype,
+    plan: &'a [ColumnSlot],
     loc: Location,
-    written: SmallVec<[u64; 1]>,
-    count: usize,
+    /// Elements `..next` of the plan are written.
+    next: usize,
 }
 
 impl RowWriter<'_> {
-    /// Writes `value` as component `id`; gives it back if the archetype has no
-    /// such column, the column does not hold `T`s, or it was written already.
-    pub fn put<T: 'static>(&mut self, id: ComponentId, value: T) -> Result<(), T> {
-        let Some(col) = self.archetype.column_index(id) else {
-            return Err(value);
-        };
-        let (word, bit) = (col / 64, 1u64 << (col % 64));
-        if self.archetype.columns[col].info.ty.type_id() != TypeId::of::<T>() || self.written[word] & bit != 0 {
-            return Err(value);
+    /// Writes the next element of the bundle; gives `value` back if the bundle
+    /// has no more elements or the next one is not a `T`.
+    #[inline]
+    pub fn put<T: 'static>(&mut self, value: T) -> Result<(), T> {
+        match self.plan.get(self.next) {
+            Some(entry) if entry.ty == TypeId::of::<T>() => {
+                let ptr = self
+                    .base
+                    .wrapping_add(entry.offset + self.loc.row as usize * entry.size);
+                // SAFETY: the entry's column holds `T`s (the plan records the column's
+                // type, just compared) at `offset + row * size` in the row's chunk, so
+                // `ptr` is in bounds and aligned; the slot is not written yet: the
+                // plan's columns are distinct and elements before `next` are the only
+                // ones written.
+                unsafe { ptr.cast::<T>().write(value) };
+                self.next += 1;
+                Ok(())
+            }
+            _ => Err(value),
         }
-        // SAFETY: the column holds `T`s (checked) and this row's slot was not
-        // written yet (bit clear), so it is uninitialised.
-        unsafe { self.archetype.write_value(col, self.loc, value) };
-        self.written[word] |= bit;
-        self.count += 1;
-        Ok(())
     }
 }
 
 impl Drop for RowWriter<'_> {
     fn drop(&mut self) {
-        for col in 0..self.archetype.columns.len() {
-            if self.written[col / 64] & (1 << (col % 64)) != 0 {
-                // SAFETY: this column's value was written by `put` and is dropped once.
-                unsafe { self.archetype.drop_value(col, self.loc) };
-            }
+        for entry in &self.plan[..self.next] {
+            // SAFETY: this column's value was written by `put` and is dropped once.
+            unsafe { self.archetype.drop_value(entry.col, self.loc) };
         }
         // SAFETY: every written value was just dropped and the others were never
         // initialised; the row is the archetype's last (the writer borrowed the

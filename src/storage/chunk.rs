@@ -18,7 +18,8 @@ pub(super) struct ChunkLayout {
     /// The allocation layout of one chunk.
     pub(super) layout: Layout,
     /// Byte offset of each column's array, in the order of the `columns` given
-    /// to [`ChunkLayout::new`]. Zero-sized columns get offset 0 and no space.
+    /// to [`ChunkLayout::new`]. Zero-sized columns get offset 0 and no space
+    /// (the chunk is aligned for them, so the chunk's base is a valid address).
     pub(super) offsets: Vec<usize>,
 }
 
@@ -26,8 +27,7 @@ impl ChunkLayout {
     /// Lays out the entity array (at offset 0) and the given columns, as many
     /// rows as fit in [`CHUNK_BYTES`], or one row if a single row is larger.
     pub(super) fn new(columns: &[Layout]) -> Self {
-        let row_bytes: usize =
-            size_of::<Entity>() + columns.iter().map(|l| l.size()).sum::<usize>();
+        let row_bytes: usize = size_of::<Entity>() + columns.iter().map(|l| l.size()).sum::<usize>();
         let mut rows = (CHUNK_BYTES / row_bytes).max(1);
         loop {
             let (end, align, offsets) = place(columns, rows);
@@ -35,11 +35,7 @@ impl ChunkLayout {
                 let size = end.max(CHUNK_BYTES);
                 let layout = Layout::from_size_align(size, align)
                     .expect("a chunk's size overflows isize: a component row is absurdly large");
-                return ChunkLayout {
-                    rows,
-                    layout,
-                    offsets,
-                };
+                return ChunkLayout { rows, layout, offsets };
             }
             // Padding pushed us over: one row fewer always fits if one row fits at all.
             rows -= 1;

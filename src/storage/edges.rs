@@ -1,6 +1,10 @@
-//! `Edges`: the archetype graph's cached transitions, (A, +c) -> B and (A, -c) -> B.
+//! The archetype graph: each archetype's cached edges (A, +c) -> B and
+//! (A, -c) -> B, and the `Transition` each edge leads to, with its row-move
+//! plan computed once.
 
-use super::archetype::ArchetypeId;
+use std::any::TypeId;
+
+use super::archetype::{Archetype, ArchetypeId};
 use crate::component::ComponentId;
 
 const UNKNOWN: u32 = u32::MAX;
@@ -14,53 +18,132 @@ pub(crate) struct Edges {
     remove: Vec<u32>,
 }
 
+/// Identifies a [`Transition`] of one `Archetypes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TransitionId(pub(super) u32);
+
 impl Edges {
-    /// The archetype reached by adding `id`, if known.
+    /// The transition for adding `id`, if known.
     #[inline]
-    pub(super) fn add(&self, id: ComponentId) -> Option<ArchetypeId> {
+    pub(super) fn add(&self, id: ComponentId) -> Option<TransitionId> {
         lookup(&self.add, id)
     }
 
-    /// The archetype reached by removing `id`, if known.
+    /// The transition for removing `id`, if known.
     #[inline]
-    pub(super) fn remove(&self, id: ComponentId) -> Option<ArchetypeId> {
+    pub(super) fn remove(&self, id: ComponentId) -> Option<TransitionId> {
         lookup(&self.remove, id)
     }
 
-    pub(super) fn set_add(&mut self, id: ComponentId, to: ArchetypeId) {
+    pub(super) fn set_add(&mut self, id: ComponentId, to: TransitionId) {
         store(&mut self.add, id, to);
     }
 
-    pub(super) fn set_remove(&mut self, id: ComponentId, to: ArchetypeId) {
+    pub(super) fn set_remove(&mut self, id: ComponentId, to: TransitionId) {
         store(&mut self.remove, id, to);
     }
-
-    /// Every cached transition: (component, `true` for an add edge, target).
-    pub(super) fn iter(&self) -> impl Iterator<Item = (ComponentId, bool, ArchetypeId)> + '_ {
-        let adds = known(&self.add).map(|(id, to)| (id, true, to));
-        adds.chain(known(&self.remove).map(|(id, to)| (id, false, to)))
-    }
-}
-
-fn known(table: &[u32]) -> impl Iterator<Item = (ComponentId, ArchetypeId)> + '_ {
-    table
-        .iter()
-        .enumerate()
-        .filter(|(_, to)| **to != UNKNOWN)
-        .map(|(i, &to)| (ComponentId::from_index(i), ArchetypeId(to)))
 }
 
 #[inline]
-fn lookup(table: &[u32], id: ComponentId) -> Option<ArchetypeId> {
+fn lookup(table: &[u32], id: ComponentId) -> Option<TransitionId> {
     match table.get(id.index()) {
-        Some(&to) if to != UNKNOWN => Some(ArchetypeId(to)),
+        Some(&to) if to != UNKNOWN => Some(TransitionId(to)),
         _ => None,
     }
 }
 
-fn store(table: &mut Vec<u32>, id: ComponentId, to: ArchetypeId) {
+fn store(table: &mut Vec<u32>, id: ComponentId, to: TransitionId) {
     if table.len() <= id.index() {
         table.resize(id.index() + 1, UNKNOWN);
     }
     table[id.index()] = to.0;
+}
+
+/// Moving a row from archetype `from` to `to`, which has one component more
+/// (`added`) or less. Its plan says where each shared column's value goes, so
+/// a move does no per-column lookups. Archetypes never change their columns or
+/// chunk layout after creation, so a plan stays valid for the program's life.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Transition {
+    pub(super) from: ArchetypeId,
+    pub(super) to: ArchetypeId,
+    pub(super) component: ComponentId,
+    pub(super) added: bool,
+    /// One entry per column the two archetypes share.
+    pub(super) moves: Box<[ColumnMove]>,
+    /// The added component's column in `to`, or the removed one's in `from`.
+    pub(super) changed: ColumnSlot,
+}
+
+/// Where one shared column's value moves: byte offsets of the column array in
+/// a chunk of `from` and of `to`, and the value's size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ColumnMove {
+    pub(super) from_offset: usize,
+    pub(super) to_offset: usize,
+    pub(super) size: usize,
+}
+
+/// One column of one archetype: index, byte offset in a chunk, value size,
+/// and the type it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ColumnSlot {
+    pub(super) col: usize,
+    pub(super) offset: usize,
+    pub(super) size: usize,
+    pub(super) ty: TypeId,
+}
+
+impl ColumnSlot {
+    pub(super) fn of(archetype: &Archetype, col: usize) -> Self {
+        let (offset, size) = archetype.column_geometry(col);
+        ColumnSlot {
+            col,
+            offset,
+            size,
+            ty: archetype.columns[col].info.ty.type_id(),
+        }
+    }
+}
+
+impl Transition {
+    /// The transition from `from` to `to`, whose component sets must differ by
+    /// exactly `component` (added if `to` has it).
+    pub(super) fn new(from: &Archetype, to: &Archetype, component: ComponentId) -> Self {
+        let added = to.set().contains(component);
+        let (bigger, smaller) = if added { (to, from) } else { (from, to) };
+        debug_assert_eq!(*smaller.set(), bigger.set().without(component));
+        let moves = smaller
+            .component_infos()
+            .enumerate()
+            .map(|(small_col, info)| {
+                let big_col = bigger
+                    .column_index(info.id())
+                    .expect("the bigger set has every column of the smaller");
+                let (small_offset, size) = smaller.column_geometry(small_col);
+                let (big_offset, _) = bigger.column_geometry(big_col);
+                let (from_offset, to_offset) = if added {
+                    (small_offset, big_offset)
+                } else {
+                    (big_offset, small_offset)
+                };
+                ColumnMove {
+                    from_offset,
+                    to_offset,
+                    size,
+                }
+            })
+            .collect();
+        let changed_col = bigger
+            .column_index(component)
+            .expect("the bigger set has the component");
+        Transition {
+            from: from.id(),
+            to: to.id(),
+            component,
+            added,
+            moves,
+            changed: ColumnSlot::of(bigger, changed_col),
+        }
+    }
 }

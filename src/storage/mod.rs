@@ -7,7 +7,8 @@
 //! larger than a chunk gets a chunk of its own size. Removing a row moves the
 //! archetype's last row into the hole, so every chunk but the last is full;
 //! emptied chunks are kept for reuse. The archetype graph caches each
-//! transition (A, +c) -> B and (A, -c) -> B on A's [`Edges`](edges::Edges).
+//! transition (A, +c) -> B and (A, -c) -> B on A's [`Edges`](edges::Edges),
+//! with a plan of where each column's value moves.
 //!
 //! # Why the safe API cannot be misused
 //!
@@ -18,7 +19,8 @@
 //!   `TypeInfo::of::<T>()` can build, so its `TypeId`, layout and drop glue
 //!   agree. Every typed access (`get`, `get_mut`, `insert`, `take`, `replace`,
 //!   `column_slice`, `RowWriter::put`, `ComponentRef::get`) compares the
-//!   column's `TypeId` with `T` before casting.
+//!   column's `TypeId` with `T` before casting (`RowWriter::put` compares with
+//!   the type its bundle plan recorded from the column).
 //! - Row locations are checked (`Archetype::contains`) before they are read.
 //! - A move between archetypes only follows edges built here, from
 //!   `set.with(c)` / `set.without(c)`, so the source and target columns differ
@@ -43,8 +45,8 @@ mod type_info;
 
 pub use archetype::ArchetypeId;
 pub(crate) use archetype::{Archetype, Location};
-pub(crate) use archetypes::{Archetypes, Moved};
 pub use archetypes::RowWriter;
+pub(crate) use archetypes::{Archetypes, BundleId, Moved};
 pub use bitset::ComponentSet;
 pub use chunk::CHUNK_BYTES;
 pub use component_ref::ComponentRef;

@@ -74,21 +74,24 @@ impl Drop for Panicky {
 
 fn infos() -> &'static [ComponentInfo] {
     use crate::component::ViaDebug;
-    Box::leak(Box::new([
-        ComponentInfo::for_test::<u8>(U8, "u8", None),
-        ComponentInfo::for_test::<u64>(U64, "u64", None),
-        ComponentInfo::for_test::<[u8; 3]>(BYTES3, "[u8; 3]", None),
-        ComponentInfo::for_test::<Wide>(WIDE, "Wide", None),
-        ComponentInfo::for_test::<Big>(BIG, "Big", None),
-        ComponentInfo::for_test::<Tracked>(
-            TRACKED,
-            "Tracked",
-            (&&crate::component::DebugProbe::<Tracked>::new()).debug_fn(),
-        ),
-        ComponentInfo::for_test::<Marker>(MARKER, "Marker", None),
-        ComponentInfo::for_test::<Huge>(HUGE, "Huge", None),
-        ComponentInfo::for_test::<Panicky>(PANICKY, "Panicky", None),
-    ]))
+    static INFOS: std::sync::OnceLock<[ComponentInfo; 9]> = std::sync::OnceLock::new();
+    INFOS.get_or_init(|| {
+        [
+            ComponentInfo::for_test::<u8>(U8, "u8", None),
+            ComponentInfo::for_test::<u64>(U64, "u64", None),
+            ComponentInfo::for_test::<[u8; 3]>(BYTES3, "[u8; 3]", None),
+            ComponentInfo::for_test::<Wide>(WIDE, "Wide", None),
+            ComponentInfo::for_test::<Big>(BIG, "Big", None),
+            ComponentInfo::for_test::<Tracked>(
+                TRACKED,
+                "Tracked",
+                (&&crate::component::DebugProbe::<Tracked>::new()).debug_fn(),
+            ),
+            ComponentInfo::for_test::<Marker>(MARKER, "Marker", None),
+            ComponentInfo::for_test::<Huge>(HUGE, "Huge", None),
+            ComponentInfo::for_test::<Panicky>(PANICKY, "Panicky", None),
+        ]
+    })
 }
 
 fn id(index: usize) -> ComponentId {
@@ -112,15 +115,18 @@ impl Fixture {
         }
     }
 
+    /// Spawns an entity whose values `write` puts in the order of `ids`.
     fn spawn(&mut self, ids: &[usize], write: impl FnOnce(&mut RowWriter<'_>)) -> Entity {
-        let archetype = self.storage.find_or_create(&set(ids));
+        let ids: Vec<ComponentId> = ids.iter().map(|&i| id(i)).collect();
+        let bundle = self.storage.register_bundle(None, &ids).unwrap();
+        let archetype = self.storage.bundle_archetype(bundle);
         let dummy = Location {
             archetype,
             chunk: 0,
             row: 0,
         };
         let entity = self.keys.insert(dummy);
-        let loc = self.storage.spawn(archetype, entity, write).expect("all columns written");
+        let loc = self.storage.spawn(bundle, entity, write).expect("all columns written");
         self.keys[entity] = loc;
         entity
     }
@@ -164,10 +170,10 @@ fn odd_types_are_stored_aligned_and_read_back_intact() {
     let mut entities = Vec::new();
     for i in 0..300u64 {
         entities.push(f.spawn(&all, |w| {
-            w.put(id(U8), i as u8).unwrap();
-            w.put(id(U64), i * 1_000_003).unwrap();
-            w.put(id(BYTES3), [i as u8, 1, 2]).unwrap();
-            w.put(id(WIDE), Wide([i as u8; 64])).unwrap();
+            w.put(i as u8).unwrap();
+            w.put(i * 1_000_003).unwrap();
+            w.put([i as u8, 1, 2]).unwrap();
+            w.put(Wide([i as u8; 64])).unwrap();
         }));
     }
     f.check();
@@ -192,10 +198,9 @@ fn odd_types_are_stored_aligned_and_read_back_intact() {
 fn typed_access_with_the_wrong_type_is_refused() {
     let mut f = Fixture::new();
     let e = f.spawn(&[U64], |w| {
-        assert_eq!(w.put(id(U64), 5u32), Err(5u32));
-        assert_eq!(w.put(id(U8), 5u64), Err(5u64));
-        w.put(id(U64), 5u64).unwrap();
-        assert_eq!(w.put(id(U64), 6u64), Err(6u64), "a column is written once");
+        assert_eq!(w.put(5u32), Err(5u32), "the column holds u64");
+        w.put(5u64).unwrap();
+        assert_eq!(w.put(6u64), Err(6u64), "the bundle has one element");
     });
     assert_eq!(f.get::<u32>(e, U64), None);
     assert_eq!(f.get::<u64>(e, U64), Some(&5));
@@ -208,13 +213,19 @@ fn typed_access_with_the_wrong_type_is_refused() {
 }
 
 #[test]
+fn a_bundle_listing_a_component_twice_is_refused() {
+    let mut f = Fixture::new();
+    assert_eq!(f.storage.register_bundle(None, &[id(U8), id(U64), id(U8)]), Err(id(U8)));
+}
+
+#[test]
 fn zero_sized_components_take_no_space_and_are_dropped() {
     let mut f = Fixture::new();
-    let plain = f.spawn(&[U64], |w| w.put(id(U64), 1u64).unwrap());
+    let plain = f.spawn(&[U64], |w| w.put(1u64).unwrap());
     let rows_without = f.storage.get(f.keys[plain].archetype).rows_per_chunk();
-    let e = f.spawn(&[U64, MARKER], |w| {
-        w.put(id(MARKER), Marker).unwrap();
-        w.put(id(U64), 2u64).unwrap();
+    let e = f.spawn(&[MARKER, U64], |w| {
+        w.put(Marker).unwrap();
+        w.put(2u64).unwrap();
     });
     assert_eq!(f.storage.get(f.keys[e].archetype).rows_per_chunk(), rows_without);
     assert_eq!(f.get::<Marker>(e, MARKER), Some(&Marker));
@@ -231,17 +242,20 @@ fn zero_sized_components_take_no_space_and_are_dropped() {
 fn a_row_larger_than_a_chunk_is_stored_in_a_bigger_chunk() {
     let mut f = Fixture::new();
     let a = f.spawn(&[HUGE, U8], |w| {
-        w.put(id(HUGE), Huge(vec![1, 2, 3], [7; 20_000])).unwrap();
-        w.put(id(U8), 1u8).unwrap();
+        w.put(Huge(vec![1, 2, 3], [7; 20_000])).unwrap();
+        w.put(1u8).unwrap();
     });
     let b = f.spawn(&[HUGE, U8], |w| {
-        w.put(id(HUGE), Huge(vec![4], [8; 20_000])).unwrap();
-        w.put(id(U8), 2u8).unwrap();
+        w.put(Huge(vec![4], [8; 20_000])).unwrap();
+        w.put(2u8).unwrap();
     });
     let archetype = f.storage.get(f.keys[a].archetype);
     assert_eq!(archetype.rows_per_chunk(), 1);
     assert_eq!(archetype.chunk_count(), 2);
-    assert_eq!(f.get::<Huge>(b, HUGE).map(|h| (h.0.clone(), h.1[19_999])), Some((vec![4], 8)));
+    assert_eq!(
+        f.get::<Huge>(b, HUGE).map(|h| (h.0.clone(), h.1[19_999])),
+        Some((vec![4], 8))
+    );
     f.despawn(a);
     assert_eq!(f.get::<Huge>(b, HUGE).map(|h| h.0.clone()), Some(vec![4]));
     assert_eq!(f.get::<u8>(b, U8), Some(&2));
@@ -254,8 +268,8 @@ fn swap_remove_moves_the_last_row_of_the_last_chunk_into_the_hole() {
     let mut entities = Vec::new();
     for i in 0..70u64 {
         entities.push(f.spawn(&[BIG, TRACKED], |w| {
-            w.put(id(BIG), Big([i; 64])).unwrap();
-            w.put(id(TRACKED), Tracked::new(&format!("#{i}"))).unwrap();
+            w.put(Big([i; 64])).unwrap();
+            w.put(Tracked::new(&format!("#{i}"))).unwrap();
         }));
     }
     let loc = f.keys[entities[3]];
@@ -283,17 +297,17 @@ fn swap_remove_moves_the_last_row_of_the_last_chunk_into_the_hole() {
 #[test]
 fn emptied_chunks_are_recycled_not_reallocated() {
     let mut f = Fixture::new();
-    let first = f.spawn(&[BIG], |w| w.put(id(BIG), Big([0; 64])).unwrap());
+    let first = f.spawn(&[BIG], |w| w.put(Big([0; 64])).unwrap());
     let archetype = f.keys[first].archetype;
     let rows = f.storage.get(archetype).rows_per_chunk();
     let mut entities = vec![first];
     for i in 1..rows as u64 {
-        entities.push(f.spawn(&[BIG], |w| w.put(id(BIG), Big([i; 64])).unwrap()));
+        entities.push(f.spawn(&[BIG], |w| w.put(Big([i; 64])).unwrap()));
     }
     assert_eq!(f.storage.get(archetype).chunk_count(), 1);
     // Churn at the chunk boundary: each spawn opens a chunk, each despawn empties it.
     for round in 0..5u64 {
-        let e = f.spawn(&[BIG], |w| w.put(id(BIG), Big([round; 64])).unwrap());
+        let e = f.spawn(&[BIG], |w| w.put(Big([round; 64])).unwrap());
         assert_eq!(f.storage.get(archetype).chunk_count(), 2);
         assert_eq!(f.storage.get(archetype).spare_chunk_count(), 0);
         f.despawn(e);
@@ -311,7 +325,7 @@ fn insert_take_and_replace_move_values_and_drop_each_exactly_once() {
         let mut f = Fixture::new();
         let mut entities = Vec::new();
         for i in 0..40 {
-            entities.push(f.spawn(&[TRACKED], |w| w.put(id(TRACKED), Tracked::new(&i.to_string())).unwrap()));
+            entities.push(f.spawn(&[TRACKED], |w| w.put(Tracked::new(&i.to_string())).unwrap()));
         }
         for (i, &e) in entities.iter().enumerate() {
             let moved = f.storage.insert(f.keys[e], id(BIG), Big([i as u64; 64])).unwrap();
@@ -343,22 +357,23 @@ fn insert_take_and_replace_move_values_and_drop_each_exactly_once() {
 #[test]
 fn an_incomplete_row_is_removed_and_what_was_written_is_dropped() {
     let mut f = Fixture::new();
-    let archetype = f.storage.find_or_create(&set(&[TRACKED, U64]));
+    let bundle = f.storage.register_bundle(None, &[id(TRACKED), id(U64)]).unwrap();
+    let archetype = f.storage.bundle_archetype(bundle);
     let e = f.keys.insert(Location {
         archetype,
         chunk: 0,
         row: 0,
     });
-    let spawned = f.storage.spawn(archetype, e, |w| {
-        w.put(id(TRACKED), Tracked::new("half")).unwrap();
+    let spawned = f.storage.spawn(bundle, e, |w| {
+        w.put(Tracked::new("half")).unwrap();
     });
     assert_eq!(spawned, None);
     assert_eq!(f.storage.get(archetype).len(), 0);
     assert_eq!(live(), 0);
     // A panic while writing removes the row too.
     let result = catch_unwind(AssertUnwindSafe(|| {
-        f.storage.spawn(archetype, e, |w| {
-            w.put(id(TRACKED), Tracked::new("half")).unwrap();
+        f.storage.spawn(bundle, e, |w| {
+            w.put(Tracked::new("half")).unwrap();
             panic!("user code failed mid-row");
         })
     }));
@@ -373,12 +388,12 @@ fn an_incomplete_row_is_removed_and_what_was_written_is_dropped() {
 fn a_panicking_drop_during_despawn_still_removes_the_row_and_drops_the_rest() {
     let mut f = Fixture::new();
     let a = f.spawn(&[TRACKED, PANICKY], |w| {
-        w.put(id(TRACKED), Tracked::new("a")).unwrap();
-        assert!(w.put(id(PANICKY), Panicky).is_ok());
+        w.put(Tracked::new("a")).unwrap();
+        assert!(w.put(Panicky).is_ok());
     });
     let b = f.spawn(&[TRACKED, U8], |w| {
-        w.put(id(TRACKED), Tracked::new("b")).unwrap();
-        w.put(id(U8), 1u8).unwrap();
+        w.put(Tracked::new("b")).unwrap();
+        w.put(1u8).unwrap();
     });
     let loc = f.keys.remove(a).unwrap();
     let result = catch_unwind(AssertUnwindSafe(|| f.storage.despawn(loc)));
@@ -394,17 +409,23 @@ fn a_panicking_drop_during_despawn_still_removes_the_row_and_drops_the_rest() {
 #[test]
 fn edges_are_cached_and_lead_to_the_right_archetype() {
     let mut f = Fixture::new();
-    let e = f.spawn(&[U8], |w| w.put(id(U8), 1u8).unwrap());
+    let e = f.spawn(&[U8], |w| w.put(1u8).unwrap());
     let from = f.keys[e].archetype;
     let count = f.storage.len();
-    let to = f.storage.add_target(from, id(U64)).unwrap();
+    let add = f.storage.add_transition(from, id(U64)).unwrap();
+    let to = f.storage.transition_target(add);
     assert_eq!(f.storage.len(), count + 1);
     assert_eq!(*f.storage.get(to).set(), set(&[U8, U64]));
-    assert_eq!(f.storage.add_target(from, id(U64)), Some(to));
-    assert_eq!(f.storage.remove_target(to, id(U64)), Some(from));
-    assert_eq!(f.storage.add_target(from, id(U8)), None);
-    assert_eq!(f.storage.remove_target(from, id(U64)), None);
-    assert_eq!(f.storage.len(), count + 1, "no archetype created by cached or refused edges");
+    assert_eq!(f.storage.add_transition(from, id(U64)), Some(add), "cached");
+    let back = f.storage.remove_transition(to, id(U64)).unwrap();
+    assert_eq!(f.storage.transition_target(back), from);
+    assert_eq!(f.storage.add_transition(from, id(U8)), None);
+    assert_eq!(f.storage.remove_transition(from, id(U64)), None);
+    assert_eq!(
+        f.storage.len(),
+        count + 1,
+        "no archetype created by cached or refused edges"
+    );
     f.check();
 }
 
@@ -412,8 +433,8 @@ fn edges_are_cached_and_lead_to_the_right_archetype() {
 fn component_refs_read_values_and_format_them() {
     let mut f = Fixture::new();
     let e = f.spawn(&[TRACKED, U8], |w| {
-        w.put(id(TRACKED), Tracked::new("hi")).unwrap();
-        w.put(id(U8), 9u8).unwrap();
+        w.put(Tracked::new("hi")).unwrap();
+        w.put(9u8).unwrap();
     });
     let loc = f.keys[e];
     let archetype = f.storage.get(loc.archetype);
