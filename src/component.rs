@@ -58,10 +58,8 @@ pub struct ComponentInfo {
 }
 
 impl ComponentInfo {
-    /// Used by [`component!`](crate::component!); the id is assigned when the
-    /// registry is built.
-    #[doc(hidden)]
-    pub fn describe<T: Send + Sync + 'static>(
+    /// The info of `T`; the id is assigned when the registry is built.
+    fn describe<T: Send + Sync + 'static>(
         name: &'static str,
         unique: bool,
         contexts: &'static [&'static str],
@@ -153,37 +151,61 @@ impl fmt::Debug for ComponentInfo {
 /// assert_eq!(Position::component_id(), Position::component_id());
 /// ```
 pub trait Component: Send + Sync + 'static {
-    /// The static registration the declaration macro made for this type.
+    /// The static registration the declaration macro made for this type. It is
+    /// typed, so an implementation can only hand out a registration of its own
+    /// type: ids and types correspond one to one.
     #[doc(hidden)]
-    fn registration() -> &'static ComponentRegistration;
+    fn registration() -> &'static ComponentRegistration<Self>
+    where
+        Self: Sized;
 
     /// This type's component id (cached: one atomic load after the first call).
     #[inline]
-    fn component_id() -> ComponentId {
+    fn component_id() -> ComponentId
+    where
+        Self: Sized,
+    {
         Self::registration().id()
     }
 
     /// This type's registry entry.
-    fn component_info() -> &'static ComponentInfo {
+    fn component_info() -> &'static ComponentInfo
+    where
+        Self: Sized,
+    {
         &registry()[Self::component_id().index()]
     }
 }
 
 const UNASSIGNED: u32 = u32::MAX;
 
-/// One declared component: its cached id and how to describe it.
+/// The declaration of component type `T`: its cached id, and what the
+/// registry needs to describe it.
 #[doc(hidden)]
-pub struct ComponentRegistration {
+pub struct ComponentRegistration<T> {
     id: AtomicU32,
-    describe: fn() -> ComponentInfo,
+    name: &'static str,
+    unique: bool,
+    contexts: &'static [&'static str],
+    debug: fn() -> Option<DebugFn>,
+    _type: PhantomData<fn() -> T>,
 }
 
-impl ComponentRegistration {
+impl<T: Component> ComponentRegistration<T> {
     /// Used by [`component!`](crate::component!).
-    pub const fn new(describe: fn() -> ComponentInfo) -> Self {
+    pub const fn new(
+        name: &'static str,
+        unique: bool,
+        contexts: &'static [&'static str],
+        debug: fn() -> Option<DebugFn>,
+    ) -> Self {
         ComponentRegistration {
             id: AtomicU32::new(UNASSIGNED),
-            describe,
+            name,
+            unique,
+            contexts,
+            debug,
+            _type: PhantomData,
         }
     }
 
@@ -202,16 +224,35 @@ impl ComponentRegistration {
             UNASSIGNED => panic!(
                 "component `{}` was not collected by `inventory`: implement `Component` only \
                  through `reactecs::component!`, on a platform `inventory` supports",
-                (self.describe)().type_name()
+                std::any::type_name::<T>()
             ),
             id => ComponentId(id),
         }
     }
 }
 
+/// A [`ComponentRegistration`] of any type, as the registry sees it.
+#[doc(hidden)]
+pub trait Registration: Sync {
+    /// The registered type's info (with a placeholder id).
+    fn describe(&self) -> ComponentInfo;
+    /// Records the id the registry gave the type.
+    fn assign_id(&self, id: ComponentId);
+}
+
+impl<T: Component> Registration for ComponentRegistration<T> {
+    fn describe(&self) -> ComponentInfo {
+        ComponentInfo::describe::<T>(self.name, self.unique, self.contexts, (self.debug)())
+    }
+
+    fn assign_id(&self, id: ComponentId) {
+        self.id.store(id.0, Ordering::Relaxed);
+    }
+}
+
 /// What [`component!`](crate::component!) submits to `inventory`.
 #[doc(hidden)]
-pub struct RegisteredComponent(pub &'static ComponentRegistration);
+pub struct RegisteredComponent(pub &'static dyn Registration);
 
 inventory::collect!(RegisteredComponent);
 
@@ -220,14 +261,16 @@ static REGISTRY: OnceLock<Box<[ComponentInfo]>> = OnceLock::new();
 /// Every declared component, indexed by id; built once, on first use.
 pub(crate) fn registry() -> &'static [ComponentInfo] {
     REGISTRY.get_or_init(|| {
-        let mut found: Vec<(ComponentInfo, &'static ComponentRegistration)> = inventory::iter::<RegisteredComponent>
+        let mut found: Vec<(ComponentInfo, &'static dyn Registration)> = inventory::iter::<RegisteredComponent>
             .into_iter()
-            .map(|r| ((r.0.describe)(), r.0))
+            .map(|r| (r.0.describe(), r.0))
             .collect();
         found.sort_by(|a, b| a.0.type_name().cmp(b.0.type_name()));
+        // One id per type, even if a registration was submitted twice.
+        found.dedup_by(|a, b| a.0.ty.type_id() == b.0.ty.type_id());
         for (index, (info, registration)) in found.iter_mut().enumerate() {
             info.id = ComponentId::from_index(index);
-            registration.id.store(info.id.0, Ordering::Relaxed);
+            registration.assign_id(info.id);
         }
         found.into_iter().map(|(info, _)| info).collect()
     })
@@ -337,21 +380,16 @@ macro_rules! __component_list {
 macro_rules! __component_one {
     ($contexts:tt $unique:literal $ty:ty) => {
         const _: () = {
-            fn describe() -> $crate::ComponentInfo {
+            fn debug() -> ::core::option::Option<$crate::__private::DebugFn> {
                 #[allow(unused_imports)]
                 use $crate::__private::{ViaDebug as _, ViaName as _};
-                $crate::ComponentInfo::describe::<$ty>(
-                    ::core::stringify!($ty),
-                    $unique,
-                    &$contexts,
-                    (&&$crate::__private::DebugProbe::<$ty>::new()).debug_fn(),
-                )
+                (&&$crate::__private::DebugProbe::<$ty>::new()).debug_fn()
             }
-            static REGISTRATION: $crate::__private::ComponentRegistration =
-                $crate::__private::ComponentRegistration::new(describe);
+            static REGISTRATION: $crate::__private::ComponentRegistration<$ty> =
+                $crate::__private::ComponentRegistration::new(::core::stringify!($ty), $unique, &$contexts, debug);
             impl $crate::Component for $ty {
                 #[inline]
-                fn registration() -> &'static $crate::__private::ComponentRegistration {
+                fn registration() -> &'static $crate::__private::ComponentRegistration<Self> {
                     &REGISTRATION
                 }
             }

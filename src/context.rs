@@ -14,6 +14,8 @@ use crate::error::Error;
 use crate::event::{ContextEvent, Subscribers, SubscriptionId};
 use crate::storage::{Archetypes, BundleId, ComponentRef, Location, Moved, StorageStats};
 
+mod invariants;
+
 /// A world of entities and their components.
 ///
 /// Entities are created and destroyed here; components are added, removed,
@@ -428,18 +430,14 @@ impl Context {
     /// [`Error::StaleEntity`], or [`Error::ComponentAbsent`] if there is no `T`.
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, Error> {
         let location = self.location(entity)?;
-        if !self
-            .archetypes
-            .get(location.archetype)
-            .set()
-            .contains(T::component_id())
-        {
-            return Err(self.absent::<T>(entity));
-        }
-        Ok(self
-            .archetypes
+        let context = self.name;
+        self.archetypes
             .get_mut(T::component_id(), location)
-            .expect("the archetype has the column"))
+            .ok_or_else(|| Error::ComponentAbsent {
+                context,
+                entity,
+                component: T::component_info().name(),
+            })
     }
 
     /// Whether the entity is alive and has a `T`.
@@ -535,56 +533,6 @@ impl Context {
                 id: id.0,
             })
         }
-    }
-
-    /// Walks the storage and the entity meta and reports the first broken
-    /// invariant: every chunk but an archetype's last is full; columns match
-    /// component sets and are aligned; cached edges lead where they should;
-    /// every live entity's meta points at a row holding that entity, and every
-    /// row belongs to a live entity; creation indices are distinct. Tests call
-    /// it after each step; it costs a full scan.
-    pub fn check_invariants(&self) -> Result<(), String> {
-        self.archetypes.check()?;
-        let mut rows = 0;
-        for archetype in self.archetypes.iter() {
-            rows += archetype.len();
-            for entity in archetype.entities() {
-                let Some(meta) = self.entities.get(entity) else {
-                    return Err(format!(
-                        "a row of archetype {:?} holds dead entity {entity}",
-                        archetype.id()
-                    ));
-                };
-                if meta.location.archetype != archetype.id() {
-                    return Err(format!(
-                        "entity {entity} is in archetype {:?} but its meta says {:?}",
-                        archetype.id(),
-                        meta.location.archetype
-                    ));
-                }
-            }
-        }
-        if rows != self.entities.len() {
-            return Err(format!("{rows} rows for {} live entities", self.entities.len()));
-        }
-        let mut indices = std::collections::HashSet::new();
-        for (entity, meta) in &self.entities {
-            let archetype = self.archetypes.get(meta.location.archetype);
-            if archetype.entity_at(meta.location) != Some(entity) {
-                return Err(format!(
-                    "entity {entity}'s meta points at {:?}, which holds {:?}",
-                    meta.location,
-                    archetype.entity_at(meta.location)
-                ));
-            }
-            if meta.creation_index >= self.next_creation_index || !indices.insert(meta.creation_index) {
-                return Err(format!(
-                    "entity {entity} has creation index {} (duplicate or out of range)",
-                    meta.creation_index
-                ));
-            }
-        }
-        Ok(())
     }
 
     fn component_name(&self, id: ComponentId) -> &'static str {

@@ -40,7 +40,7 @@ pub mod prelude {
 /// Items the macros expand to. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::component::{ComponentRegistration, DebugProbe, RegisteredComponent, ViaDebug, ViaName};
+    pub use crate::component::{ComponentRegistration, DebugFn, DebugProbe, RegisteredComponent, ViaDebug, ViaName};
     pub use crate::storage::RowWriter;
     pub use inventory;
 }

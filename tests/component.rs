@@ -67,3 +67,20 @@ fn component_ids_display_their_names() {
     assert_eq!(ComponentId::from_index(1_000_000).to_string(), "#1000000");
     assert!(ComponentId::from_index(1_000_000).info().is_none());
 }
+
+/// Implemented by hand with a registration of its own that was never submitted
+/// to `inventory`: the (typed) registration cannot borrow another type's id.
+struct Manual;
+static MANUAL: reactecs::__private::ComponentRegistration<Manual> =
+    reactecs::__private::ComponentRegistration::new("Manual", false, &[], || None);
+impl Component for Manual {
+    fn registration() -> &'static reactecs::__private::ComponentRegistration<Self> {
+        &MANUAL
+    }
+}
+
+#[test]
+#[should_panic(expected = "was not collected by `inventory`")]
+fn a_component_implemented_by_hand_without_registering_gets_no_id() {
+    Manual::component_id();
+}

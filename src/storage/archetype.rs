@@ -289,8 +289,9 @@ impl Archetype {
         let start = self.value_ptr(col, self.chunk_start(chunk));
         // SAFETY: column `col` holds `T`s (checked); the first `rows_in_chunk` of
         // them in this chunk are initialised and contiguous from `start`, which is
-        // aligned for `T` (chunk offsets are aligned; ZSTs use an aligned dangling
-        // pointer); `&self` keeps them from being written.
+        // aligned for `T` (column offsets are aligned, and zero-sized columns sit
+        // at the chunk's base, aligned for them too); `&self` keeps them from
+        // being written.
         Some(unsafe { std::slice::from_raw_parts(start.cast::<T>(), self.rows_in_chunk(chunk)) })
     }
 
@@ -340,12 +341,15 @@ impl Archetype {
         Some(unsafe { ComponentRef::from_raw(self.columns[col].info, ptr) })
     }
 
-    /// Appends a row for `entity` and returns it. Its column values are NOT
-    /// initialised: the caller must write every column before any other use of
-    /// this archetype (or remove the row with `fill_hole`), and must not run code
-    /// that can panic in between.
+    /// Appends a row for `entity` and returns it. The row counts as live, but
+    /// its column values are not initialised.
+    ///
+    /// # Safety
+    /// Before any other use of this archetype, the caller must write every
+    /// column of the row, or remove the row with `fill_hole` (dropping what it
+    /// wrote); a panic in between must be guarded so that this still happens.
     #[inline(always)]
-    pub(super) fn alloc_row(&mut self, entity: Entity) -> Location {
+    pub(super) unsafe fn alloc_row(&mut self, entity: Entity) -> Location {
         let loc = self.next_location();
         if loc.chunk as usize == self.chunks.len() {
             let chunk = self.spare.pop().unwrap_or_else(|| Chunk::new(&self.layout));
@@ -361,8 +365,8 @@ impl Archetype {
     /// Drops the value of column `col` at `loc` in place.
     ///
     /// # Safety
-    /// `loc` must be a live row whose value in column `col` is not read or dropped
-    /// again.
+    /// `loc` must be a row whose value in column `col` is initialised, and that
+    /// value must not be read or dropped again.
     #[inline]
     pub(super) unsafe fn drop_value(&mut self, col: usize, loc: Location) {
         let ptr = self.value_ptr(col, loc);
@@ -384,7 +388,9 @@ impl Archetype {
     ///
     /// # Safety
     /// `loc` must be a live row whose column values have all been moved out or
-    /// dropped already (they are overwritten without a drop).
+    /// dropped already (they are overwritten without a drop), and every other
+    /// live row must be fully initialised (the last one is moved into `loc`,
+    /// unless `loc` is itself the last row).
     #[inline(always)]
     pub(super) unsafe fn fill_hole(&mut self, loc: Location) -> Option<Entity> {
         debug_assert!(self.contains(loc));
@@ -491,8 +497,9 @@ impl Drop for Archetype {
                 let start = self.value_ptr(col, self.chunk_start(chunk));
                 // SAFETY: the first `rows` values of this column in this chunk are live
                 // and contiguous; the archetype is being dropped, so they are never used
-                // again. (If one `Drop` panics, the rest of this column is still dropped
-                // and later columns leak: never a double drop.)
+                // again. (If one `Drop` panics, the rest of this chunk's values of the
+                // column are still dropped and everything after leaks: never a double
+                // drop.)
                 unsafe { self.columns[col].info.ty.drop_values(start, rows) };
             }
         }

@@ -47,8 +47,9 @@ pub(crate) struct BundleId(u32);
 /// How to write the values of one bundle type into a new row: the archetype of
 /// exactly its components, and for each tuple element in order, the column it
 /// goes to and the type that column holds. The columns are a permutation of
-/// the archetype's columns (checked when the plan is made), so a row written
-/// by following the plan to its end is complete.
+/// the archetype's columns (it is the archetype of exactly the bundle's ids,
+/// and a bundle listing an id twice is refused), so a row written by following
+/// the plan to its end is complete.
 struct BundlePlan {
     archetype: ArchetypeId,
     columns: Box<[ColumnSlot]>,
@@ -231,7 +232,9 @@ impl Archetypes {
     ) -> Option<Location> {
         let plan = &self.plans[bundle.0 as usize];
         let archetype = &mut self.list[plan.archetype.index()];
-        let loc = archetype.alloc_row(entity);
+        // SAFETY: the `RowWriter` below owns the new row until every column is
+        // written; if `write` stops early or panics, its drop removes the row.
+        let loc = unsafe { archetype.alloc_row(entity) };
         let mut writer = RowWriter {
             base: archetype.chunk_base(loc.chunk as usize),
             archetype,
@@ -266,7 +269,10 @@ impl Archetypes {
         let Some(entity) = src.entity_at(loc) else {
             return Err(value);
         };
-        let to = dst.alloc_row(entity);
+        // SAFETY: every column of the new row is written below (the moves cover
+        // the shared columns, then the added one), with no code in between that can
+        // panic or read `dst`.
+        let to = unsafe { dst.alloc_row(entity) };
         let (from_base, to_base) = (src.chunk_base(loc.chunk as usize), dst.chunk_base(to.chunk as usize));
         let (from_row, to_row) = (loc.row as usize, to.row as usize);
         for m in &transition.moves {
@@ -306,7 +312,10 @@ impl Archetypes {
             .get_disjoint_mut([transition.from.index(), transition.to.index()])
             .expect("an edge never leads back to its own archetype");
         let entity = src.entity_at(loc)?;
-        let to = dst.alloc_row(entity);
+        // SAFETY: every column of the new row is written by the moves below (the
+        // target has exactly the shared columns), with no code in between that can
+        // panic or read `dst`.
+        let to = unsafe { dst.alloc_row(entity) };
         let (from_base, to_base) = (src.chunk_base(loc.chunk as usize), dst.chunk_base(to.chunk as usize));
         let (from_row, to_row) = (loc.row as usize, to.row as usize);
         for m in &transition.moves {
@@ -435,15 +444,25 @@ impl RowWriter<'_> {
 }
 
 impl Drop for RowWriter<'_> {
+    /// Removes the half-written row, then drops what was written. In this
+    /// order a panicking `Drop` of a written value cannot leave the row counted:
+    /// removing the last row moves nothing, and its chunk's memory stays
+    /// allocated (at worst as a spare chunk) while the values are dropped from it.
     fn drop(&mut self) {
-        for entry in &self.plan[..self.next] {
-            // SAFETY: this column's value was written by `put` and is dropped once.
-            unsafe { self.archetype.drop_value(entry.col, self.loc) };
-        }
-        // SAFETY: every written value was just dropped and the others were never
-        // initialised; the row is the archetype's last (the writer borrowed the
-        // archetype since allocating it), so nothing reads the unwritten slots.
+        // SAFETY: the row is the archetype's last (the writer has borrowed the
+        // archetype since allocating it), so `fill_hole` only shrinks the live range
+        // and reads none of its slots.
         unsafe { self.archetype.fill_hole(self.loc) };
+        for entry in &self.plan[..self.next] {
+            let ptr = self
+                .base
+                .wrapping_add(entry.offset + self.loc.row as usize * entry.size);
+            // SAFETY: `put` initialised this slot, in the row's chunk whose memory is
+            // still allocated; the row is no longer live, so nothing else drops it,
+            // and each written entry is visited once. (If a `Drop` panics, the rest
+            // leak: never a double drop.)
+            unsafe { self.archetype.columns[entry.col].info.ty.drop_values(ptr, 1) };
+        }
     }
 }
 

@@ -77,11 +77,13 @@ pub(super) struct Chunk {
     layout: Layout,
 }
 
-// SAFETY: a chunk is plain memory holding `Entity` values and component values;
-// components are `Send + Sync` (the `Component` trait requires it), and the
-// archetype that owns the chunk hands out `&`/`&mut` only through borrows of itself.
+// SAFETY: a chunk is plain memory holding `Entity` values and component values,
+// and every stored type is `Send + Sync` (`TypeInfo::of` requires it, and a
+// column's type comes only from a `TypeInfo`). The owning archetype hands out
+// `&`/`&mut` values only through borrows of itself.
 unsafe impl Send for Chunk {}
-// SAFETY: see `Send` above: shared access to a chunk only reads through `&self`.
+// SAFETY: as for `Send`; the owning archetype writes chunk memory only through
+// `&mut self`, so shared access from several threads only reads.
 unsafe impl Sync for Chunk {}
 
 impl Chunk {

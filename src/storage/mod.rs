@@ -27,8 +27,9 @@
 //!   by exactly that one component.
 //! - No code outside this module runs while a row is half-written: moves copy
 //!   bits and write one owned value; `spawn`'s `RowWriter` removes its row and
-//!   drops what it wrote if it is dropped early (including by a panic); a
-//!   panicking component `Drop` during `despawn` still leaves the row removed.
+//!   then drops what it wrote if it is dropped early (including by a panic, and
+//!   even if one of those drops panics); a panicking component `Drop` during
+//!   `despawn` still leaves the row removed.
 //!
 //! Every `unsafe fn` here lists its contract under `# Safety`, and every
 //! `unsafe` block says which part of that contract it meets. The unit tests of

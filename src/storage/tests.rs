@@ -3,7 +3,6 @@
 
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use slotmap::SlotMap;
 
@@ -60,16 +59,22 @@ fn live() -> isize {
     LIVE.with(Cell::get)
 }
 
-static PANICKY_DROPS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    static PANICKY_DROPS: Cell<usize> = const { Cell::new(0) };
+}
 
-/// Panics when dropped, once counted.
+/// Panics when dropped, once counted (per test thread).
 struct Panicky;
 
 impl Drop for Panicky {
     fn drop(&mut self) {
-        PANICKY_DROPS.fetch_add(1, Ordering::SeqCst);
+        PANICKY_DROPS.with(|drops| drops.set(drops.get() + 1));
         panic!("Panicky dropped");
     }
+}
+
+fn panicky_drops() -> usize {
+    PANICKY_DROPS.with(Cell::get)
 }
 
 fn infos() -> &'static [ComponentInfo] {
@@ -385,6 +390,25 @@ fn an_incomplete_row_is_removed_and_what_was_written_is_dropped() {
 }
 
 #[test]
+fn a_panicking_drop_while_removing_an_incomplete_row_still_removes_the_row() {
+    let mut f = Fixture::new();
+    let keep = f.spawn(&[U64], |w| w.put(7u64).unwrap());
+    let bundle = f.storage.register_bundle(None, &[id(PANICKY), id(U64)]).unwrap();
+    let archetype = f.storage.bundle_archetype(bundle);
+    let e = f.keys.insert(f.keys[keep]);
+    // Only the first element is written; cleaning up drops it, and its drop panics.
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        f.storage.spawn(bundle, e, |w| assert!(w.put(Panicky).is_ok()))
+    }));
+    assert!(result.is_err());
+    assert_eq!(panicky_drops(), 1, "dropped exactly once");
+    assert_eq!(f.storage.get(archetype).len(), 0, "the half-written row is gone");
+    f.keys.remove(e);
+    f.check();
+    assert_eq!(f.get::<u64>(keep, U64), Some(&7));
+}
+
+#[test]
 fn a_panicking_drop_during_despawn_still_removes_the_row_and_drops_the_rest() {
     let mut f = Fixture::new();
     let a = f.spawn(&[TRACKED, PANICKY], |w| {
@@ -398,7 +422,7 @@ fn a_panicking_drop_during_despawn_still_removes_the_row_and_drops_the_rest() {
     let loc = f.keys.remove(a).unwrap();
     let result = catch_unwind(AssertUnwindSafe(|| f.storage.despawn(loc)));
     assert!(result.is_err());
-    assert_eq!(PANICKY_DROPS.load(Ordering::SeqCst), 1);
+    assert_eq!(panicky_drops(), 1);
     assert_eq!(f.storage.get(loc.archetype).len(), 0);
     assert_eq!(live(), 1, "only b's Tracked is left");
     f.check();

@@ -20,8 +20,9 @@ pub(crate) struct TypeInfo {
 }
 
 impl TypeInfo {
-    /// The info of `T`.
-    pub(crate) fn of<T: 'static>() -> Self {
+    /// The info of `T`. Only `Send + Sync` types can be stored, which is what
+    /// makes chunks `Send` and `Sync`.
+    pub(crate) fn of<T: Send + Sync + 'static>() -> Self {
         /// # Safety
         /// `ptr` must point to `count` initialised, properly aligned `T`s that
         /// are not used again (they are dropped here).

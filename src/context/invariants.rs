@@ -1,0 +1,57 @@
+//! `Context::check_invariants`: the walker the tests run after every step.
+
+use std::collections::HashSet;
+
+use super::Context;
+
+impl Context {
+    /// Walks the storage and the entity meta and reports the first broken
+    /// invariant: every chunk but an archetype's last is full; columns match
+    /// component sets and are aligned; cached edges lead where they should;
+    /// every live entity's meta points at a row holding that entity, and every
+    /// row belongs to a live entity; creation indices are distinct. Tests call
+    /// it after each step; it costs a full scan.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.archetypes.check()?;
+        let mut rows = 0;
+        for archetype in self.archetypes.iter() {
+            rows += archetype.len();
+            for entity in archetype.entities() {
+                let Some(meta) = self.entities.get(entity) else {
+                    return Err(format!(
+                        "a row of archetype {:?} holds dead entity {entity}",
+                        archetype.id()
+                    ));
+                };
+                if meta.location.archetype != archetype.id() {
+                    return Err(format!(
+                        "entity {entity} is in archetype {:?} but its meta says {:?}",
+                        archetype.id(),
+                        meta.location.archetype
+                    ));
+                }
+            }
+        }
+        if rows != self.entities.len() {
+            return Err(format!("{rows} rows for {} live entities", self.entities.len()));
+        }
+        let mut indices = HashSet::new();
+        for (entity, meta) in &self.entities {
+            let archetype = self.archetypes.get(meta.location.archetype);
+            if archetype.entity_at(meta.location) != Some(entity) {
+                return Err(format!(
+                    "entity {entity}'s meta points at {:?}, which holds {:?}",
+                    meta.location,
+                    archetype.entity_at(meta.location)
+                ));
+            }
+            if meta.creation_index >= self.next_creation_index || !indices.insert(meta.creation_index) {
+                return Err(format!(
+                    "entity {entity} has creation index {} (duplicate or out of range)",
+                    meta.creation_index
+                ));
+            }
+        }
+        Ok(())
+    }
+}
