@@ -493,7 +493,8 @@ impl Context {
 
     /// Calls `handler` with every event from now on, after the handlers
     /// subscribed before it. The handler sees read-only data and cannot reach
-    /// the context.
+    /// the context. Handlers are `Send + Sync` so that the context is too (share
+    /// state through `Arc<Mutex<_>>`, an `mpsc::Sender`, or atomics).
     ///
     /// # Example
     /// ```
@@ -516,7 +517,7 @@ impl Context {
     /// assert_eq!(*log.lock().unwrap(), [(10, 7)]);
     /// # Ok::<(), reactecs::Error>(())
     /// ```
-    pub fn subscribe(&mut self, handler: impl FnMut(&ContextEvent<'_>) + Send + 'static) -> SubscriptionId {
+    pub fn subscribe(&mut self, handler: impl FnMut(&ContextEvent<'_>) + Send + Sync + 'static) -> SubscriptionId {
         self.subscribers.add(Box::new(handler))
     }
 

@@ -9,6 +9,23 @@ use crate::entity::Entity;
 ///
 /// Messages name the context, the entity (`3v1`) and the component type, and
 /// say what to do instead.
+///
+/// # Example
+/// ```
+/// use reactecs::{Context, Error};
+/// #[derive(Debug)]
+/// struct Health(u32);
+/// reactecs::component!(Health);
+///
+/// let mut game = Context::with_name("Game");
+/// let e = game.create_entity();
+/// match game.remove::<Health>(e) {
+///     Err(Error::ComponentAbsent { component, .. }) => assert_eq!(component, "Health"),
+///     other => panic!("expected ComponentAbsent, got {other:?}"),
+/// }
+/// let message = game.get::<Health>(e).unwrap_err().to_string();
+/// assert_eq!(message, format!("entity {e} in context `Game` has no component `Health`: check with `has`, or use `replace` to add it"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {

@@ -32,6 +32,31 @@ use crate::storage::ComponentRef;
 
 /// Something that happened in a context. See the [module docs](self) for the
 /// order in which events fire.
+///
+/// # Example
+/// ```
+/// use std::sync::mpsc;
+/// use reactecs::{Context, ContextEvent};
+/// #[derive(Debug)] struct Position(f32, f32);
+/// reactecs::component!(Position);
+///
+/// let (tx, rx) = mpsc::channel();
+/// let mut game = Context::new();
+/// game.subscribe(move |event: &ContextEvent<'_>| {
+///     let line = match event {
+///         ContextEvent::EntityCreated { entity } => format!("created {entity}"),
+///         ContextEvent::ComponentAdded { component, .. } => format!("added {component:?}"),
+///         ContextEvent::ComponentReplaced { old, new, .. } => format!("{old:?} -> {new:?}"),
+///         other => format!("{other:?}"),
+///     };
+///     tx.send(line).unwrap();
+/// });
+/// let e = game.create_entity_with((Position(0.0, 0.0),))?;
+/// game.replace(e, Position(1.0, 0.0))?;
+/// let lines: Vec<String> = rx.try_iter().collect();
+/// assert_eq!(lines, [format!("created {e}"), "added Position(0.0, 0.0)".into(), "Position(0.0, 0.0) -> Position(1.0, 0.0)".into()]);
+/// # Ok::<(), reactecs::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
 pub enum ContextEvent<'a> {
@@ -100,7 +125,7 @@ impl fmt::Display for SubscriptionId {
     }
 }
 
-type Handler = Box<dyn FnMut(&ContextEvent<'_>) + Send>;
+type Handler = Box<dyn FnMut(&ContextEvent<'_>) + Send + Sync>;
 
 /// The user handlers of one context, in subscription order.
 #[derive(Default)]

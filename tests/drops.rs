@@ -11,7 +11,7 @@ fn a_mix_of_every_operation_drops_each_value_exactly_once() {
     {
         let mut game = Context::new();
         let mut entities: Vec<Entity> = Vec::new();
-        for i in 0..600 {
+        for i in 0..scale(600) {
             let e = match i % 3 {
                 0 => game
                     .create_entity_with((counter.make("bundle"), Name(i.to_string())))

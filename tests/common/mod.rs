@@ -102,6 +102,11 @@ pub struct CountedToo(pub Counted);
 
 reactecs::component!(Counted, CountedToo);
 
+/// `full` normally, a small size under Miri (which runs ~1000x slower).
+pub const fn scale(full: usize) -> usize {
+    if cfg!(miri) { full / 50 + 1 } else { full }
+}
+
 /// Asserts the context's invariants hold.
 pub fn check(context: &Context) {
     if let Err(broken) = context.check_invariants() {
