@@ -8,7 +8,7 @@
 //! - [`EntityRef`]: a read-only view of one entity.
 //! - [`Error`]: every misuse, as one enum.
 //! - `storage` (private): archetypes of 16 KiB structure-of-arrays chunks; the
-//!   only module with `unsafe` code.
+//!   one module allowed raw-memory code.
 
 mod bundle;
 mod component;

@@ -19,7 +19,7 @@ fn frame(game: &mut Context, entities: &mut [Entity], frame: usize) {
         game.add(*e, Frozen).unwrap();
         game.remove::<Velocity>(*e).unwrap();
         let _ = game.take::<Frozen>(*e).unwrap();
-        if (i + frame) % 4 == 0 {
+        if (i + frame).is_multiple_of(4) {
             game.destroy_entity(*e).unwrap();
             *e = game.create_entity_with((Position { x: 0.0, y: i as f32 },)).unwrap();
         }

@@ -258,43 +258,13 @@ impl Archetypes {
         let Some(transition) = self.add_transition(loc.archetype, id) else {
             return Err(value);
         };
-        let transition = &self.transitions[transition.0 as usize];
-        if transition.changed.ty != TypeId::of::<T>() {
+        if !self.can_transfer::<T>(transition, loc) {
             return Err(value);
         }
-        let [src, dst] = self
-            .list
-            .get_disjoint_mut([transition.from.index(), transition.to.index()])
-            .expect("an edge never leads back to its own archetype");
-        let Some(entity) = src.entity_at(loc) else {
-            return Err(value);
-        };
-        // SAFETY: every column of the new row is written below (the moves cover
-        // the shared columns, then the added one), with no code in between that can
-        // panic or read `dst`.
-        let to = unsafe { dst.alloc_row(entity) };
-        let (from_base, to_base) = (src.chunk_base(loc.chunk as usize), dst.chunk_base(to.chunk as usize));
-        let (from_row, to_row) = (loc.row as usize, to.row as usize);
-        for m in &transition.moves {
-            // SAFETY: the plan was made from these two archetypes' layouts, which
-            // never change: both addresses are the same component's slot in a live
-            // row of `src` (`loc`, checked) and in the new row of `dst`, in different
-            // chunks (so disjoint); the new slot is uninitialised.
-            unsafe {
-                copy_value(
-                    from_base.wrapping_add(m.from_offset + from_row * m.size),
-                    to_base.wrapping_add(m.to_offset + to_row * m.size),
-                    m.size,
-                )
-            };
-        }
-        let slot = to_base.wrapping_add(transition.changed.offset + to_row * transition.changed.size);
-        // SAFETY: `changed` is the added component's column in `dst`, which holds
-        // `T`s (checked above); the new row's slot there is uninitialised.
-        unsafe { slot.cast::<T>().write(value) };
-        // SAFETY: every value of the row at `loc` was moved to `dst` above.
-        let displaced = unsafe { src.fill_hole(loc) };
-        Ok(Moved { to, displaced })
+        // SAFETY: `can_transfer` holds; the transition adds a component, so the slot
+        // is the new row's (uninitialised) `T` slot, which the closure initialises.
+        let ((), moved) = unsafe { self.transfer(transition, loc, |slot| slot.cast::<T>().write(value)) };
+        Ok(moved)
     }
 
     /// Moves the entity at `loc` to the archetype without `id`, and gives back
@@ -303,24 +273,56 @@ impl Archetypes {
     #[inline]
     pub(crate) fn take<T: 'static>(&mut self, loc: Location, id: ComponentId) -> Option<(T, Moved)> {
         let transition = self.remove_transition(loc.archetype, id)?;
-        let transition = &self.transitions[transition.0 as usize];
-        if transition.changed.ty != TypeId::of::<T>() {
+        if !self.can_transfer::<T>(transition, loc) {
             return None;
         }
+        // SAFETY: `can_transfer` holds; the transition removes a component, so the
+        // slot is the old row's initialised `T`, which the closure moves out once.
+        Some(unsafe { self.transfer(transition, loc, |slot| slot.cast::<T>().read()) })
+    }
+
+    /// Whether `transition` can move the row at `loc`: `loc` is a live row of
+    /// its source, and the added or removed component holds `T`s.
+    #[inline(always)]
+    fn can_transfer<T: 'static>(&self, transition: TransitionId, loc: Location) -> bool {
+        let transition = &self.transitions[transition.0 as usize];
+        transition.changed.ty == TypeId::of::<T>() && self.list[transition.from.index()].contains(loc)
+    }
+
+    /// Moves the row at `loc` along `transition`: allocates the target row,
+    /// moves every shared column's value by the transition's plan, lets
+    /// `finish` initialise (added component: the new row's slot) or move out
+    /// (removed component: the old row's slot) the changed column's value, then
+    /// fills the hole in the source.
+    ///
+    /// # Safety
+    /// `can_transfer` must hold for `transition`, `loc` and the type `finish`
+    /// handles, and `finish` must initialise (if the transition adds) or move
+    /// out (if it removes) exactly that slot's value, without panicking.
+    #[inline(always)]
+    unsafe fn transfer<R>(
+        &mut self,
+        transition: TransitionId,
+        loc: Location,
+        finish: impl FnOnce(*mut u8) -> R,
+    ) -> (R, Moved) {
+        let transition = &self.transitions[transition.0 as usize];
         let [src, dst] = self
             .list
             .get_disjoint_mut([transition.from.index(), transition.to.index()])
             .expect("an edge never leads back to its own archetype");
-        let entity = src.entity_at(loc)?;
-        // SAFETY: every column of the new row is written by the moves below (the
-        // target has exactly the shared columns), with no code in between that can
-        // panic or read `dst`.
+        let entity = src.entity_at(loc).expect("`loc` is live (caller: `can_transfer`)");
+        // SAFETY: every column of the new row is written below, the shared ones by
+        // the moves and the added one (if any) by `finish`, with nothing in between
+        // that can panic or read `dst`.
         let to = unsafe { dst.alloc_row(entity) };
         let (from_base, to_base) = (src.chunk_base(loc.chunk as usize), dst.chunk_base(to.chunk as usize));
         let (from_row, to_row) = (loc.row as usize, to.row as usize);
         for m in &transition.moves {
-            // SAFETY: as in `insert`: same component's slot in the live row `loc` of
-            // `src` and in the new, uninitialised row of `dst`; different chunks.
+            // SAFETY: the plan was made from these two archetypes' layouts, which
+            // never change: both addresses are the same component's slot in the live
+            // row `loc` of `src` and in the new row of `dst`, in different chunks (so
+            // disjoint); the new slot is uninitialised.
             unsafe {
                 copy_value(
                     from_base.wrapping_add(m.from_offset + from_row * m.size),
@@ -329,13 +331,17 @@ impl Archetypes {
                 )
             };
         }
-        let slot = from_base.wrapping_add(transition.changed.offset + from_row * transition.changed.size);
-        // SAFETY: `changed` is the removed component's column in `src`, which holds
-        // `T`s (checked); `loc` is live, and this moves its value out exactly once.
-        let value = unsafe { slot.cast::<T>().read() };
-        // SAFETY: every value of the row at `loc` has been moved out.
+        let changed = &transition.changed;
+        let slot = if transition.added {
+            to_base.wrapping_add(changed.offset + to_row * changed.size)
+        } else {
+            from_base.wrapping_add(changed.offset + from_row * changed.size)
+        };
+        let result = finish(slot);
+        // SAFETY: every value of the row at `loc` was moved to `dst` or out by
+        // `finish` (caller's contract).
         let displaced = unsafe { src.fill_hole(loc) };
-        Some((value, Moved { to, displaced }))
+        (result, Moved { to, displaced })
     }
 
     /// Swaps the `T` of component `id` at `loc` for `value`, giving back the old
