@@ -30,7 +30,7 @@ pub use entity::Entity;
 pub use entity_ref::EntityRef;
 pub use error::Error;
 pub use event::{ContextEvent, SubscriptionId};
-pub use storage::{ArchetypeId, CHUNK_BYTES, ComponentRef, ComponentSet, StorageStats};
+pub use storage::{CHUNK_BYTES, ComponentRef, ComponentSet, StorageStats};
 
 /// The names most programs need: `use reactecs::prelude::*;`.
 pub mod prelude {

@@ -10,16 +10,14 @@ use super::edges::Edges;
 use crate::component::{ComponentId, ComponentInfo};
 use crate::entity::Entity;
 
-/// The index of an archetype in its context. Archetype 0 is the empty one.
+/// The index of an archetype in its context, in creation order (archetype 0
+/// is the empty one, where `create_entity` puts new entities).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ArchetypeId(pub(super) u32);
+pub(crate) struct ArchetypeId(pub(super) u32);
 
 impl ArchetypeId {
-    /// The archetype with no components, where new entities start.
-    pub const EMPTY: ArchetypeId = ArchetypeId(0);
-
     /// The position of this archetype in creation order.
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self.0 as usize
     }
 }
@@ -38,7 +36,7 @@ const NO_COLUMN: u32 = u32::MAX;
 /// One component array of an archetype.
 pub(super) struct Column {
     pub(super) info: &'static ComponentInfo,
-    /// Byte offset of the array in each chunk (unused for zero-sized types).
+    /// Byte offset of the array in each chunk (0 for zero-sized types).
     offset: usize,
     size: usize,
 }

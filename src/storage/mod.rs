@@ -44,7 +44,6 @@ mod edges;
 mod stats;
 mod type_info;
 
-pub use archetype::ArchetypeId;
 pub(crate) use archetype::{Archetype, Location};
 pub use archetypes::RowWriter;
 pub(crate) use archetypes::{Archetypes, BundleId, Moved};
