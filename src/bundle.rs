@@ -8,10 +8,15 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// A tuple of component types, e.g. `(Position, Velocity)`; used by
-/// [`Context::has_all`](crate::Context::has_all) and
+/// A tuple of component types, e.g. `(Position, Velocity)`, or a single
+/// component type; used by [`Context::has_all`](crate::Context::has_all) and
 /// [`Context::has_any`](crate::Context::has_any). Implemented for tuples of up
 /// to 12 components.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a component or a tuple of components",
+    label = "expected a component type, or a tuple such as `(Position, Velocity)`",
+    note = "declare component types with `reactecs::component!(MyType)`"
+)]
 pub trait ComponentTuple: sealed::Sealed + 'static {
     /// The number of types in the tuple.
     const LEN: usize;
@@ -20,10 +25,15 @@ pub trait ComponentTuple: sealed::Sealed + 'static {
     fn for_each_id(f: impl FnMut(ComponentId));
 }
 
-/// A tuple of component values, e.g. `(Position { .. }, Velocity { .. })`,
-/// written into an entity in one step by
+/// A tuple of component values, e.g. `(Position { .. }, Velocity { .. })`, or
+/// a single component value, written into an entity in one step by
 /// [`Context::create_entity_with`](crate::Context::create_entity_with).
 /// Implemented for tuples of up to 12 components.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a component or a tuple of components",
+    label = "expected a component value, or a tuple such as `(Position {{ .. }}, Velocity {{ .. }})`",
+    note = "declare component types with `reactecs::component!(MyType)`"
+)]
 pub trait Bundle: ComponentTuple + Send + Sync {
     /// Writes each value into the row, in tuple order. Every value is either
     /// written or, if `put` refuses it, dropped here.
@@ -54,6 +64,25 @@ macro_rules! tuples {
             }
         }
     };
+}
+
+impl<C: Component> sealed::Sealed for C {}
+
+/// A single component is a bundle of one: `create_entity_with(Position { .. })`.
+impl<C: Component> ComponentTuple for C {
+    const LEN: usize = 1;
+
+    #[inline]
+    fn for_each_id(mut f: impl FnMut(ComponentId)) {
+        f(C::component_id());
+    }
+}
+
+impl<C: Component> Bundle for C {
+    #[inline]
+    fn write_into(self, row: &mut RowWriter<'_>) {
+        let _refused = row.put(self);
+    }
 }
 
 tuples!();

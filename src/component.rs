@@ -150,6 +150,11 @@ impl fmt::Debug for ComponentInfo {
 /// assert_eq!(Position::component_info().name(), "Position");
 /// assert_eq!(Position::component_id(), Position::component_id());
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a component",
+    label = "not declared as a component",
+    note = "declare it with `reactecs::component!({Self})` (components are `Send + Sync + 'static`)"
+)]
 pub trait Component: Send + Sync + 'static {
     /// The static registration the declaration macro made for this type. It is
     /// typed, so an implementation can only hand out a registration of its own

@@ -100,6 +100,25 @@ fn replace_overwrites_a_present_component_and_adds_an_absent_one() {
 }
 
 #[test]
+fn a_single_component_is_a_bundle_of_one() {
+    let mut game = Context::new();
+    let e = game.create_entity_with(pos(3.0)).unwrap();
+    assert_eq!(game.get::<Position>(e), Ok(&pos(3.0)));
+    assert!(game.has_all::<Position>(e));
+    assert!(!game.has_any::<Frozen>(e));
+    let same = game.create_entity_with((pos(4.0),)).unwrap();
+    assert_eq!(
+        game.storage_stats().archetypes,
+        2,
+        "`x` and `(x,)` land in the same archetype"
+    );
+    let many = game.create_entities_with((0..10).map(|i| pos(i as f32))).unwrap();
+    assert_eq!(game.get::<Position>(many[9]), Ok(&pos(9.0)));
+    assert!(game.is_alive(same));
+    check(&game);
+}
+
+#[test]
 fn has_all_and_has_any() {
     let mut game = Context::new();
     let e = game
