@@ -1,4 +1,6 @@
 #![doc = include_str!("../README.md")]
+// Also set in Cargo.toml's [lints]; stated here where readers look for them.
+#![deny(unsafe_code, missing_docs)]
 //!
 //! # Where things are
 //!
