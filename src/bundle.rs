@@ -18,9 +18,6 @@ mod sealed {
     note = "declare component types with `reactecs::component!(MyType)`"
 )]
 pub trait ComponentTuple: sealed::Sealed + 'static {
-    /// The number of types in the tuple.
-    const LEN: usize;
-
     /// Calls `f` with each type's id, in tuple order.
     fn for_each_id(f: impl FnMut(ComponentId));
 }
@@ -46,8 +43,6 @@ macro_rules! tuples {
         impl<$($name: Component),*> sealed::Sealed for ($($name,)*) {}
 
         impl<$($name: Component),*> ComponentTuple for ($($name,)*) {
-            const LEN: usize = <[&str]>::len(&[$(stringify!($name)),*]);
-
             #[allow(unused_variables, unused_mut)]
             #[inline]
             fn for_each_id(mut f: impl FnMut(ComponentId)) {
@@ -70,8 +65,6 @@ impl<C: Component> sealed::Sealed for C {}
 
 /// A single component is a bundle of one: `create_entity_with(Position { .. })`.
 impl<C: Component> ComponentTuple for C {
-    const LEN: usize = 1;
-
     #[inline]
     fn for_each_id(mut f: impl FnMut(ComponentId)) {
         f(C::component_id());

@@ -270,7 +270,9 @@ pub(crate) fn registry() -> &'static [ComponentInfo] {
             .into_iter()
             .map(|r| (r.0.describe(), r.0))
             .collect();
-        found.sort_by(|a, b| a.0.type_name().cmp(b.0.type_name()));
+        // By name; `TypeId` breaks ties between same-named types, and puts a type
+        // submitted twice next to itself for `dedup_by`.
+        found.sort_by(|a, b| (a.0.type_name(), a.0.ty.type_id()).cmp(&(b.0.type_name(), b.0.ty.type_id())));
         // One id per type, even if a registration was submitted twice.
         found.dedup_by(|a, b| a.0.ty.type_id() == b.0.ty.type_id());
         for (index, (info, registration)) in found.iter_mut().enumerate() {
