@@ -2,6 +2,7 @@
 
 use std::any::TypeId;
 use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use slotmap::SlotMap;
 use smallvec::SmallVec;
@@ -12,7 +13,10 @@ use crate::entity::{Entity, EntityMeta};
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::{ContextEvent, Subscribers, SubscriptionId};
-use crate::storage::{Archetypes, BundleId, ComponentRef, Location, Moved, StorageStats};
+use crate::group::GroupEvent;
+use crate::groups::Groups;
+use crate::storage::{ArchetypeId, Archetypes, BundleId, ComponentRef, ComponentSet, Location, Moved, StorageStats};
+use crate::unique::Uniques;
 
 mod invariants;
 
@@ -48,12 +52,18 @@ mod invariants;
 /// # Ok::<(), Error>(())
 /// ```
 pub struct Context {
-    name: &'static str,
-    entities: SlotMap<Entity, EntityMeta>,
-    archetypes: Archetypes,
+    pub(crate) name: &'static str,
+    pub(crate) entities: SlotMap<Entity, EntityMeta>,
+    pub(crate) archetypes: Archetypes,
     next_creation_index: u64,
-    subscribers: Subscribers,
+    pub(crate) subscribers: Subscribers,
+    pub(crate) groups: Groups,
+    pub(crate) uniques: Uniques,
+    next_subscription: u64,
 }
+
+/// Gives each context an instance id, so ids of its groups are recognised.
+static NEXT_CONTEXT_ID: AtomicU32 = AtomicU32::new(0);
 
 impl Default for Context {
     fn default() -> Self {
@@ -69,13 +79,18 @@ impl Context {
 
     /// An empty context with a name (used in error messages and `Debug`).
     pub fn with_name(name: &'static str) -> Self {
-        Context {
+        let mut context = Context {
             name,
             entities: SlotMap::with_key(),
             archetypes: Archetypes::new(registry()),
             next_creation_index: 0,
             subscribers: Subscribers::default(),
-        }
+            groups: Groups::new(NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed)),
+            uniques: Uniques::new(registry()),
+            next_subscription: 0,
+        };
+        context.groups.sync(&context.archetypes);
+        context
     }
 
     /// The context's name.
@@ -120,6 +135,12 @@ impl Context {
         ))
     }
 
+    /// The component set of a live entity.
+    pub(crate) fn component_set(&self, entity: Entity) -> Option<&ComponentSet> {
+        let meta = self.entities.get(entity)?;
+        Some(self.archetypes.get(meta.location.archetype).set())
+    }
+
     /// How many archetypes and chunks the storage holds, and their bytes.
     pub fn storage_stats(&self) -> StorageStats {
         StorageStats::of(&self.archetypes)
@@ -159,8 +180,9 @@ impl Context {
     /// `ComponentAdded` per component in bundle order.
     ///
     /// # Errors
-    /// [`Error::DuplicateComponent`] if the bundle names a type twice; nothing
-    /// is created and the values are dropped.
+    /// [`Error::DuplicateComponent`] if the bundle names a type twice, or
+    /// [`Error::UniqueAlreadyHeld`] if it holds a unique component another
+    /// entity has; nothing is created and the values are dropped.
     ///
     /// # Example
     /// ```
@@ -174,7 +196,20 @@ impl Context {
     /// ```
     pub fn create_entity_with<B: Bundle>(&mut self, bundle: B) -> Result<Entity, Error> {
         let plan = self.bundle::<B>()?;
+        if let Some(archetype) = self.unique_archetype(plan) {
+            self.uniques
+                .check_free(self.archetypes.get(archetype).set(), self.name)?;
+        }
         Ok(self.spawn(plan, bundle))
+    }
+
+    /// The archetype of a bundle whose components include a unique one.
+    #[inline]
+    fn unique_archetype(&self, plan: BundleId) -> Option<ArchetypeId> {
+        let archetype = self.archetypes.bundle_archetype(plan);
+        self.uniques
+            .any_in(self.archetypes.get(archetype).set())
+            .then_some(archetype)
     }
 
     /// Creates one entity per bundle, like
@@ -184,7 +219,10 @@ impl Context {
     ///
     /// # Errors
     /// [`Error::DuplicateComponent`] if the bundle type names a component twice;
-    /// nothing is created.
+    /// nothing is created. [`Error::UniqueAlreadyHeld`] if a bundle holds a
+    /// unique component that an entity (possibly one created by this call) has
+    /// already: the entities created before it stay, and the rest of `bundles`
+    /// is not consumed.
     ///
     /// # Example
     /// ```
@@ -207,7 +245,16 @@ impl Context {
         let expected = bundles.size_hint().0;
         self.entities.reserve(expected);
         let mut created = Vec::with_capacity(expected);
-        created.extend(bundles.map(|bundle| self.spawn(plan, bundle)));
+        match self.unique_archetype(plan) {
+            None => created.extend(bundles.map(|bundle| self.spawn(plan, bundle))),
+            Some(archetype) => {
+                for bundle in bundles {
+                    self.uniques
+                        .check_free(self.archetypes.get(archetype).set(), self.name)?;
+                    created.push(self.spawn(plan, bundle));
+                }
+            }
+        }
         Ok(created)
     }
 
@@ -224,12 +271,15 @@ impl Context {
     fn new_bundle<B: Bundle>(&mut self) -> Result<BundleId, Error> {
         let mut ids = SmallVec::<[ComponentId; 16]>::new();
         B::for_each_id(|id| ids.push(id));
-        self.archetypes
+        let plan = self
+            .archetypes
             .register_bundle(Some(TypeId::of::<B>()), &ids)
             .map_err(|id| Error::DuplicateComponent {
                 context: self.name,
                 component: self.component_name(id),
-            })
+            });
+        self.groups.sync(&self.archetypes);
+        plan
     }
 
     /// Creates an entity from `bundle` and fires the creation events.
@@ -246,9 +296,15 @@ impl Context {
                 creation_index,
             }
         });
+        let location = self.entities[entity].location;
+        self.uniques.hold(self.archetypes.get(location.archetype).set(), entity);
+        self.groups
+            .apply_spawn_or_despawn(location.archetype, &self.archetypes, true);
         if !self.subscribers.is_empty() {
             self.subscribers.emit(&ContextEvent::EntityCreated { entity });
-            let location = self.entities[entity].location;
+        }
+        self.fire_archetype_groups(entity, location, None, true);
+        if !self.subscribers.is_empty() {
             let archetype = self.archetypes.get(location.archetype);
             B::for_each_id(|id| {
                 if let Some(component) = archetype.component_ref(id, location) {
@@ -273,6 +329,14 @@ impl Context {
             let view = EntityRef::new(entity, archetype, location);
             self.subscribers
                 .emit(&ContextEvent::EntityWillBeDestroyed { entity: view });
+        }
+        self.groups
+            .apply_spawn_or_despawn(location.archetype, &self.archetypes, false);
+        self.fire_archetype_groups(entity, location, None, false);
+        let archetype = self.archetypes.get(location.archetype);
+        self.uniques.release(archetype.set(), entity);
+        if !self.subscribers.is_empty() {
+            let view = EntityRef::new(entity, archetype, location);
             for component in view.components() {
                 self.subscribers
                     .emit(&ContextEvent::ComponentRemoved { entity, component });
@@ -326,6 +390,10 @@ impl Context {
             return Err(Error::StaleEntity { context, entity });
         };
         let from = meta.location;
+        let unique = T::component_info().is_unique();
+        if unique {
+            self.uniques.check_free_for(id, entity, context)?;
+        }
         let Ok(moved) = self.archetypes.insert(from, id, value) else {
             return Err(Error::ComponentAlreadyPresent {
                 context,
@@ -334,7 +402,11 @@ impl Context {
             });
         };
         meta.location = moved.to;
+        if unique {
+            self.uniques.set_holder(id, Some(entity));
+        }
         self.relocate_displaced(moved, from);
+        self.after_move(entity, moved, None);
         if !self.subscribers.is_empty() {
             let component = self.archetypes.get(moved.to.archetype).component_ref(id, moved.to);
             if let Some(component) = component {
@@ -350,6 +422,61 @@ impl Context {
     fn relocate_displaced(&mut self, moved: Moved, from: Location) {
         if let Some(displaced) = moved.displaced {
             self.entities[displaced].location = from;
+        }
+    }
+
+    /// Updates every group for a move (phase one), then fires the group events
+    /// (phase two): `Added` for groups joined, `Removed` (with `removed`, the
+    /// removed value, if a removal caused it) for groups left.
+    #[inline]
+    fn after_move(&mut self, entity: Entity, moved: Moved, removed: Option<ComponentRef<'_>>) {
+        let changes = self.groups.apply_transition(moved.transition, &self.archetypes);
+        if changes == 0 || !self.groups.has_handlers() {
+            return;
+        }
+        let view = EntityRef::new(entity, self.archetypes.get(moved.to.archetype), moved.to);
+        for i in 0..changes {
+            let change = self.groups.change(moved.transition, i);
+            let group = self.groups.id(change.group);
+            let event = if change.joined {
+                GroupEvent::Added { group, entity: view }
+            } else {
+                GroupEvent::Removed {
+                    group,
+                    entity: view,
+                    removed,
+                }
+            };
+            self.groups.emit(change.group, &event);
+        }
+    }
+
+    /// Fires `Added` (or `Removed`) to every group of the entity's archetype,
+    /// for a creation (or destruction) whose phase one is done.
+    fn fire_archetype_groups(
+        &mut self,
+        entity: Entity,
+        location: Location,
+        removed: Option<ComponentRef<'_>>,
+        joined: bool,
+    ) {
+        if !self.groups.has_handlers() {
+            return;
+        }
+        let view = EntityRef::new(entity, self.archetypes.get(location.archetype), location);
+        for i in 0..self.groups.of_archetype(location.archetype).len() {
+            let index = self.groups.of_archetype(location.archetype)[i];
+            let group = self.groups.id(index);
+            let event = if joined {
+                GroupEvent::Added { group, entity: view }
+            } else {
+                GroupEvent::Removed {
+                    group,
+                    entity: view,
+                    removed,
+                }
+            };
+            self.groups.emit(index, &event);
         }
     }
 
@@ -377,9 +504,13 @@ impl Context {
             return Err(self.absent::<T>(entity));
         };
         meta.location = moved.to;
+        if T::component_info().is_unique() {
+            self.uniques.set_holder(id, None);
+        }
         self.relocate_displaced(moved, from);
+        let component = ComponentRef::new(T::component_info(), &value);
+        self.after_move(entity, moved, Some(component));
         if !self.subscribers.is_empty() {
-            let component = ComponentRef::new(T::component_info(), &value);
             self.subscribers
                 .emit(&ContextEvent::ComponentRemoved { entity, component });
         }
@@ -397,13 +528,34 @@ impl Context {
         let location = self.location(entity)?;
         match self.archetypes.replace(location, id, value) {
             Ok(old) => {
-                if !self.subscribers.is_empty() {
-                    let archetype = self.archetypes.get(location.archetype);
-                    if let Some(new) = archetype.component_ref(id, location) {
-                        let old = ComponentRef::new(T::component_info(), &old);
-                        self.subscribers
-                            .emit(&ContextEvent::ComponentReplaced { entity, old, new });
+                if self.subscribers.is_empty() && !self.groups.has_handlers() {
+                    return Ok(());
+                }
+                let archetype = self.archetypes.get(location.archetype);
+                let Some(new) = archetype.component_ref(id, location) else {
+                    return Ok(());
+                };
+                let old = ComponentRef::new(T::component_info(), &old);
+                if self.groups.has_handlers() {
+                    for i in 0..self.groups.of_archetype(location.archetype).len() {
+                        let index = self.groups.of_archetype(location.archetype)[i];
+                        if self.groups.get(index).matcher.watches(id) {
+                            let group = self.groups.id(index);
+                            self.groups.emit(
+                                index,
+                                &GroupEvent::Updated {
+                                    group,
+                                    entity,
+                                    old,
+                                    new,
+                                },
+                            );
+                        }
                     }
+                }
+                if !self.subscribers.is_empty() {
+                    self.subscribers
+                        .emit(&ContextEvent::ComponentReplaced { entity, old, new });
                 }
                 Ok(())
             }
@@ -518,15 +670,23 @@ impl Context {
     /// # Ok::<(), reactecs::Error>(())
     /// ```
     pub fn subscribe(&mut self, handler: impl FnMut(&ContextEvent<'_>) + Send + Sync + 'static) -> SubscriptionId {
-        self.subscribers.add(Box::new(handler))
+        let id = self.next_subscription_id();
+        self.subscribers.add(id, Box::new(handler));
+        id
     }
 
-    /// Stops a subscription.
+    pub(crate) fn next_subscription_id(&mut self) -> SubscriptionId {
+        let id = SubscriptionId(self.next_subscription);
+        self.next_subscription += 1;
+        id
+    }
+
+    /// Stops a subscription, to the context or to one of its groups.
     ///
     /// # Errors
     /// [`Error::UnknownSubscription`] if `id` is not subscribed here.
     pub fn unsubscribe(&mut self, id: SubscriptionId) -> Result<(), Error> {
-        if self.subscribers.remove(id) {
+        if self.subscribers.remove(id) || self.groups.unsubscribe(id) {
             Ok(())
         } else {
             Err(Error::UnknownSubscription {
@@ -555,6 +715,7 @@ impl fmt::Debug for Context {
             .field("name", &self.name)
             .field("entities", &self.entities.len())
             .field("archetypes", &self.archetypes.len())
+            .field("groups", &self.groups.len())
             .field("subscribers", &self.subscribers.len())
             .finish()
     }

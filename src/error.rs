@@ -1,6 +1,7 @@
 //! `Error`: every misuse of a context, as one enum.
 
 use crate::entity::Entity;
+use crate::group::GroupId;
 
 /// Everything that can go wrong when using a context.
 ///
@@ -84,5 +85,76 @@ pub enum Error {
         context: &'static str,
         /// The id given.
         id: u64,
+    },
+
+    /// A `GroupId` that is not one of this context's groups.
+    #[error("context `{context}` has no {group}: the id comes from another context")]
+    UnknownGroup {
+        /// The context asked.
+        context: &'static str,
+        /// The id given.
+        group: GroupId,
+    },
+
+    /// `single_entity` on a group holding more than one entity.
+    #[error("group {group} in context `{context}` holds {count} entities, not at most one")]
+    NotSingleEntity {
+        /// The context asked.
+        context: &'static str,
+        /// The group's matcher, printed.
+        group: String,
+        /// How many entities it holds.
+        count: usize,
+    },
+
+    /// A query that names a component mutably and a second time, which would
+    /// alias (`(&mut Position, &Position)`).
+    #[error(
+        "a query on context `{context}` borrows component `{component}` mutably and a second time: \
+         name each component once in a query that writes it"
+    )]
+    QueryAliasing {
+        /// The context asked.
+        context: &'static str,
+        /// The component's declared name.
+        component: &'static str,
+    },
+
+    /// A second entity was to get a unique component.
+    #[error(
+        "unique component `{component}` is already held by entity {holder} in context `{context}`: no other \
+         entity can get it; use `set_unique` to change its value"
+    )]
+    UniqueAlreadyHeld {
+        /// The context asked.
+        context: &'static str,
+        /// The component's declared name.
+        component: &'static str,
+        /// The entity that holds it.
+        holder: Entity,
+        /// The entity that was to get it (`None` when it was to be created
+        /// with it).
+        entity: Option<Entity>,
+    },
+
+    /// A unique-component operation on a component not declared `unique`.
+    #[error(
+        "component `{component}` is not unique: declare it with `reactecs::component!(unique {component})` \
+         to use it with `set_unique` in context `{context}`"
+    )]
+    NotUnique {
+        /// The context asked.
+        context: &'static str,
+        /// The component's declared name.
+        component: &'static str,
+    },
+
+    /// `remove_unique` when no entity holds the unique component.
+    #[error("no entity holds unique component `{component}` in context `{context}`: set it with `set_unique` first")]
+    UniqueAbsent {
+        /// The context asked.
+        context: &'static str,
+        /// The component's declared name.
+        component: &'static str,
     },
 }

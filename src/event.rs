@@ -6,28 +6,39 @@
 //!
 //! | call | events |
 //! |---|---|
-//! | `create_entity` | `EntityCreated` |
-//! | `create_entity_with(bundle)` | `EntityCreated`, then `ComponentAdded` per component in bundle order |
-//! | `add` | `ComponentAdded` (the new value) |
-//! | `remove` / `take` | `ComponentRemoved` (the removed value) |
-//! | `replace`, component present | `ComponentReplaced` (old and new value), then the old value is dropped |
-//! | `replace`, component absent | `ComponentAdded`: a replace of an absent component is an add |
-//! | `get_mut` | none: a silent write |
-//! | `destroy_entity` | `EntityWillBeDestroyed` (components still readable), one `ComponentRemoved` per component by increasing component id, then `EntityDestroyed` |
+//! | `create_entity` | `EntityCreated`, then group `Added` for each group it joins (NoneOf-only groups) |
+//! | `create_entity_with(bundle)` | `EntityCreated`, group `Added` per group joined, then `ComponentAdded` per component in bundle order |
+//! | `add` | group `Added` / `Removed` per group joined or left, then `ComponentAdded` (the new value) |
+//! | `remove` / `take` | group `Removed` (with the removed value) / `Added` per group left or joined, then `ComponentRemoved` (the removed value) |
+//! | `replace`, component present | group `Updated` per group watching the component, then `ComponentReplaced` (old and new value), then the old value is dropped |
+//! | `replace`, component absent | as `add`: a replace of an absent component is an add |
+//! | `modify_each` | per entity visited, as `replace` |
+//! | `get_mut`, `query_mut` | none: silent writes |
+//! | `destroy_entity` | `EntityWillBeDestroyed` (components still readable), group `Removed` per group it was in (components still readable), one `ComponentRemoved` per component by increasing component id, then `EntityDestroyed` |
 //! | `destroy_all_entities` / `reset` | `destroy_entity`'s events for each entity, in [`Context::entities`](crate::Context::entities) order |
+//! | `group` (new matcher) | `GroupCreated` |
+//!
+//! Group events ([`GroupEvent`](crate::GroupEvent)) go to the subscribers of
+//! each group ([`Context::subscribe_group`](crate::Context::subscribe_group)),
+//! in group creation order; every group's membership is updated before the
+//! first of them fires. Context events go to [`Context::subscribe`]'s
+//! handlers.
 //!
 //! Handlers get read-only event data and cannot reach the context, so no
 //! event is ever stale: what a handler reads is the state the event describes.
 //! Handlers run in subscription order. The context's own consumers (groups,
-//! collectors, entity indices, in later releases) are plain data the context
-//! updates directly at the same points, before user handlers, with no boxed
-//! closure on the hot path; a context with no subscriber pays one branch per
-//! change.
+//! and collectors and entity indices in later releases) are plain data the
+//! context updates directly, with no boxed closure on the hot path; a context
+//! with no subscriber pays one branch per change.
+//!
+//! [`Context::subscribe`]: crate::Context::subscribe
 
 use std::fmt;
 
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
+use crate::group::GroupId;
+use crate::matcher::Matcher;
 use crate::storage::ComponentRef;
 
 /// Something that happened in a context. See the [module docs](self) for the
@@ -99,18 +110,26 @@ pub enum ContextEvent<'a> {
         /// The value now.
         new: ComponentRef<'a>,
     },
+    /// A group was created by [`Context::group`](crate::Context::group).
+    GroupCreated {
+        /// The new group.
+        group: GroupId,
+        /// Its matcher.
+        matcher: &'a Matcher,
+    },
 }
 
 impl ContextEvent<'_> {
-    /// The entity the event is about.
-    pub fn entity(&self) -> Entity {
+    /// The entity the event is about (`None` for `GroupCreated`).
+    pub fn entity(&self) -> Option<Entity> {
         match *self {
             ContextEvent::EntityCreated { entity }
             | ContextEvent::EntityDestroyed { entity }
             | ContextEvent::ComponentAdded { entity, .. }
             | ContextEvent::ComponentRemoved { entity, .. }
-            | ContextEvent::ComponentReplaced { entity, .. } => entity,
-            ContextEvent::EntityWillBeDestroyed { entity } => entity.entity(),
+            | ContextEvent::ComponentReplaced { entity, .. } => Some(entity),
+            ContextEvent::EntityWillBeDestroyed { entity } => Some(entity.entity()),
+            ContextEvent::GroupCreated { .. } => None,
         }
     }
 }
@@ -130,7 +149,6 @@ type Handler = Box<dyn FnMut(&ContextEvent<'_>) + Send + Sync>;
 /// The user handlers of one context, in subscription order.
 #[derive(Default)]
 pub(crate) struct Subscribers {
-    next: u64,
     handlers: Vec<(SubscriptionId, Handler)>,
 }
 
@@ -144,11 +162,8 @@ impl Subscribers {
         self.handlers.len()
     }
 
-    pub(crate) fn add(&mut self, handler: Handler) -> SubscriptionId {
-        let id = SubscriptionId(self.next);
-        self.next += 1;
+    pub(crate) fn add(&mut self, id: SubscriptionId, handler: Handler) {
         self.handlers.push((id, handler));
-        id
     }
 
     /// Removes a subscription; `false` if there is none with this id.

@@ -7,6 +7,9 @@
 //! - [`Context`]: entities, components, events; start here.
 //! - [`component!`]: declare component types.
 //! - [`ContextEvent`] and the [`event`] module: what fires when, in which order.
+//! - [`Matcher`] and [`Group`]: live sets of entities, with [`GroupEvent`]s.
+//! - The [`query`] module: typed iteration, entity by entity or chunk by chunk.
+//! - Unique components: [`Context::set_unique`] and friends.
 //! - [`EntityRef`]: a read-only view of one entity.
 //! - [`Error`]: every misuse, as one enum.
 //! - `storage` (private): archetypes of 16 KiB structure-of-arrays chunks; the
@@ -19,11 +22,16 @@ mod entity;
 mod entity_ref;
 mod error;
 pub mod event;
+mod group;
+mod groups;
+mod matcher;
+pub mod query;
 #[allow(
     unsafe_code,
     reason = "storage is the one module that manages raw chunk memory; every block documents its invariant"
 )]
 mod storage;
+mod unique;
 
 pub use bundle::{Bundle, ComponentTuple};
 pub use component::{Component, ComponentId, ComponentInfo};
@@ -32,17 +40,23 @@ pub use entity::Entity;
 pub use entity_ref::EntityRef;
 pub use error::Error;
 pub use event::{ContextEvent, SubscriptionId};
+pub use group::{EntityList, Group, GroupEvent, GroupId};
+pub use matcher::{Matcher, MatcherChain};
+pub use query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
 pub use storage::{CHUNK_BYTES, ComponentRef, ComponentSet, StorageStats};
 
 /// The names most programs need: `use reactecs::prelude::*;`.
 pub mod prelude {
-    pub use crate::{Component, ComponentRef, Context, ContextEvent, Entity, EntityRef, Error};
+    pub use crate::{
+        Component, ComponentRef, Context, ContextEvent, Entity, EntityRef, Error, Group, GroupEvent, GroupId, Matcher,
+        MatcherChain,
+    };
 }
 
 /// Items the macros expand to. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::component::{ComponentRegistration, DebugFn, DebugProbe, RegisteredComponent, ViaDebug, ViaName};
-    pub use crate::storage::RowWriter;
+    pub use crate::storage::{ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowWriter};
     pub use inventory;
 }

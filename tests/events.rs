@@ -181,6 +181,6 @@ fn event_entity_names_the_subject() {
     game.subscribe(move |event: &ContextEvent<'_>| sink.lock().unwrap().push(event.entity()));
     let e = game.create_entity_with((Frozen,)).unwrap();
     game.destroy_entity(e).unwrap();
-    assert!(seen.lock().unwrap().iter().all(|&x| x == e));
+    assert!(seen.lock().unwrap().iter().all(|&x| x == Some(e)));
     assert_eq!(seen.lock().unwrap().len(), 5);
 }

@@ -9,7 +9,9 @@ impl Context {
     /// invariant: every chunk but an archetype's last is full; columns match
     /// component sets and are aligned; cached edges lead where they should;
     /// every live entity's meta points at a row holding that entity, and every
-    /// row belongs to a live entity; creation indices are distinct. Tests call
+    /// row belongs to a live entity; creation indices are distinct; every group
+    /// lists exactly the archetypes its matcher accepts, with the right count;
+    /// unique components have the recorded holder. Tests call
     /// it after each step; it costs a full scan.
     pub fn check_invariants(&self) -> Result<(), String> {
         self.archetypes.check()?;
@@ -52,6 +54,8 @@ impl Context {
                 ));
             }
         }
+        self.groups.check(&self.archetypes)?;
+        self.uniques.check(self)?;
         Ok(())
     }
 }

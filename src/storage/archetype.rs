@@ -213,7 +213,7 @@ impl Archetype {
 
     /// Rows live in chunk `chunk`.
     #[inline]
-    fn rows_in_chunk(&self, chunk: usize) -> usize {
+    pub(super) fn rows_in_chunk(&self, chunk: usize) -> usize {
         (self.len - chunk * self.layout.rows).min(self.layout.rows)
     }
 
@@ -222,6 +222,13 @@ impl Archetype {
     pub(super) fn column_geometry(&self, col: usize) -> (usize, usize) {
         let column = &self.columns[col];
         (column.offset, column.size)
+    }
+
+    /// The address of column `col`'s first value in chunk `chunk` (which must
+    /// be in use), and the number of live values there.
+    #[inline]
+    pub(super) fn column_start(&self, col: usize, chunk: usize) -> (*mut u8, usize) {
+        (self.value_ptr(col, self.chunk_start(chunk)), self.rows_in_chunk(chunk))
     }
 
     /// The first byte of chunk `chunk`.

@@ -22,6 +22,8 @@ pub(crate) struct Moved {
     /// The entity that was moved into the entity's old location to keep the old
     /// archetype dense (its location is now the old location).
     pub(crate) displaced: Option<Entity>,
+    /// The edge the row moved along.
+    pub(crate) transition: TransitionId,
 }
 
 /// Every archetype of one context, created on demand and never removed (so
@@ -108,6 +110,18 @@ impl Archetypes {
         &self.list[id.index()]
     }
 
+    /// Every archetype, mutably, in creation order.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut Archetype> + '_ {
+        self.list.iter_mut()
+    }
+
+    /// The source and target archetypes of a transition.
+    #[inline]
+    pub(crate) fn transition_ends(&self, transition: TransitionId) -> (ArchetypeId, ArchetypeId) {
+        let transition = &self.transitions[transition.0 as usize];
+        (transition.from, transition.to)
+    }
+
     /// Frees every archetype's spare chunks.
     pub(crate) fn shrink_to_fit(&mut self) {
         self.list.iter_mut().for_each(Archetype::shrink_to_fit);
@@ -169,7 +183,6 @@ impl Archetypes {
     }
 
     /// The archetype a bundle's entities go to.
-    #[cfg(test)]
     pub(crate) fn bundle_archetype(&self, bundle: BundleId) -> ArchetypeId {
         self.plans[bundle.0 as usize].archetype
     }
@@ -306,7 +319,8 @@ impl Archetypes {
         loc: Location,
         finish: impl FnOnce(*mut u8) -> R,
     ) -> (R, Moved) {
-        let transition = &self.transitions[transition.0 as usize];
+        let index = transition.0;
+        let transition = &self.transitions[index as usize];
         let [src, dst] = self
             .list
             .get_disjoint_mut([transition.from.index(), transition.to.index()])
@@ -341,7 +355,14 @@ impl Archetypes {
         // SAFETY: every value of the row at `loc` was moved to `dst` or out by
         // `finish` (caller's contract).
         let displaced = unsafe { src.fill_hole(loc) };
-        (result, Moved { to, displaced })
+        (
+            result,
+            Moved {
+                to,
+                displaced,
+                transition: TransitionId(index),
+            },
+        )
     }
 
     /// Swaps the `T` of component `id` at `loc` for `value`, giving back the old

@@ -22,6 +22,14 @@ pub(crate) struct Edges {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TransitionId(pub(super) u32);
 
+impl TransitionId {
+    /// The position of this transition in creation order.
+    #[inline]
+    pub(crate) fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 impl Edges {
     /// The transition for adding `id`, if known.
     #[inline]

@@ -39,17 +39,20 @@ mod archetype;
 mod archetypes;
 mod bitset;
 mod chunk;
+mod columns;
 mod component_ref;
 mod edges;
 mod stats;
 mod type_info;
 
-pub(crate) use archetype::{Archetype, Location};
+pub(crate) use archetype::{Archetype, ArchetypeId, Location};
 pub use archetypes::RowWriter;
 pub(crate) use archetypes::{Archetypes, BundleId, Moved};
 pub use bitset::ComponentSet;
 pub use chunk::CHUNK_BYTES;
+pub use columns::{ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks};
 pub use component_ref::ComponentRef;
+pub(crate) use edges::TransitionId;
 pub use stats::StorageStats;
 pub(crate) use type_info::TypeInfo;
 

@@ -1,0 +1,378 @@
+//! `Group`: the live set of entities a matcher selects, and its events.
+
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use crate::component::Component;
+use crate::context::Context;
+use crate::entity::Entity;
+use crate::entity_ref::EntityRef;
+use crate::error::Error;
+use crate::event::SubscriptionId;
+use crate::groups::GroupData;
+use crate::matcher::Matcher;
+use crate::storage::ComponentRef;
+
+/// Identifies a group of one context. Get one from [`Context::group`]; it
+/// stays valid for the context's life (groups are never removed, and
+/// [`Context::reset`] keeps them). A `GroupId` knows its context: using it
+/// with another context is an [`Error::UnknownGroup`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GroupId {
+    pub(crate) context: u32,
+    pub(crate) index: u32,
+}
+
+impl fmt::Display for GroupId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "group {}", self.index)
+    }
+}
+
+/// A read-only view of a group: the entities its matcher selects, always
+/// current.
+///
+/// A group is backed by the archetypes its matcher accepts, so its length is
+/// a counter and its iteration walks chunks; there is no per-entity set. Its
+/// order is deterministic: archetypes in creation order, rows in chunk order.
+/// The same sequence of operations gives the same order, run after run.
+///
+/// # Example
+/// ```
+/// use reactecs::prelude::*;
+/// struct Position(f32); struct Velocity(f32);
+/// reactecs::component!(Position, Velocity);
+///
+/// let mut game = Context::new();
+/// let still = game.create_entity_with(Position(0.0))?;
+/// let moving = game.create_entity_with((Position(0.0), Velocity(1.0)))?;
+/// let movers = game.group(Matcher::all_of::<(Position, Velocity)>()).id();
+///
+/// let group = game.get_group(movers)?;
+/// assert_eq!(group.len(), 1);
+/// assert!(group.contains(moving) && !group.contains(still));
+/// assert_eq!(group.single_entity()?, Some(moving));
+///
+/// game.add(still, Velocity(2.0))?; // the group is live
+/// assert_eq!(game.get_group(movers)?.len(), 2);
+/// # Ok::<(), reactecs::Error>(())
+/// ```
+#[derive(Clone, Copy)]
+pub struct Group<'a> {
+    context: &'a Context,
+    id: GroupId,
+    data: &'a GroupData,
+}
+
+impl<'a> Group<'a> {
+    pub(crate) fn new(context: &'a Context, id: GroupId, data: &'a GroupData) -> Self {
+        Group { context, id, data }
+    }
+
+    /// This group's id, to keep and use later with [`Context::get_group`],
+    /// [`Context::subscribe_group`] or a query's
+    /// [`in_group`](crate::Query::in_group).
+    pub fn id(&self) -> GroupId {
+        self.id
+    }
+
+    /// The matcher that defines the group.
+    pub fn matcher(&self) -> &'a Matcher {
+        &self.data.matcher
+    }
+
+    /// The number of entities (a counter, O(1)).
+    pub fn len(&self) -> usize {
+        self.data.len
+    }
+
+    /// Whether the group is empty.
+    pub fn is_empty(&self) -> bool {
+        self.data.len == 0
+    }
+
+    /// Whether `entity` is alive and in the group.
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.data.matcher.matches(self.context, entity)
+    }
+
+    /// The entities, archetype by archetype, chunk by chunk. Borrows the
+    /// context; to change entities while going through a group, use
+    /// [`entities`](Group::entities) instead.
+    pub fn iter(&self) -> impl Iterator<Item = Entity> + 'a {
+        let archetypes = self.context.archetypes();
+        self.data
+            .archetypes
+            .iter()
+            .flat_map(move |&a| archetypes.get(a).entities())
+    }
+
+    /// The entities as a shared list that does not borrow the context, so a
+    /// program can change the entities while going through it (Entitas'
+    /// `GetEntities`). The list is built once and handed out again, without
+    /// allocating, until the group's entities change; its memory is reused
+    /// for the next build when no earlier list is still held.
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::prelude::*;
+    /// struct Health(u32);
+    /// reactecs::component!(Health);
+    ///
+    /// let mut game = Context::new();
+    /// game.create_entities_with([Health(0), Health(5)])?;
+    /// let alive = game.group(Matcher::all_of::<Health>()).id();
+    /// let list = game.get_group(alive)?.entities();
+    /// for &e in list.iter() {
+    ///     if game.get::<Health>(e)?.0 == 0 {
+    ///         game.destroy_entity(e)?;
+    ///     }
+    /// }
+    /// assert_eq!(game.get_group(alive)?.len(), 1);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn entities(&self) -> EntityList {
+        EntityList(self.data.cached_entities(|list| list.extend(self.iter())))
+    }
+
+    /// The group's one entity: `None` when empty.
+    ///
+    /// # Errors
+    /// [`Error::NotSingleEntity`] when the group holds more than one.
+    pub fn single_entity(&self) -> Result<Option<Entity>, Error> {
+        match self.data.len {
+            0 => Ok(None),
+            1 => Ok(self.iter().next()),
+            count => Err(Error::NotSingleEntity {
+                context: self.context.name(),
+                group: self.data.matcher.to_string(),
+                count,
+            }),
+        }
+    }
+}
+
+impl fmt::Display for Group<'_> {
+    /// `Group(AllOf(Position, Velocity)): 3 entities`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Group({}): {} entities", self.data.matcher, self.data.len)
+    }
+}
+
+impl fmt::Debug for Group<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Group")
+            .field("id", &self.id.index)
+            .field("matcher", &self.data.matcher)
+            .field("len", &self.data.len)
+            .field("archetypes", &self.data.archetypes.len())
+            .field("subscribers", &self.data.handler_count())
+            .finish()
+    }
+}
+
+/// A group's entities, collected: see [`Group::entities`]. Cheap to clone
+/// (shared); dereferences to `[Entity]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntityList(Arc<Vec<Entity>>);
+
+impl Deref for EntityList {
+    type Target = [Entity];
+
+    fn deref(&self) -> &[Entity] {
+        &self.0
+    }
+}
+
+impl<'a> IntoIterator for &'a EntityList {
+    type Item = &'a Entity;
+    type IntoIter = std::slice::Iter<'a, Entity>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+/// Something that happened to a group's membership, told to the group's
+/// subscribers ([`Context::subscribe_group`]).
+///
+/// Every group's membership is updated before any group event fires, and the
+/// events of one change go to groups in their creation order. Group events
+/// fire before the context's own [`ContextEvent`](crate::ContextEvent)s for
+/// the same change.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub enum GroupEvent<'a> {
+    /// The entity now matches: it was created, or gained or lost a component.
+    Added {
+        /// The group.
+        group: GroupId,
+        /// The entity and its components now.
+        entity: EntityRef<'a>,
+    },
+    /// The entity no longer matches: it lost or gained a component, or it is
+    /// being destroyed.
+    Removed {
+        /// The group.
+        group: GroupId,
+        /// The entity and its components: now, or (when it is being destroyed)
+        /// all of them, still readable.
+        entity: EntityRef<'a>,
+        /// The removed value, when a removal caused this.
+        removed: Option<ComponentRef<'a>>,
+    },
+    /// A component of the group's matcher (AllOf or AnyOf) was replaced on a
+    /// member, with `replace` or `modify_each`.
+    Updated {
+        /// The group.
+        group: GroupId,
+        /// The entity.
+        entity: Entity,
+        /// The value before.
+        old: ComponentRef<'a>,
+        /// The value now.
+        new: ComponentRef<'a>,
+    },
+}
+
+impl<'a> GroupEvent<'a> {
+    /// The group the event is about.
+    pub fn group(&self) -> GroupId {
+        match *self {
+            GroupEvent::Added { group, .. } | GroupEvent::Removed { group, .. } | GroupEvent::Updated { group, .. } => {
+                group
+            }
+        }
+    }
+
+    /// The entity the event is about.
+    pub fn entity(&self) -> Entity {
+        match *self {
+            GroupEvent::Added { entity, .. } | GroupEvent::Removed { entity, .. } => entity.entity(),
+            GroupEvent::Updated { entity, .. } => entity,
+        }
+    }
+
+    /// The entity's `T` as the event sees it: for `Added`, the current value;
+    /// for `Removed`, the removed value if it is a `T`, else the current one;
+    /// for `Updated`, the new value if the replaced component is a `T` (other
+    /// components are not carried: `None`).
+    pub fn component<T: Component>(&self) -> Option<&'a T> {
+        match *self {
+            GroupEvent::Added { entity, .. } => entity.get::<T>(),
+            GroupEvent::Removed { entity, removed, .. } => removed.and_then(|r| r.get::<T>()).or_else(|| entity.get()),
+            GroupEvent::Updated { new, .. } => new.get::<T>(),
+        }
+    }
+}
+
+impl Context {
+    /// The group of entities `matcher` selects, created (with a
+    /// `GroupCreated` event) the first time this matcher, or an equal one, is
+    /// asked for; later calls return the same group. A new group holds the
+    /// entities that match already, and stays current from then on.
+    ///
+    /// Keep its [`id`](Group::id) to reach it again without hashing the
+    /// matcher.
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::prelude::*;
+    /// struct Position; struct Velocity;
+    /// reactecs::component!(Position, Velocity);
+    ///
+    /// let mut game = Context::new();
+    /// let a = game.group(Matcher::all_of::<(Position, Velocity)>()).id();
+    /// let b = game.group(Matcher::all_of::<(Velocity, Position)>()).id();
+    /// assert_eq!(a, b);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn group(&mut self, matcher: Matcher) -> Group<'_> {
+        let index = match self.groups.find(&matcher) {
+            Some(index) => index,
+            None => {
+                let index = self.groups.create(matcher, &self.archetypes);
+                if !self.subscribers.is_empty() {
+                    let group = self.groups.id(index);
+                    let matcher = &self.groups.get(index).matcher;
+                    self.subscribers
+                        .emit(&crate::ContextEvent::GroupCreated { group, matcher });
+                }
+                index
+            }
+        };
+        Group::new(self, self.groups.id(index), self.groups.get(index))
+    }
+
+    /// The group with id `id`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownGroup`] if `id` is not one of this context's groups.
+    pub fn get_group(&self, id: GroupId) -> Result<Group<'_>, Error> {
+        let index = self.groups.index_of(id).ok_or(Error::UnknownGroup {
+            context: self.name,
+            group: id,
+        })?;
+        Ok(Group::new(self, id, self.groups.get(index)))
+    }
+
+    /// Every group, in creation order.
+    pub fn groups(&self) -> impl Iterator<Item = Group<'_>> + '_ {
+        self.groups
+            .iter()
+            .enumerate()
+            .map(|(index, data)| Group::new(self, self.groups.id(index as u32), data))
+    }
+
+    /// Calls `handler` with every event of group `id` from now on: entities
+    /// joining, leaving, and updated (see [`GroupEvent`]). Stop it with
+    /// [`unsubscribe`](Context::unsubscribe).
+    ///
+    /// # Errors
+    /// [`Error::UnknownGroup`] if `id` is not one of this context's groups.
+    ///
+    /// # Example
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use reactecs::prelude::*;
+    /// #[derive(Debug)] struct Health(u32);
+    /// reactecs::component!(Health);
+    ///
+    /// let mut game = Context::new();
+    /// let living = game.group(Matcher::all_of::<Health>()).id();
+    /// let log = Arc::new(Mutex::new(Vec::new()));
+    /// let sink = log.clone();
+    /// game.subscribe_group(living, move |event: &GroupEvent<'_>| {
+    ///     let line = match event {
+    ///         GroupEvent::Added { .. } => "added".to_string(),
+    ///         GroupEvent::Updated { old, new, .. } => format!("{old:?} -> {new:?}"),
+    ///         GroupEvent::Removed { removed, .. } => format!("removed {removed:?}"),
+    ///         _ => unreachable!(),
+    ///     };
+    ///     sink.lock().unwrap().push(line);
+    /// })?;
+    /// let e = game.create_entity_with(Health(3))?;
+    /// game.replace(e, Health(2))?;
+    /// game.remove::<Health>(e)?;
+    /// assert_eq!(*log.lock().unwrap(), ["added", "Health(3) -> Health(2)", "removed Some(Health(2))"]);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn subscribe_group(
+        &mut self,
+        id: GroupId,
+        handler: impl FnMut(&GroupEvent<'_>) + Send + Sync + 'static,
+    ) -> Result<SubscriptionId, Error> {
+        let index = self.groups.index_of(id).ok_or(Error::UnknownGroup {
+            context: self.name,
+            group: id,
+        })?;
+        let subscription = self.next_subscription_id();
+        self.groups.subscribe(index, subscription, Box::new(handler));
+        Ok(subscription)
+    }
+
+    pub(crate) fn archetypes(&self) -> &crate::storage::Archetypes {
+        &self.archetypes
+    }
+}

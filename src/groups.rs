@@ -1,0 +1,347 @@
+//! `Groups`: the groups of one context as plain data, and the bookkeeping that
+//! keeps them current: which groups accept each archetype, and the cached
+//! group delta (groups joined, groups left) of each archetype transition.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use smallvec::SmallVec;
+
+use crate::entity::Entity;
+use crate::event::SubscriptionId;
+use crate::group::{GroupEvent, GroupId};
+use crate::matcher::Matcher;
+use crate::storage::{ArchetypeId, Archetypes, TransitionId};
+
+pub(crate) type GroupHandler = Box<dyn FnMut(&GroupEvent<'_>) + Send + Sync>;
+
+/// One group: its matcher, the archetypes the matcher accepts (in creation
+/// order), its entity count, its cached entity list and its subscribers.
+pub(crate) struct GroupData {
+    pub(crate) matcher: Matcher,
+    pub(crate) archetypes: Vec<ArchetypeId>,
+    pub(crate) len: usize,
+    cache: Mutex<EntityCache>,
+    handlers: Vec<(SubscriptionId, GroupHandler)>,
+}
+
+/// A group's entities collected into a list, rebuilt only after a change.
+struct EntityCache {
+    valid: bool,
+    list: Arc<Vec<Entity>>,
+}
+
+/// One group gained or lost by a transition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Change {
+    pub(crate) group: u32,
+    pub(crate) joined: bool,
+}
+
+/// Every group of a context.
+pub(crate) struct Groups {
+    context: u32,
+    list: Vec<GroupData>,
+    by_matcher: HashMap<Matcher, u32>,
+    /// Per archetype, the groups whose matcher accepts it, ascending.
+    by_archetype: Vec<SmallVec<[u32; 4]>>,
+    /// Per transition, the groups it makes an entity join or leave, ascending;
+    /// `None` until first needed, and again after a group is created.
+    deltas: Vec<Option<Box<[Change]>>>,
+    /// Handlers across all groups: zero means no group event needs building.
+    handler_count: usize,
+}
+
+impl Groups {
+    /// The groups of the context with instance id `context` (none yet).
+    pub(crate) fn new(context: u32) -> Self {
+        Groups {
+            context,
+            list: Vec::new(),
+            by_matcher: HashMap::new(),
+            by_archetype: Vec::new(),
+            deltas: Vec::new(),
+            handler_count: 0,
+        }
+    }
+
+    /// The number of groups.
+    pub(crate) fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// The public id of group `index`.
+    #[inline]
+    pub(crate) fn id(&self, index: u32) -> GroupId {
+        GroupId {
+            context: self.context,
+            index,
+        }
+    }
+
+    /// The index of group `id`, if it is one of these groups.
+    pub(crate) fn index_of(&self, id: GroupId) -> Option<u32> {
+        (id.context == self.context && (id.index as usize) < self.list.len()).then_some(id.index)
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, index: u32) -> &GroupData {
+        &self.list[index as usize]
+    }
+
+    /// Every group, in creation order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &GroupData> + '_ {
+        self.list.iter()
+    }
+
+    /// The group of an equal matcher, if there is one.
+    pub(crate) fn find(&self, matcher: &Matcher) -> Option<u32> {
+        self.by_matcher.get(matcher).copied()
+    }
+
+    /// Whether any group has a subscriber (else no group event is built).
+    #[inline]
+    pub(crate) fn has_handlers(&self) -> bool {
+        self.handler_count != 0
+    }
+
+    /// The groups accepting archetype `archetype`, ascending.
+    #[inline]
+    pub(crate) fn of_archetype(&self, archetype: ArchetypeId) -> &[u32] {
+        &self.by_archetype[archetype.index()]
+    }
+
+    /// Learns about archetypes created since the last call: records which
+    /// groups accept each. One comparison when there are none.
+    #[inline]
+    pub(crate) fn sync(&mut self, archetypes: &Archetypes) {
+        if self.by_archetype.len() < archetypes.len() {
+            self.sync_new(archetypes);
+        }
+    }
+
+    #[cold]
+    fn sync_new(&mut self, archetypes: &Archetypes) {
+        for archetype in archetypes.iter().skip(self.by_archetype.len()) {
+            let mut accepting = SmallVec::new();
+            for (index, group) in self.list.iter_mut().enumerate() {
+                if group.matcher.matches_components(archetype.set()) {
+                    group.archetypes.push(archetype.id());
+                    accepting.push(index as u32);
+                }
+            }
+            self.by_archetype.push(accepting);
+        }
+    }
+
+    /// Creates the group for `matcher` over the current archetypes. The caller
+    /// has checked that no equal group exists.
+    pub(crate) fn create(&mut self, matcher: Matcher, archetypes: &Archetypes) -> u32 {
+        self.sync(archetypes);
+        let index = u32::try_from(self.list.len()).expect("more than 2^32 groups");
+        let mut group = GroupData {
+            matcher: matcher.clone(),
+            archetypes: Vec::new(),
+            len: 0,
+            cache: Mutex::new(EntityCache {
+                valid: false,
+                list: Arc::default(),
+            }),
+            handlers: Vec::new(),
+        };
+        for archetype in archetypes.iter() {
+            if matcher.matches_components(archetype.set()) {
+                group.archetypes.push(archetype.id());
+                group.len += archetype.len();
+                self.by_archetype[archetype.id().index()].push(index);
+            }
+        }
+        self.list.push(group);
+        self.by_matcher.insert(matcher, index);
+        // Every cached delta may now miss the new group.
+        self.deltas.clear();
+        index
+    }
+
+    /// Phase one of a move along `transition`: updates the entity count of
+    /// every group joined or left and marks the cached lists of every group of
+    /// either archetype stale (the move reorders rows). Returns how many
+    /// changes [`Groups::change`] can then report.
+    #[inline]
+    pub(crate) fn apply_transition(&mut self, transition: TransitionId, archetypes: &Archetypes) -> usize {
+        self.sync(archetypes);
+        let (from, to) = archetypes.transition_ends(transition);
+        let t = transition.index();
+        if self.deltas.get(t).is_none_or(Option::is_none) {
+            self.compute_delta(t, from, to);
+        }
+        let Groups {
+            list,
+            deltas,
+            by_archetype,
+            ..
+        } = self;
+        let delta = deltas[t].as_deref().expect("computed above");
+        for change in delta {
+            let group = &mut list[change.group as usize];
+            if change.joined {
+                group.len += 1;
+            } else {
+                group.len -= 1;
+            }
+        }
+        for &index in by_archetype[from.index()].iter().chain(&by_archetype[to.index()]) {
+            list[index as usize].invalidate();
+        }
+        delta.len()
+    }
+
+    #[cold]
+    fn compute_delta(&mut self, t: usize, from: ArchetypeId, to: ArchetypeId) {
+        let (before, after) = (&self.by_archetype[from.index()], &self.by_archetype[to.index()]);
+        let mut delta = Vec::new();
+        let (mut i, mut j) = (0, 0);
+        while i < before.len() || j < after.len() {
+            match (before.get(i), after.get(j)) {
+                (Some(&a), Some(&b)) if a == b => (i, j) = (i + 1, j + 1),
+                (Some(&a), Some(&b)) if a < b => {
+                    delta.push(Change {
+                        group: a,
+                        joined: false,
+                    });
+                    i += 1;
+                }
+                (Some(&a), None) => {
+                    delta.push(Change {
+                        group: a,
+                        joined: false,
+                    });
+                    i += 1;
+                }
+                (_, Some(&b)) => {
+                    delta.push(Change { group: b, joined: true });
+                    j += 1;
+                }
+                (None, None) => unreachable!("the loop condition"),
+            }
+        }
+        if self.deltas.len() <= t {
+            self.deltas.resize_with(t + 1, || None);
+        }
+        self.deltas[t] = Some(delta.into_boxed_slice());
+    }
+
+    /// The `i`th change of the transition last applied with
+    /// [`Groups::apply_transition`].
+    #[inline]
+    pub(crate) fn change(&self, transition: TransitionId, i: usize) -> Change {
+        self.deltas[transition.index()].as_deref().expect("applied before")[i]
+    }
+
+    /// Phase one of an entity entering (`joined`) or leaving `archetype` by
+    /// creation or destruction: every group of the archetype gains or loses it.
+    #[inline]
+    pub(crate) fn apply_spawn_or_despawn(&mut self, archetype: ArchetypeId, archetypes: &Archetypes, joined: bool) {
+        self.sync(archetypes);
+        for &index in &self.by_archetype[archetype.index()] {
+            let group = &mut self.list[index as usize];
+            if joined {
+                group.len += 1;
+            } else {
+                group.len -= 1;
+            }
+            group.invalidate();
+        }
+    }
+
+    /// Calls group `index`'s handlers with `event`.
+    #[inline]
+    pub(crate) fn emit(&mut self, index: u32, event: &GroupEvent<'_>) {
+        for (_, handler) in &mut self.list[index as usize].handlers {
+            handler(event);
+        }
+    }
+
+    /// Subscribes `handler` to group `index`.
+    pub(crate) fn subscribe(&mut self, index: u32, id: SubscriptionId, handler: GroupHandler) {
+        self.list[index as usize].handlers.push((id, handler));
+        self.handler_count += 1;
+    }
+
+    /// Removes a group subscription; `false` if no group has it.
+    pub(crate) fn unsubscribe(&mut self, id: SubscriptionId) -> bool {
+        for group in &mut self.list {
+            if let Some(at) = group.handlers.iter().position(|(have, _)| *have == id) {
+                drop(group.handlers.remove(at));
+                self.handler_count -= 1;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Checks that each group's archetype list and count match a fresh scan.
+    pub(crate) fn check(&self, archetypes: &Archetypes) -> Result<(), String> {
+        if self.by_archetype.len() != archetypes.len() {
+            return Err(format!(
+                "groups know {} archetypes of {}",
+                self.by_archetype.len(),
+                archetypes.len()
+            ));
+        }
+        for (index, group) in self.list.iter().enumerate() {
+            let expected: Vec<ArchetypeId> = archetypes
+                .iter()
+                .filter(|a| group.matcher.matches_components(a.set()))
+                .map(|a| a.id())
+                .collect();
+            let len: usize = expected.iter().map(|&a| archetypes.get(a).len()).sum();
+            if group.archetypes != expected || group.len != len {
+                return Err(format!(
+                    "group {} has archetypes {:?} and count {} (expected {expected:?} and {len})",
+                    group.matcher, group.archetypes, group.len
+                ));
+            }
+            for &a in &expected {
+                if !self.by_archetype[a.index()].contains(&(index as u32)) {
+                    return Err(format!("archetype {a:?} does not list group {}", group.matcher));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl GroupData {
+    #[inline]
+    fn invalidate(&mut self) {
+        self.cache.get_mut().unwrap_or_else(PoisonError::into_inner).valid = false;
+    }
+
+    /// The group's entities as a shared list, rebuilt by `fill` only if a
+    /// change happened since the last call. The list's memory is reused when no
+    /// earlier list is still held.
+    pub(crate) fn cached_entities(&self, fill: impl FnOnce(&mut Vec<Entity>)) -> Arc<Vec<Entity>> {
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        if !cache.valid {
+            match Arc::get_mut(&mut cache.list) {
+                Some(list) => {
+                    list.clear();
+                    fill(list);
+                }
+                None => {
+                    let mut list = Vec::with_capacity(self.len);
+                    fill(&mut list);
+                    cache.list = Arc::new(list);
+                }
+            }
+            cache.valid = true;
+        }
+        Arc::clone(&cache.list)
+    }
+
+    /// The number of handlers subscribed to this group.
+    pub(crate) fn handler_count(&self) -> usize {
+        self.handlers.len()
+    }
+}

@@ -1,0 +1,212 @@
+//! `ColumnAccess`: chunk-by-chunk slices of one archetype's columns, for
+//! queries. Borrows are checked per column at run time, so no sequence of
+//! calls can produce two live `&mut` to one value, or a `&mut` next to a `&`.
+
+use std::any::TypeId;
+use std::marker::PhantomData;
+
+use smallvec::SmallVec;
+
+use super::archetype::Archetype;
+use crate::component::ComponentId;
+use crate::entity::Entity;
+
+/// One column's borrow state in a [`ColumnAccess`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Borrow {
+    Free,
+    Shared,
+    Exclusive,
+}
+
+/// Hands out the columns of one archetype as per-chunk slices.
+///
+/// Made from `&'a Archetype` (`ColumnAccess::shared`: reads only) or from
+/// `&'a mut Archetype` (`ColumnAccess::exclusive`: reads and writes). Each
+/// column can be taken for writing once, or for reading any number of times,
+/// but not both.
+pub struct ColumnAccess<'a> {
+    archetype: &'a Archetype,
+    writable: bool,
+    borrows: SmallVec<[Borrow; 8]>,
+}
+
+impl<'a> ColumnAccess<'a> {
+    /// Read access to `archetype`'s columns.
+    pub(crate) fn shared(archetype: &'a Archetype) -> Self {
+        Self::new(archetype, false)
+    }
+
+    /// Read and write access to `archetype`'s columns. The `&mut` is held for
+    /// `'a`, so nothing else reads or writes the archetype meanwhile.
+    pub(crate) fn exclusive(archetype: &'a mut Archetype) -> Self {
+        Self::new(archetype, true)
+    }
+
+    fn new(archetype: &'a Archetype, writable: bool) -> Self {
+        ColumnAccess {
+            archetype,
+            writable,
+            borrows: SmallVec::from_elem(Borrow::Free, archetype.columns.len()),
+        }
+    }
+
+    /// The number of rows in each chunk, in order.
+    pub(crate) fn chunk_lens(&self) -> ChunkLens<'a> {
+        ChunkLens {
+            archetype: self.archetype,
+            next: 0,
+        }
+    }
+
+    /// Whether the archetype has component `id`.
+    pub(crate) fn has(&self, id: ComponentId) -> bool {
+        self.archetype.column_index(id).is_some()
+    }
+
+    /// The entity array of each chunk.
+    pub(crate) fn entities(&self) -> EntityChunks<'a> {
+        EntityChunks {
+            archetype: self.archetype,
+            next: 0,
+        }
+    }
+
+    /// The column of `id`, if it holds `T`s, for reading. `None` if the
+    /// archetype lacks it or it is already taken for writing.
+    pub(crate) fn read<T: 'static>(&mut self, id: ComponentId) -> Option<ColumnChunks<'a, T>> {
+        let col = self.typed_column::<T>(id)?;
+        match self.borrows[col] {
+            Borrow::Exclusive => return None,
+            _ => self.borrows[col] = Borrow::Shared,
+        }
+        Some(ColumnChunks {
+            archetype: self.archetype,
+            col,
+            next: 0,
+            _values: PhantomData,
+        })
+    }
+
+    /// The column of `id`, if it holds `T`s, for writing. `None` if the
+    /// archetype lacks it, the access is read-only, or the column is already
+    /// taken.
+    pub(crate) fn write<T: 'static>(&mut self, id: ComponentId) -> Option<ColumnChunksMut<'a, T>> {
+        let col = self.typed_column::<T>(id)?;
+        if !self.writable || self.borrows[col] != Borrow::Free {
+            return None;
+        }
+        self.borrows[col] = Borrow::Exclusive;
+        Some(ColumnChunksMut {
+            archetype: self.archetype,
+            col,
+            next: 0,
+            _values: PhantomData,
+        })
+    }
+
+    fn typed_column<T: 'static>(&self, id: ComponentId) -> Option<usize> {
+        let col = self.archetype.column_index(id)?;
+        (self.archetype.columns[col].info.ty.type_id() == TypeId::of::<T>()).then_some(col)
+    }
+}
+
+/// The number of rows in each chunk of an archetype, in order.
+#[derive(Clone)]
+pub struct ChunkLens<'a> {
+    archetype: &'a Archetype,
+    next: usize,
+}
+
+impl Iterator for ChunkLens<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.next >= self.archetype.chunk_count() {
+            return None;
+        }
+        self.next += 1;
+        Some(self.archetype.rows_in_chunk(self.next - 1))
+    }
+}
+
+/// The entity array of each chunk of an archetype, in order.
+pub struct EntityChunks<'a> {
+    archetype: &'a Archetype,
+    next: usize,
+}
+
+impl<'a> Iterator for EntityChunks<'a> {
+    type Item = &'a [Entity];
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a [Entity]> {
+        if self.next >= self.archetype.chunk_count() {
+            return None;
+        }
+        self.next += 1;
+        Some(self.archetype.chunk_entities(self.next - 1))
+    }
+}
+
+/// One column's values, chunk by chunk, shared.
+pub struct ColumnChunks<'a, T> {
+    archetype: &'a Archetype,
+    col: usize,
+    next: usize,
+    _values: PhantomData<&'a [T]>,
+}
+
+impl<'a, T: 'static> Iterator for ColumnChunks<'a, T> {
+    type Item = &'a [T];
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a [T]> {
+        let chunk = self.next;
+        if chunk >= self.archetype.chunk_count() {
+            return None;
+        }
+        self.next += 1;
+        let (start, len) = self.archetype.column_start(self.col, chunk);
+        // SAFETY: `ColumnAccess::read` checked that column `col` holds `T`s; the
+        // first `len` values of the column in a chunk in use are initialised and
+        // contiguous from `start`, which is aligned for `T` (column offsets are
+        // aligned; zero-sized columns sit at the chunk's aligned base). The column
+        // is borrowed shared (never exclusively) for `'a`, and the archetype is
+        // borrowed for `'a`, so no `&mut` to these values exists meanwhile.
+        Some(unsafe { std::slice::from_raw_parts(start.cast::<T>(), len) })
+    }
+}
+
+/// One column's values, chunk by chunk, exclusive: each chunk's slice is
+/// handed out once.
+pub struct ColumnChunksMut<'a, T> {
+    archetype: &'a Archetype,
+    col: usize,
+    next: usize,
+    _values: PhantomData<&'a mut [T]>,
+}
+
+impl<'a, T: 'static> Iterator for ColumnChunksMut<'a, T> {
+    type Item = &'a mut [T];
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a mut [T]> {
+        let chunk = self.next;
+        if chunk >= self.archetype.chunk_count() {
+            return None;
+        }
+        self.next += 1;
+        let (start, len) = self.archetype.column_start(self.col, chunk);
+        // SAFETY: as in `ColumnChunks::next` for type, initialisation and
+        // alignment. Uniqueness: the `ColumnAccess` was made from `&'a mut
+        // Archetype` (`writable`), this column was taken once and only for
+        // writing, and `next` only moves forward, so each chunk's slice of this
+        // column is handed out once; slices of different chunks (separate
+        // allocations) or of different columns (disjoint byte ranges of a chunk)
+        // never overlap. The chunk memory is not freed or moved while the
+        // archetype is borrowed.
+        Some(unsafe { std::slice::from_raw_parts_mut(start.cast::<T>(), len) })
+    }
+}

@@ -1,0 +1,201 @@
+//! Unique components: singletons held by at most one entity, found in O(1).
+
+use crate::component::{Component, ComponentId, ComponentInfo};
+use crate::context::Context;
+use crate::entity::Entity;
+use crate::error::Error;
+use crate::storage::ComponentSet;
+
+/// Who holds each unique component of one context.
+pub(crate) struct Uniques {
+    /// Every component declared `unique`.
+    set: ComponentSet,
+    /// Per component id, the entity holding it (unique components only).
+    holders: Vec<Option<Entity>>,
+}
+
+impl Uniques {
+    pub(crate) fn new(infos: &[ComponentInfo]) -> Self {
+        Uniques {
+            set: infos.iter().filter(|i| i.is_unique()).map(ComponentInfo::id).collect(),
+            holders: vec![None; infos.len()],
+        }
+    }
+
+    /// Whether `set` has a unique component.
+    #[inline]
+    pub(crate) fn any_in(&self, set: &ComponentSet) -> bool {
+        set.intersects(&self.set)
+    }
+
+    fn unique_ids<'s>(&'s self, set: &'s ComponentSet) -> impl Iterator<Item = ComponentId> + 's {
+        set.iter().filter(|&id| self.set.contains(id))
+    }
+
+    /// Checks that no entity holds a unique component of `set`, for an entity
+    /// about to be created with exactly `set`.
+    pub(crate) fn check_free(&self, set: &ComponentSet, context: &'static str) -> Result<(), Error> {
+        for id in self.unique_ids(set) {
+            if let Some(holder) = self.holders[id.index()] {
+                return Err(held(context, id, holder, None));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that no entity but `entity` holds unique component `id`.
+    pub(crate) fn check_free_for(&self, id: ComponentId, entity: Entity, context: &'static str) -> Result<(), Error> {
+        match self.holders[id.index()] {
+            Some(holder) if holder != entity => Err(held(context, id, holder, Some(entity))),
+            _ => Ok(()),
+        }
+    }
+
+    pub(crate) fn holder(&self, id: ComponentId) -> Option<Entity> {
+        self.holders.get(id.index()).copied().flatten()
+    }
+
+    pub(crate) fn set_holder(&mut self, id: ComponentId, holder: Option<Entity>) {
+        self.holders[id.index()] = holder;
+    }
+
+    /// Records `entity` as the holder of the unique components of `set`.
+    #[inline]
+    pub(crate) fn hold(&mut self, set: &ComponentSet, entity: Entity) {
+        if self.any_in(set) {
+            for id in set.iter().filter(|&id| self.set.contains(id)) {
+                self.holders[id.index()] = Some(entity);
+            }
+        }
+    }
+
+    /// Forgets `entity` as the holder of the unique components of `set`.
+    #[inline]
+    pub(crate) fn release(&mut self, set: &ComponentSet, entity: Entity) {
+        if self.any_in(set) {
+            for id in set.iter().filter(|&id| self.set.contains(id)) {
+                debug_assert_eq!(self.holders[id.index()], Some(entity));
+                self.holders[id.index()] = None;
+            }
+        }
+    }
+
+    /// Checks the holders against the entities' component sets.
+    pub(crate) fn check(&self, context: &Context) -> Result<(), String> {
+        for id in self.set.iter() {
+            let holders: Vec<Entity> = context
+                .entities()
+                .filter(|&e| context.component_set(e).is_some_and(|set| set.contains(id)))
+                .collect();
+            if holders.as_slice() != self.holder(id).as_slice() {
+                return Err(format!(
+                    "unique component {} is held by {holders:?} but recorded as {:?}",
+                    id.info().map_or("?", ComponentInfo::name),
+                    self.holder(id)
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn held(context: &'static str, id: ComponentId, holder: Entity, entity: Option<Entity>) -> Error {
+    Error::UniqueAlreadyHeld {
+        context,
+        component: id.info().map_or("?", ComponentInfo::name),
+        holder,
+        entity,
+    }
+}
+
+impl Context {
+    /// Sets unique component `T` (declared `component!(unique T)`): replaces
+    /// the holder's value (firing `ComponentReplaced`), or, if no entity holds
+    /// one, creates an entity with just `value` (firing `EntityCreated` and
+    /// `ComponentAdded`). Returns the holder.
+    ///
+    /// # Errors
+    /// [`Error::NotUnique`] if `T` is not declared unique; nothing changes.
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::prelude::*;
+    /// #[derive(Debug, PartialEq)] struct Score(u32);
+    /// reactecs::component!(unique Score);
+    ///
+    /// let mut game = Context::new();
+    /// let holder = game.set_unique(Score(1))?;
+    /// assert_eq!(game.set_unique(Score(2))?, holder); // same entity, new value
+    /// assert_eq!(game.unique::<Score>(), Some(&Score(2)));
+    /// assert_eq!(game.unique_entity::<Score>(), Some(holder));
+    ///
+    /// // A second holder is refused:
+    /// let other = game.create_entity();
+    /// assert!(matches!(game.add(other, Score(3)), Err(Error::UniqueAlreadyHeld { .. })));
+    ///
+    /// assert_eq!(game.remove_unique::<Score>()?, Score(2));
+    /// assert!(!game.is_alive(holder)); // it had nothing else
+    /// assert_eq!(game.unique::<Score>(), None);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn set_unique<T: Component>(&mut self, value: T) -> Result<Entity, Error> {
+        self.unique_id::<T>()?;
+        match self.uniques.holder(T::component_id()) {
+            Some(holder) => {
+                self.replace(holder, value)?;
+                Ok(holder)
+            }
+            None => self.create_entity_with(value),
+        }
+    }
+
+    /// The value of unique component `T`, if an entity holds it (O(1): the
+    /// holder is recorded, not searched). Always `None` for a component not
+    /// declared unique.
+    pub fn unique<T: Component>(&self) -> Option<&T> {
+        self.get(self.uniques.holder(T::component_id())?).ok()
+    }
+
+    /// The value of unique component `T`, mutably (a silent write, like
+    /// [`get_mut`](Context::get_mut)).
+    pub fn unique_mut<T: Component>(&mut self) -> Option<&mut T> {
+        self.get_mut(self.uniques.holder(T::component_id())?).ok()
+    }
+
+    /// The entity holding unique component `T`, if any.
+    pub fn unique_entity<T: Component>(&self) -> Option<Entity> {
+        self.uniques.holder(T::component_id())
+    }
+
+    /// Removes unique component `T` from its holder and gives it back, firing
+    /// `ComponentRemoved`; a holder left with no components is destroyed too
+    /// (as Entitas does), so `set_unique` then `remove_unique` leaves nothing
+    /// behind.
+    ///
+    /// # Errors
+    /// [`Error::NotUnique`] if `T` is not declared unique; [`Error::UniqueAbsent`]
+    /// if no entity holds it (so a second call is an error).
+    pub fn remove_unique<T: Component>(&mut self) -> Result<T, Error> {
+        let id = self.unique_id::<T>()?;
+        let holder = self.uniques.holder(id).ok_or(Error::UniqueAbsent {
+            context: self.name,
+            component: T::component_info().name(),
+        })?;
+        let value = self.take::<T>(holder)?;
+        if self.component_set(holder).is_some_and(ComponentSet::is_empty) {
+            self.destroy_entity(holder)?;
+        }
+        Ok(value)
+    }
+
+    fn unique_id<T: Component>(&self) -> Result<ComponentId, Error> {
+        if T::component_info().is_unique() {
+            Ok(T::component_id())
+        } else {
+            Err(Error::NotUnique {
+                context: self.name,
+                component: T::component_info().name(),
+            })
+        }
+    }
+}
