@@ -133,6 +133,33 @@ impl Access {
     }
 }
 
+impl sealed::Sealed for () {}
+
+/// Fetches nothing: one `()` per entity (for [`Context::modify_each`] when the
+/// closure needs no other component).
+impl QueryParam for () {
+    type Item<'a> = ();
+    type Chunk<'a> = ();
+    type Rows<'a> = std::iter::RepeatN<()>;
+    type State<'a> = ();
+
+    fn access(_: &mut Access) {}
+
+    fn fetch<'a>(_: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
+        Some(())
+    }
+
+    #[inline]
+    fn next_chunk<'a>(_: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {}
+
+    #[inline]
+    fn rows<'a>((): Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
+        std::iter::repeat_n((), len)
+    }
+}
+
+impl ReadOnlyQueryParam for () {}
+
 impl sealed::Sealed for Entity {}
 
 impl QueryParam for Entity {

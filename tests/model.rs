@@ -4,11 +4,12 @@
 
 mod common;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
 
 use common::{Counted, Counter, check};
 use proptest::prelude::*;
-use reactecs::{Context, Entity, Error};
+use reactecs::prelude::*;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Small(u8);
@@ -69,7 +70,13 @@ struct World {
     /// Every handle ever made, alive or not, so ops also hit stale handles.
     handles: Vec<Entity>,
     counter: Counter,
+    /// Groups, each with its membership rule over the model and the member set
+    /// its events built.
+    groups: Vec<(GroupId, MemberRule, Members)>,
 }
+
+type MemberRule = fn(&BTreeMap<Kind, u8>) -> bool;
+type Members = Arc<Mutex<BTreeSet<Entity>>>;
 
 impl World {
     fn pick(&self, index: usize) -> Option<Entity> {
@@ -174,9 +181,56 @@ impl World {
         }
     }
 
+    /// Groups over the model's components, each with a subscriber that keeps
+    /// its own member set from the group's events alone.
+    fn watch_groups(&mut self) {
+        let matchers: [(Matcher, MemberRule); 4] = [
+            (Matcher::all_of::<Small>(), |v| v.contains_key(&Kind::Small)),
+            (Matcher::all_of::<(Small, Wide)>(), |v| {
+                v.contains_key(&Kind::Small) && v.contains_key(&Kind::Wide)
+            }),
+            (Matcher::any_of::<(Flag, Counted)>(), |v| {
+                v.contains_key(&Kind::Flag) || v.contains_key(&Kind::Counted)
+            }),
+            (Matcher::none_of::<Flag>(), |v| !v.contains_key(&Kind::Flag)),
+        ];
+        for (matcher, rule) in matchers {
+            let id = self.game.group(matcher).id();
+            let members = Arc::new(Mutex::new(BTreeSet::new()));
+            let sink = members.clone();
+            self.game
+                .subscribe_group(id, move |event: &GroupEvent<'_>| {
+                    let mut members = sink.lock().unwrap();
+                    match event {
+                        GroupEvent::Added { entity, .. } => assert!(members.insert(entity.entity())),
+                        GroupEvent::Removed { entity, .. } => assert!(members.remove(&entity.entity())),
+                        _ => {}
+                    }
+                })
+                .unwrap();
+            self.groups.push((id, rule, members));
+        }
+    }
+
     /// The context agrees with the model, entity by entity and value by value.
     fn compare(&self) {
         check(&self.game);
+        for (id, rule, members) in &self.groups {
+            let expected: BTreeSet<Entity> = self
+                .model
+                .iter()
+                .filter(|(_, values)| rule(values))
+                .map(|(&e, _)| e)
+                .collect();
+            let group = self.game.get_group(*id).unwrap();
+            assert_eq!(*members.lock().unwrap(), expected, "{group}: events");
+            assert_eq!(group.len(), expected.len(), "{group}: len");
+            assert_eq!(
+                group.entities().iter().copied().collect::<BTreeSet<_>>(),
+                expected,
+                "{group}: entities"
+            );
+        }
         assert_eq!(self.game.len(), self.model.len());
         for &e in &self.handles {
             let Some(values) = self.model.get(&e) else {
@@ -216,7 +270,8 @@ proptest! {
     fn context_matches_a_naive_model(ops in proptest::collection::vec(op(), 1..200)) {
         let counter = Counter::default();
         {
-            let mut world = World { game: Context::new(), model: Model::new(), handles: Vec::new(), counter: counter.clone() };
+            let mut world = World { game: Context::new(), model: Model::new(), handles: Vec::new(), counter: counter.clone(), groups: Vec::new() };
+            world.watch_groups();
             for op in &ops {
                 world.apply(op);
                 world.compare();

@@ -1,0 +1,320 @@
+//! Typed queries: what they visit, chunk slices, optional components,
+//! filters, aliasing errors, silent writes, and `modify_each`.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::*;
+use reactecs::prelude::*;
+
+/// A component that counts its clones (to see `modify_each` skip them).
+#[derive(Debug, PartialEq)]
+struct Health(u32);
+
+static HEALTH_CLONES: AtomicUsize = AtomicUsize::new(0);
+
+impl Clone for Health {
+    fn clone(&self) -> Self {
+        HEALTH_CLONES.fetch_add(1, Ordering::SeqCst);
+        Health(self.0)
+    }
+}
+
+reactecs::component!(Health);
+
+fn pos(x: f32) -> Position {
+    Position { x, y: 0.0 }
+}
+
+fn vel(x: f32) -> Velocity {
+    Velocity { x, y: 0.0 }
+}
+
+/// Entities in four archetypes: P, PV, PVF, V.
+fn mixed(n: usize) -> (Context, Vec<Entity>) {
+    let mut game = Context::new();
+    let mut all = Vec::new();
+    for i in 0..n {
+        let x = i as f32;
+        let e = match i % 4 {
+            0 => game.create_entity_with(pos(x)),
+            1 => game.create_entity_with((pos(x), vel(1.0))),
+            2 => game.create_entity_with((pos(x), vel(2.0), Frozen)),
+            _ => game.create_entity_with(vel(3.0)),
+        };
+        all.push(e.unwrap());
+    }
+    (game, all)
+}
+
+#[test]
+fn a_query_visits_exactly_the_entities_with_its_components() {
+    let (game, all) = mixed(scale(400));
+    let mut seen: Vec<Entity> = game
+        .query::<(Entity, &Position, &Velocity)>()
+        .iter()
+        .map(|(e, p, v)| {
+            assert_eq!(game.get::<Position>(e).unwrap(), p);
+            assert_eq!(game.get::<Velocity>(e).unwrap(), v);
+            e
+        })
+        .collect();
+    seen.sort();
+    let mut expected: Vec<Entity> = all
+        .iter()
+        .copied()
+        .filter(|&e| game.has_all::<(Position, Velocity)>(e))
+        .collect();
+    expected.sort();
+    assert_eq!(seen, expected);
+    assert_eq!(game.query::<(&Position, &Velocity)>().count(), expected.len());
+}
+
+#[test]
+fn writes_through_query_mut_land_and_fire_no_event() {
+    let (mut game, all) = mixed(scale(400));
+    let spy = Spy::attach(&mut game);
+    for (p, v) in game.query_mut::<(&mut Position, &Velocity)>().unwrap().iter() {
+        p.x += v.x;
+    }
+    assert!(spy.take().is_empty(), "query writes are silent");
+    for (i, &e) in all.iter().enumerate() {
+        let expected = match i % 4 {
+            0 => Some(i as f32),
+            1 => Some(i as f32 + 1.0),
+            2 => Some(i as f32 + 2.0),
+            _ => None,
+        };
+        assert_eq!(game.get::<Position>(e).ok().map(|p| p.x), expected);
+    }
+}
+
+#[test]
+fn chunk_slices_cover_archetypes_spread_over_many_chunks() {
+    let mut game = Context::new();
+    let n = scale(20_000);
+    game.create_entities_with((0..n).map(|i| (pos(i as f32), vel(1.0))))
+        .unwrap();
+    game.create_entities_with((0..n).map(|i| (pos(i as f32), vel(1.0), Frozen)))
+        .unwrap();
+    let mut chunks = 0;
+    let mut rows = 0;
+    game.query_mut::<(&mut Position, &Velocity, Entity)>()
+        .unwrap()
+        .for_each_chunk(|(p, v, e)| {
+            assert_eq!(p.len(), v.len());
+            assert_eq!(p.len(), e.len());
+            assert!(!p.is_empty());
+            for (p, v) in p.iter_mut().zip(v) {
+                p.x += v.x;
+            }
+            chunks += 1;
+            rows += p.len();
+        });
+    assert_eq!(rows, 2 * n);
+    if !cfg!(miri) {
+        assert!(
+            chunks > 4,
+            "{n} rows per archetype span several chunks, got {chunks} chunks"
+        );
+    }
+    let sum: f64 = game.query::<&Position>().iter().map(|p| f64::from(p.x)).sum();
+    let expected = 2.0 * ((0..n).map(|i| i as f64).sum::<f64>() + n as f64);
+    assert_eq!(sum, expected);
+    assert_eq!(game.query::<&Position>().chunks().map(<[_]>::len).sum::<usize>(), 2 * n);
+}
+
+#[test]
+fn optional_components_are_some_where_present_and_none_elsewhere() {
+    let (mut game, _) = mixed(scale(200));
+    for (e, p, v) in game.query::<(Entity, &Position, Option<&Velocity>)>().iter() {
+        assert_eq!(game.get::<Position>(e).unwrap(), p);
+        assert_eq!(game.get::<Velocity>(e).ok(), v);
+    }
+    let with = game
+        .query::<(&Position, Option<&Velocity>)>()
+        .iter()
+        .filter(|(_, v)| v.is_some())
+        .count();
+    assert_eq!(with, game.query::<(&Position, &Velocity)>().count());
+    for (_, v) in game.query_mut::<(&Position, Option<&mut Velocity>)>().unwrap().iter() {
+        if let Some(v) = v {
+            v.y = 9.0;
+        }
+    }
+    assert!(game.query::<(&Position, &Velocity)>().iter().all(|(_, v)| v.y == 9.0));
+    let untouched = game.query::<&Velocity>().iter().filter(|v| v.y == 0.0).count();
+    assert_eq!(untouched, game.query::<&Velocity>().count() - with);
+}
+
+#[test]
+fn aliasing_queries_are_errors() {
+    let mut game = Context::with_name("Game");
+    game.create_entity_with((pos(1.0), vel(1.0))).unwrap();
+    fn aliasing<Q: reactecs::QueryParam>(game: &mut Context) {
+        match game.query_mut::<Q>() {
+            Err(Error::QueryAliasing { context, component }) => {
+                assert_eq!((context, component), ("Game", "Position"));
+            }
+            Ok(_) => panic!("{} aliases", std::any::type_name::<Q>()),
+            Err(other) => panic!("unexpected {other}"),
+        }
+    }
+    aliasing::<(&mut Position, &Position)>(&mut game);
+    aliasing::<(&Position, &mut Position)>(&mut game);
+    aliasing::<(&mut Position, &mut Position)>(&mut game);
+    aliasing::<(&mut Position, Option<&Position>)>(&mut game);
+    aliasing::<(Option<&mut Position>, &Position)>(&mut game);
+    aliasing::<(&Velocity, (&mut Position, Entity), &Position)>(&mut game);
+    // Reading a component twice is fine.
+    assert_eq!(game.query_mut::<(&Position, &Position)>().unwrap().count(), 1);
+    assert_eq!(game.query::<(&Position, &Position)>().iter().count(), 1);
+    assert_eq!(game.query_mut::<(&mut Position, &Velocity)>().unwrap().count(), 1);
+}
+
+#[test]
+fn matching_narrows_a_query() {
+    let (game, _) = mixed(scale(400));
+    let thawed = Matcher::none_of::<Frozen>();
+    for (e, _) in game.query::<(Entity, &Velocity)>().matching(&thawed).iter() {
+        assert!(!game.has::<Frozen>(e));
+    }
+    let all = game.query::<&Velocity>().count();
+    let frozen = game.query::<(&Velocity, &Frozen)>().count();
+    assert_eq!(game.query::<&Velocity>().matching(&thawed).count(), all - frozen);
+}
+
+#[test]
+fn a_query_in_a_group_visits_its_members_in_group_order() {
+    let (mut game, _) = mixed(scale(400));
+    let movers = game.group(Matcher::all_of::<Velocity>().none_of::<Frozen>()).id();
+    let from_query: Vec<Entity> = game
+        .query::<(Entity, Option<&Position>)>()
+        .in_group(movers)
+        .unwrap()
+        .iter()
+        .map(|(e, _)| e)
+        .collect();
+    let from_group: Vec<Entity> = game.get_group(movers).unwrap().iter().collect();
+    assert_eq!(from_query, from_group);
+    let mut n = 0;
+    game.query_mut::<&mut Velocity>()
+        .unwrap()
+        .in_group(movers)
+        .unwrap()
+        .for_each(|v| {
+            v.x = 0.0;
+            n += 1;
+        });
+    assert_eq!(n, from_group.len());
+}
+
+#[test]
+fn a_group_of_another_context_is_an_error_in_a_query() {
+    let mut other = Context::new();
+    let foreign = other.group(Matcher::all_of::<Position>()).id();
+    let mut game = Context::with_name("Game");
+    assert!(matches!(
+        game.query::<&Position>().in_group(foreign),
+        Err(Error::UnknownGroup { context: "Game", .. })
+    ));
+    assert!(matches!(
+        game.query_mut::<&mut Position>().unwrap().in_group(foreign),
+        Err(Error::UnknownGroup { .. })
+    ));
+    assert!(matches!(
+        game.modify_each::<Position, ()>(foreign, |_, ()| {}),
+        Err(Error::UnknownGroup { .. })
+    ));
+}
+
+#[test]
+fn a_query_over_an_empty_context_or_missing_component_yields_nothing() {
+    let mut game = Context::new();
+    assert_eq!(game.query::<&Position>().iter().count(), 0);
+    game.create_entity_with(vel(1.0)).unwrap();
+    let e = game.create_entity_with(pos(1.0)).unwrap();
+    game.destroy_entity(e).unwrap(); // an empty archetype
+    assert_eq!(game.query::<&Position>().iter().count(), 0);
+    assert_eq!(game.query_mut::<&mut Position>().unwrap().chunks().count(), 0);
+    assert_eq!(game.query::<Entity>().iter().count(), 1);
+}
+
+#[test]
+fn modify_each_fires_replaced_with_old_and_new_values() {
+    let mut game = Context::new();
+    let a = game.create_entity_with((pos(1.0), vel(10.0))).unwrap();
+    let b = game.create_entity_with((pos(2.0), vel(20.0), Frozen)).unwrap();
+    game.create_entity_with(pos(3.0)).unwrap();
+    let movers = game.group(Matcher::all_of::<(Position, Velocity)>()).id();
+    let spy = Spy::attach(&mut game);
+    let visited = game
+        .modify_each::<Position, (Entity, &Velocity)>(movers, |p, (_, v)| p.x += v.x)
+        .unwrap();
+    assert_eq!(visited, 2);
+    assert_eq!(
+        spy.take(),
+        [
+            format!("replaced {a} Position {{ x: 1.0, y: 0.0 }} -> Position {{ x: 11.0, y: 0.0 }}"),
+            format!("replaced {b} Position {{ x: 2.0, y: 0.0 }} -> Position {{ x: 22.0, y: 0.0 }}"),
+        ]
+    );
+    check(&game);
+}
+
+#[test]
+fn modify_each_reading_the_component_it_writes_is_an_error() {
+    let mut game = Context::new();
+    game.create_entity_with(pos(1.0)).unwrap();
+    let g = game.group(Matcher::all_of::<Position>()).id();
+    assert!(matches!(
+        game.modify_each::<Position, &Position>(g, |_, _| {}),
+        Err(Error::QueryAliasing {
+            component: "Position",
+            ..
+        })
+    ));
+    assert_eq!(game.get::<Position>(game.entities().next().unwrap()).unwrap().x, 1.0);
+}
+
+#[test]
+fn modify_each_clones_nothing_when_nobody_listens() {
+    let mut game = Context::new();
+    game.create_entities_with((0..scale(100)).map(|i| Health(i as u32)))
+        .unwrap();
+    let g = game.group(Matcher::all_of::<Health>()).id();
+    let before = HEALTH_CLONES.load(Ordering::SeqCst);
+    assert_eq!(game.modify_each::<Health, ()>(g, |h, ()| h.0 += 1).unwrap(), scale(100));
+    assert_eq!(HEALTH_CLONES.load(Ordering::SeqCst), before);
+    let replaced = Arc::new(AtomicUsize::new(0));
+    let count = replaced.clone();
+    game.subscribe(move |event: &ContextEvent<'_>| {
+        if let ContextEvent::ComponentReplaced { old, new, .. } = event {
+            assert_eq!(old.get::<Health>().unwrap().0 + 1, new.get::<Health>().unwrap().0);
+            count.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    game.modify_each::<Health, ()>(g, |h, ()| h.0 += 1).unwrap();
+    assert_eq!(replaced.load(Ordering::SeqCst), scale(100));
+}
+
+#[cfg(feature = "parallel")]
+#[test]
+fn par_for_each_does_the_same_work_as_for_each() {
+    let mut game = Context::new();
+    let n = scale(20_000);
+    game.create_entities_with((0..n).map(|i| (pos(i as f32), vel(2.0))))
+        .unwrap();
+    game.query_mut::<(&mut Position, &Velocity)>()
+        .unwrap()
+        .par_for_each(|(p, v)| p.x += v.x);
+    game.query_mut::<(&mut Velocity,)>()
+        .unwrap()
+        .par_for_each_chunk(|(v,)| v.iter_mut().for_each(|v| v.y = 1.0));
+    for (i, (p, v)) in game.query::<(&Position, &Velocity)>().iter().enumerate() {
+        assert_eq!(p.x, i as f32 + 2.0);
+        assert_eq!(v.y, 1.0);
+    }
+}
