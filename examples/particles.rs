@@ -1,11 +1,18 @@
-//! Particles: a small fountain simulation that shows the crate foundation.
+//! Particles: a small fountain simulation that tours the crate.
 //!
-//! Particles are entities with `Position`, `Velocity` and `Lifetime`. Each frame
-//! moves them (a silent `get_mut` write), counts down their lifetime with
-//! `replace` (which fires `ComponentReplaced`), lands them by removing
-//! `Velocity` and adding the `Landed` flag (moving them between archetypes), and
-//! destroys the expired ones. A subscriber keeps statistics from the events
-//! alone, and the program checks them against the context at the end.
+//! Particles are entities with `Position`, `Velocity`, `Lifetime` and
+//! `Colour`. Each frame:
+//! - a query moves the flying ones (silent writes through `&mut`), and
+//!   collects those that touched the ground;
+//! - after the loop, those lose `Velocity` and gain the `Landed` flag (moving
+//!   them between archetypes, and between groups);
+//! - `modify_each` counts lifetimes down, which fires `ComponentReplaced`;
+//! - expired particles are destroyed;
+//! - the frame counter is a unique component.
+//!
+//! A context subscriber and a group subscriber keep statistics from events
+//! alone; the program checks them against the context and its groups at the
+//! end.
 //!
 //! Run it with `cargo run --release --example particles`.
 
@@ -37,7 +44,14 @@ struct Landed;
 #[derive(Clone, Debug, PartialEq)]
 struct Colour(String);
 
+/// The frame counter: a singleton.
+#[derive(Debug, PartialEq)]
+struct Clock {
+    frame: u32,
+}
+
 reactecs::component!(Position, Velocity, Lifetime, Landed, Colour);
+reactecs::component!(unique Clock);
 
 /// What the event subscriber learns.
 #[derive(Debug, Default)]
@@ -46,6 +60,8 @@ struct Stats {
     destroyed: u64,
     landed: u64,
     lifetime_ticks: u64,
+    /// From the `Landed` group's events.
+    landings: u64,
 }
 
 const FRAMES: u32 = 240;
@@ -84,12 +100,26 @@ fn main() -> Result<(), Error> {
         }
     });
 
+    // Groups are live: they follow every change from now on.
+    let flying = game.group(Matcher::all_of::<(Position, Velocity)>()).id();
+    let grounded = game.group(Matcher::all_of::<Landed>()).id();
+    let ageing = game.group(Matcher::all_of::<Lifetime>()).id();
+    let sink = stats.clone();
+    game.subscribe_group(grounded, move |event: &GroupEvent<'_>| {
+        if let GroupEvent::Added { .. } = event {
+            sink.lock().unwrap().landings += 1;
+        }
+    })?;
+    game.set_unique(Clock { frame: 0 })?;
+
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let colours = ["red", "amber", "teal"];
-    let mut alive: Vec<Entity> = Vec::new();
+    // Reused every frame: structural changes wait until the query is done.
+    let mut touched: Vec<Entity> = Vec::new();
+    let mut expired: Vec<Entity> = Vec::new();
     for frame in 0..FRAMES {
         for i in 0..SPAWN_PER_FRAME {
-            let particle = game.create_entity_with((
+            game.create_entity_with((
                 Position { x: 0.0, y: 0.0 },
                 Velocity {
                     x: rng.next() * 4.0 - 2.0,
@@ -98,60 +128,73 @@ fn main() -> Result<(), Error> {
                 Lifetime(60 + (rng.next() * 120.0) as u32),
                 Colour(colours[(frame + i) as usize % colours.len()].to_owned()),
             ))?;
-            alive.push(particle);
         }
-        let mut expired = Vec::new();
-        for &particle in &alive {
-            if let Ok(velocity) = game.get_mut::<Velocity>(particle) {
-                velocity.y += GRAVITY * DT;
-                let step = *velocity;
-                let position = game.get_mut::<Position>(particle)?;
-                position.x += step.x * DT;
-                position.y += step.y * DT;
-                if position.y < 0.0 {
-                    position.y = 0.0;
-                    game.remove::<Velocity>(particle)?;
-                    game.add(particle, Landed)?;
-                }
-            }
-            let left = game.get::<Lifetime>(particle)?.0;
-            if left == 0 {
-                expired.push(particle);
-            } else {
-                game.replace(particle, Lifetime(left - 1))?;
+        // Move: silent writes, chunk by chunk under the hood.
+        for (particle, position, velocity) in game
+            .query_mut::<(Entity, &mut Position, &mut Velocity)>()?
+            .in_group(flying)?
+            .iter()
+        {
+            velocity.y += GRAVITY * DT;
+            position.x += velocity.x * DT;
+            position.y += velocity.y * DT;
+            if position.y < 0.0 {
+                position.y = 0.0;
+                touched.push(particle);
             }
         }
-        for particle in expired {
+        for particle in touched.drain(..) {
+            game.remove::<Velocity>(particle)?;
+            game.add(particle, Landed)?;
+        }
+        // Age: `modify_each` writes through `&mut` and fires replaced events.
+        game.modify_each::<Lifetime, ()>(ageing, |left, ()| left.0 = left.0.saturating_sub(1))?;
+        expired.extend(
+            game.query::<(Entity, &Lifetime)>()
+                .iter()
+                .filter(|(_, left)| left.0 == 0)
+                .map(|(particle, _)| particle),
+        );
+        for particle in expired.drain(..) {
             game.destroy_entity(particle)?;
         }
-        alive.retain(|&p| game.is_alive(p));
+        game.set_unique(Clock { frame: frame + 1 })?;
     }
 
     let stats = stats.lock().unwrap();
-    let landed_now = game.entities().filter(|&e| game.has::<Landed>(e)).count();
-    let flying_now = game
-        .entities()
-        .filter(|&e| game.has_all::<(Velocity, Position)>(e))
-        .count();
-    println!("after {FRAMES} frames:");
+    let (flying_now, landed_now) = (game.get_group(flying)?.len(), game.get_group(grounded)?.len());
     println!(
-        "  events: {} created, {} destroyed, {} landed, {} lifetime ticks",
-        stats.created, stats.destroyed, stats.landed, stats.lifetime_ticks
+        "after {} frames:",
+        game.unique::<Clock>().map_or(0, |clock| clock.frame)
+    );
+    println!(
+        "  events: {} created, {} destroyed, {} landed ({} by the group), {} lifetime ticks",
+        stats.created, stats.destroyed, stats.landed, stats.landings, stats.lifetime_ticks
     );
     println!(
         "  alive: {} particles ({flying_now} flying, {landed_now} landed)",
-        game.len()
+        game.get_group(ageing)?.len()
+    );
+    println!(
+        "  groups: {}",
+        game.groups().map(|g| g.to_string()).collect::<Vec<_>>().join("; ")
     );
     println!("  storage: {:?}", game.storage_stats());
-    if let Some(first) = game.entities().next() {
-        println!("  oldest live particle: {:?}", game.entity(first)?);
+    if let Some(first) = game.get_group(ageing)?.iter().next() {
+        println!("  a live particle: {:?}", game.entity(first)?);
     }
     assert_eq!(
         stats.created - stats.destroyed,
         game.len() as u64,
         "events agree with the context"
     );
-    assert_eq!(flying_now + landed_now, game.len());
-    game.check_invariants().expect("storage is consistent");
+    assert_eq!(stats.landed, stats.landings, "group events agree with component events");
+    assert_eq!(
+        flying_now + landed_now + 1,
+        game.len(),
+        "every particle flies or has landed; one clock"
+    );
+    assert_eq!(game.unique::<Clock>(), Some(&Clock { frame: FRAMES }));
+    game.check_invariants().expect("storage and groups are consistent");
     Ok(())
 }

@@ -32,10 +32,41 @@
 //!
 //! A query borrows the context for as long as it lives, so structural changes
 //! (create, destroy, add, remove) cannot happen while iterating: the borrow
-//! checker refuses them. Collect what to change first (for example a group's
-//! [`entities`](crate::Group::entities) list, or a `Vec` of entities), then
-//! change it after the loop; a command buffer for recording changes during
-//! iteration is planned.
+//! checker refuses them.
+//!
+//! ```compile_fail
+//! # use reactecs::prelude::*;
+//! # struct Health(u32);
+//! # reactecs::component!(Health);
+//! # let mut game = Context::new();
+//! for (e, health) in game.query::<(Entity, &Health)>().iter() {
+//!     if health.0 == 0 {
+//!         game.destroy_entity(e)?; // error: `game` is borrowed by the query
+//!     }
+//! }
+//! # Ok::<(), reactecs::Error>(())
+//! ```
+//!
+//! Collect what to change first, then change it after the loop: into a `Vec`
+//! you keep between frames (no allocation in steady state), or through a
+//! group's [`entities`](crate::Group::entities) list, which does not borrow
+//! the context. A command buffer for recording changes during iteration is
+//! planned.
+//!
+//! ```
+//! # use reactecs::prelude::*;
+//! # struct Health(u32);
+//! # reactecs::component!(Health);
+//! # let mut game = Context::new();
+//! # game.create_entities_with([Health(0), Health(3)])?;
+//! let mut dead = Vec::new();
+//! dead.extend(game.query::<(Entity, &Health)>().iter().filter(|(_, h)| h.0 == 0).map(|(e, _)| e));
+//! for e in dead.drain(..) {
+//!     game.destroy_entity(e)?;
+//! }
+//! assert_eq!(game.len(), 1);
+//! # Ok::<(), reactecs::Error>(())
+//! ```
 
 use std::iter::Zip;
 use std::marker::PhantomData;
