@@ -1,0 +1,853 @@
+//! Groups: caching, live membership through every context operation, group
+//! events (what fires, with which data, in which order), `single_entity`,
+//! foreign ids, deterministic order, the shared entity list, `modify_each`.
+
+use std::sync::{Arc, Mutex};
+
+use reactecs::SubscriptionId;
+use reactecs::prelude::*;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Position(f32);
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Velocity(f32);
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Health(u32);
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Frozen;
+
+reactecs::component!(Position, Velocity, Health, Frozen);
+
+/// Event lines shared by every handler of a test, in delivery order.
+type Log = Arc<Mutex<Vec<String>>>;
+
+fn new_log() -> Log {
+    Log::default()
+}
+
+fn take(log: &Log) -> Vec<String> {
+    std::mem::take(&mut *log.lock().unwrap())
+}
+
+fn describe_group(label: &str, event: &GroupEvent<'_>) -> String {
+    match event {
+        GroupEvent::Added { entity, .. } => format!("{label} added {}", entity.entity()),
+        GroupEvent::Removed { entity, removed, .. } => format!("{label} removed {} {removed:?}", entity.entity()),
+        GroupEvent::Updated { entity, old, new, .. } => format!("{label} updated {entity} {old:?} -> {new:?}"),
+        other => format!("{label} other {other:?}"),
+    }
+}
+
+fn describe_context(event: &ContextEvent<'_>) -> String {
+    match event {
+        ContextEvent::EntityCreated { entity } => format!("ctx created {entity}"),
+        ContextEvent::EntityWillBeDestroyed { entity } => format!("ctx will destroy {}", entity.entity()),
+        ContextEvent::EntityDestroyed { entity } => format!("ctx destroyed {entity}"),
+        ContextEvent::ComponentAdded { entity, component } => format!("ctx added {entity} {component:?}"),
+        ContextEvent::ComponentRemoved { entity, component } => format!("ctx removed {entity} {component:?}"),
+        ContextEvent::ComponentReplaced { entity, old, new } => format!("ctx replaced {entity} {old:?} -> {new:?}"),
+        ContextEvent::GroupCreated { group, matcher } => format!("ctx group created {group} {matcher}"),
+        other => format!("ctx other {other:?}"),
+    }
+}
+
+/// Logs group `id`'s events as `label ...` lines.
+fn watch_group(game: &mut Context, id: GroupId, label: &'static str, log: &Log) -> SubscriptionId {
+    let sink = log.clone();
+    game.subscribe_group(id, move |event: &GroupEvent<'_>| {
+        assert_eq!(event.group(), id, "an event of another group");
+        sink.lock().unwrap().push(describe_group(label, event));
+    })
+    .unwrap()
+}
+
+/// Logs the context's events as `ctx ...` lines.
+fn watch_context(game: &mut Context, log: &Log) -> SubscriptionId {
+    let sink = log.clone();
+    game.subscribe(move |event: &ContextEvent<'_>| sink.lock().unwrap().push(describe_context(event)))
+}
+
+fn check(game: &Context) {
+    if let Err(broken) = game.check_invariants() {
+        panic!("invariant broken: {broken}");
+    }
+}
+
+fn members(game: &Context, id: GroupId) -> Vec<Entity> {
+    game.get_group(id).unwrap().iter().collect()
+}
+
+#[test]
+fn equal_matchers_share_one_group_and_group_created_fires_once() {
+    let mut game = Context::new();
+    let log = new_log();
+    watch_context(&mut game, &log);
+    let a = game
+        .group(Matcher::all_of::<(Position, Velocity)>().none_of::<Frozen>())
+        .id();
+    let b = game
+        .group(Matcher::none_of::<Frozen>().all_of::<(Velocity, Position)>())
+        .id();
+    let c = game
+        .group(Matcher::all_of::<Velocity>().all_of::<Position>().none_of::<Frozen>())
+        .id();
+    assert_eq!(a, b);
+    assert_eq!(a, c);
+    assert_eq!(game.groups().count(), 1);
+    assert_eq!(
+        take(&log),
+        [format!(
+            "ctx group created {a} AllOf(Position, Velocity).NoneOf(Frozen)"
+        )]
+    );
+
+    let other = game.group(Matcher::all_of::<Position>()).id();
+    assert_ne!(other, a);
+    assert_eq!(take(&log), [format!("ctx group created {other} AllOf(Position)")]);
+    assert_eq!(game.groups().map(|g| g.id()).collect::<Vec<_>>(), [a, other]);
+    check(&game);
+}
+
+#[test]
+fn group_reports_its_matcher_and_displays_its_count() {
+    let mut game = Context::new();
+    game.create_entities_with([Position(1.0), Position(2.0)]).unwrap();
+    game.create_entity_with(Velocity(1.0)).unwrap();
+    let group = game.group(Matcher::all_of::<Position>());
+    assert_eq!(group.matcher(), &Matcher::all_of::<Position>());
+    assert_eq!(group.to_string(), "Group(AllOf(Position)): 2 entities");
+    let id = group.id();
+    assert_eq!(game.get_group(id).unwrap().id(), id);
+}
+
+#[test]
+fn a_group_created_after_entities_exist_contains_them() {
+    let mut game = Context::new();
+    let a = game.create_entity_with((Position(1.0), Velocity(1.0))).unwrap();
+    let b = game
+        .create_entity_with((Position(2.0), Velocity(2.0), Health(2)))
+        .unwrap();
+    let still = game.create_entity_with(Position(3.0)).unwrap();
+    let bare = game.create_entity();
+    let group = game.group(Matcher::all_of::<(Position, Velocity)>());
+    assert_eq!(group.len(), 2);
+    assert!(!group.is_empty());
+    assert!(group.contains(a) && group.contains(b));
+    assert!(!group.contains(still) && !group.contains(bare));
+    let mut listed: Vec<Entity> = group.iter().collect();
+    listed.sort();
+    let mut expected = vec![a, b];
+    expected.sort();
+    assert_eq!(listed, expected);
+    check(&game);
+}
+
+#[test]
+fn a_group_created_before_sees_entities_arrive() {
+    let mut game = Context::new();
+    let id = game.group(Matcher::all_of::<Position>()).id();
+    assert!(game.get_group(id).unwrap().is_empty());
+    let log = new_log();
+    watch_group(&mut game, id, "pos", &log);
+
+    let a = game.create_entity_with(Position(1.0)).unwrap();
+    let b = game.create_entity_with((Velocity(0.0), Position(2.0))).unwrap();
+    let other = game.create_entity_with(Velocity(0.0)).unwrap();
+    let group = game.get_group(id).unwrap();
+    assert_eq!(group.len(), 2);
+    assert!(group.contains(a) && group.contains(b) && !group.contains(other));
+    assert_eq!(take(&log), [format!("pos added {a}"), format!("pos added {b}")]);
+    check(&game);
+}
+
+#[test]
+fn add_makes_an_entity_join_a_group() {
+    let mut game = Context::new();
+    let id = game.group(Matcher::all_of::<(Position, Velocity)>()).id();
+    let log = new_log();
+    watch_group(&mut game, id, "movers", &log);
+    let e = game.create_entity_with(Position(0.0)).unwrap();
+    assert!(!game.get_group(id).unwrap().contains(e));
+    assert!(take(&log).is_empty());
+
+    game.add(e, Velocity(1.0)).unwrap();
+    let group = game.get_group(id).unwrap();
+    assert!(group.contains(e));
+    assert_eq!(group.len(), 1);
+    assert_eq!(take(&log), [format!("movers added {e}")]);
+
+    // Adding an unrelated component keeps it a member, with no event.
+    game.add(e, Health(1)).unwrap();
+    assert!(game.get_group(id).unwrap().contains(e));
+    assert!(take(&log).is_empty());
+    check(&game);
+}
+
+#[test]
+fn remove_makes_an_entity_leave_a_group_and_removed_carries_the_value() {
+    let mut game = Context::new();
+    let id = game.group(Matcher::all_of::<Health>()).id();
+    let e = game.create_entity_with((Health(7), Position(0.0))).unwrap();
+    /// Per Removed event: the removed value, `component()`, whether the view has a Health.
+    type Seen = Vec<(Option<u32>, Option<u32>, bool)>;
+    let seen: Arc<Mutex<Seen>> = Arc::default();
+    let sink = seen.clone();
+    game.subscribe_group(id, move |event: &GroupEvent<'_>| {
+        if let GroupEvent::Removed { entity, removed, .. } = event {
+            sink.lock().unwrap().push((
+                removed.and_then(|r| r.get::<Health>()).map(|h| h.0),
+                event.component::<Health>().map(|h| h.0),
+                entity.has::<Health>(),
+            ));
+        }
+    })
+    .unwrap();
+
+    game.remove::<Health>(e).unwrap();
+    assert!(!game.get_group(id).unwrap().contains(e));
+    assert!(game.get_group(id).unwrap().is_empty());
+    // The removed value is carried; the entity view no longer has it.
+    assert_eq!(*seen.lock().unwrap(), [(Some(7), Some(7), false)]);
+    check(&game);
+}
+
+#[test]
+fn take_makes_an_entity_leave_a_group_and_returns_the_value() {
+    let mut game = Context::new();
+    let id = game.group(Matcher::any_of::<(Health, Velocity)>()).id();
+    let log = new_log();
+    watch_group(&mut game, id, "g", &log);
+    let e = game.create_entity_with((Health(3), Velocity(1.0))).unwrap();
+    take(&log);
+
+    // Still has Velocity: stays a member, no event.
+    assert_eq!(game.take::<Health>(e).unwrap(), Health(3));
+    assert!(game.get_group(id).unwrap().contains(e));
+    assert!(take(&log).is_empty());
+
+    assert_eq!(game.take::<Velocity>(e).unwrap(), Velocity(1.0));
+    assert!(!game.get_group(id).unwrap().contains(e));
+    assert_eq!(take(&log), [format!("g removed {e} Some(Velocity(1.0))")]);
+    check(&game);
+}
+
+#[test]
+fn replace_of_a_present_component_keeps_membership_and_fires_updated_with_old_and_new() {
+    let mut game = Context::new();
+    let id = game.group(Matcher::all_of::<Health>()).id();
+    let e = game.create_entity_with(Health(10)).unwrap();
+    let log = new_log();
+    watch_group(&mut game, id, "living", &log);
+    let typed: Arc<Mutex<Vec<u32>>> = Arc::default();
+    let sink = typed.clone();
+    game.subscribe_group(id, move |event: &GroupEvent<'_>| {
+        if let Some(h) = event.component::<Health>() {
+            sink.lock().unwrap().push(h.0);
+        }
+        assert!(event.component::<Position>().is_none());
+    })
+    .unwrap();
+
+    game.replace(e, Health(4)).unwrap();
+    let group = game.get_group(id).unwrap();
+    assert!(group.contains(e));
+    assert_eq!(group.len(), 1);
+    assert_eq!(take(&log), [format!("living updated {e} Health(10) -> Health(4)")]);
+    assert_eq!(*typed.lock().unwrap(), [4], "component() of Updated is the new value");
+    assert_eq!(game.get::<Health>(e).unwrap(), &Health(4));
+    check(&game);
+}
+
+#[test]
+fn replace_of_an_absent_component_is_an_add() {
+    let mut game = Context::new();
+    let id = game.group(Matcher::all_of::<Health>()).id();
+    let log = new_log();
+    watch_group(&mut game, id, "living", &log);
+    let e = game.create_entity_with(Position(0.0)).unwrap();
+    watch_context(&mut game, &log);
+
+    game.replace(e, Health(5)).unwrap();
+    assert!(game.get_group(id).unwrap().contains(e));
+    assert_eq!(
+        take(&log),
+        [format!("living added {e}"), format!("ctx added {e} Health(5)")]
+    );
+    check(&game);
+}
+
+#[test]
+fn destroy_fires_removed_with_the_components_still_readable() {
+    let mut game = Context::new();
+    let id = game.group(Matcher::all_of::<Health>()).id();
+    let e = game.create_entity_with((Health(9), Position(3.0))).unwrap();
+    let keep = game.create_entity_with(Health(1)).unwrap();
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let sink = seen.clone();
+    game.subscribe_group(id, move |event: &GroupEvent<'_>| {
+        if let GroupEvent::Removed { entity, removed, .. } = event {
+            sink.lock().unwrap().push(format!(
+                "{} {:?} {:?} {}",
+                entity.entity(),
+                entity.get::<Health>(),
+                entity.get::<Position>(),
+                removed.is_none()
+            ));
+        }
+    })
+    .unwrap();
+
+    game.destroy_entity(e).unwrap();
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [format!("{e} Some(Health(9)) Some(Position(3.0)) true")]
+    );
+    let group = game.get_group(id).unwrap();
+    assert_eq!(group.len(), 1);
+    assert!(!group.contains(e));
+    assert!(group.contains(keep));
+    check(&game);
+}
+
+#[test]
+fn destroy_fires_will_be_destroyed_then_group_removed_then_component_removed_then_destroyed() {
+    let mut game = Context::new();
+    let id = game.group(Matcher::all_of::<Health>()).id();
+    let e = game.create_entity_with(Health(2)).unwrap();
+    let log = new_log();
+    watch_group(&mut game, id, "living", &log);
+    watch_context(&mut game, &log);
+    game.destroy_entity(e).unwrap();
+    assert_eq!(
+        take(&log),
+        [
+            format!("ctx will destroy {e}"),
+            format!("living removed {e} None"),
+            format!("ctx removed {e} Health(2)"),
+            format!("ctx destroyed {e}"),
+        ]
+    );
+}
+
+#[test]
+fn create_entity_with_fires_created_then_group_added_then_component_added() {
+    let mut game = Context::new();
+    let id = game.group(Matcher::all_of::<Health>()).id();
+    let log = new_log();
+    watch_group(&mut game, id, "living", &log);
+    watch_context(&mut game, &log);
+    let e = game.create_entity_with((Health(1), Position(0.0))).unwrap();
+    assert_eq!(
+        take(&log),
+        [
+            format!("ctx created {e}"),
+            format!("living added {e}"),
+            format!("ctx added {e} Health(1)"),
+            format!("ctx added {e} Position(0.0)"),
+        ]
+    );
+}
+
+#[test]
+fn create_entity_joins_none_of_only_groups() {
+    let mut game = Context::new();
+    let id = game.group(Matcher::none_of::<Frozen>()).id();
+    let log = new_log();
+    watch_context(&mut game, &log);
+    watch_group(&mut game, id, "free", &log);
+    let e = game.create_entity();
+    assert!(game.get_group(id).unwrap().contains(e));
+    assert_eq!(take(&log), [format!("ctx created {e}"), format!("free added {e}")]);
+    check(&game);
+}
+
+#[test]
+fn destroy_all_entities_empties_every_group_with_removed_per_member() {
+    let mut game = Context::new();
+    let pos = game.group(Matcher::all_of::<Position>()).id();
+    let free = game.group(Matcher::none_of::<Frozen>()).id();
+    let a = game.create_entity_with(Position(1.0)).unwrap();
+    let b = game.create_entity_with((Position(2.0), Frozen)).unwrap();
+    let c = game.create_entity();
+    let log = new_log();
+    watch_group(&mut game, pos, "pos", &log);
+    watch_group(&mut game, free, "free", &log);
+
+    game.destroy_all_entities();
+    assert!(game.get_group(pos).unwrap().is_empty());
+    assert!(game.get_group(free).unwrap().is_empty());
+    assert_eq!(game.get_group(pos).unwrap().iter().count(), 0);
+    // Entities in `entities()` order, groups in creation order.
+    assert_eq!(
+        take(&log),
+        [
+            format!("pos removed {a} None"),
+            format!("free removed {a} None"),
+            format!("pos removed {b} None"),
+            format!("free removed {c} None"),
+        ]
+    );
+    check(&game);
+}
+
+#[test]
+fn reset_keeps_groups_which_are_empty_and_still_live() {
+    let mut game = Context::new();
+    let id = game.group(Matcher::all_of::<Position>()).id();
+    game.create_entities_with((0..10).map(|i| Position(i as f32))).unwrap();
+    let log = new_log();
+    watch_group(&mut game, id, "pos", &log);
+    assert_eq!(game.get_group(id).unwrap().len(), 10);
+
+    game.reset().unwrap();
+    assert_eq!(take(&log).len(), 10, "one Removed per member");
+    assert_eq!(game.groups().count(), 1, "the group is kept");
+    let group = game.get_group(id).unwrap();
+    assert!(group.is_empty());
+    assert_eq!(group.iter().count(), 0);
+    assert!(group.entities().is_empty());
+    assert_eq!(game.group(Matcher::all_of::<Position>()).id(), id);
+    check(&game);
+
+    // Still live, with its subscription kept.
+    let e = game.create_entity_with(Position(1.0)).unwrap();
+    assert_eq!(game.creation_index(e).unwrap(), 0);
+    let group = game.get_group(id).unwrap();
+    assert_eq!(group.len(), 1);
+    assert_eq!(group.single_entity().unwrap(), Some(e));
+    assert_eq!(&*group.entities(), [e]);
+    assert_eq!(take(&log), [format!("pos added {e}")]);
+    check(&game);
+}
+
+#[test]
+fn adding_the_excluded_component_of_a_none_of_group_fires_removed_without_a_value() {
+    let mut game = Context::new();
+    let id = game.group(Matcher::all_of::<Position>().none_of::<Frozen>()).id();
+    let e = game.create_entity_with(Position(0.0)).unwrap();
+    let log = new_log();
+    watch_group(&mut game, id, "movable", &log);
+    let saw_frozen: Arc<Mutex<Vec<bool>>> = Arc::default();
+    let sink = saw_frozen.clone();
+    game.subscribe_group(id, move |event: &GroupEvent<'_>| {
+        if let GroupEvent::Removed { entity, .. } = event {
+            sink.lock().unwrap().push(entity.has::<Frozen>());
+        }
+    })
+    .unwrap();
+
+    game.add(e, Frozen).unwrap();
+    assert!(!game.get_group(id).unwrap().contains(e));
+    assert_eq!(take(&log), [format!("movable removed {e} None")]);
+    assert_eq!(
+        *saw_frozen.lock().unwrap(),
+        [true],
+        "the view shows the entity as it is now"
+    );
+    check(&game);
+}
+
+#[test]
+fn removing_the_excluded_component_of_a_none_of_group_fires_added() {
+    let mut game = Context::new();
+    let id = game.group(Matcher::all_of::<Position>().none_of::<Frozen>()).id();
+    let e = game.create_entity_with((Position(0.0), Frozen)).unwrap();
+    assert!(!game.get_group(id).unwrap().contains(e));
+    let log = new_log();
+    watch_group(&mut game, id, "movable", &log);
+
+    game.remove::<Frozen>(e).unwrap();
+    assert!(game.get_group(id).unwrap().contains(e));
+    assert_eq!(take(&log), [format!("movable added {e}")]);
+    check(&game);
+}
+
+#[test]
+fn replace_updates_watching_groups_in_creation_order_before_component_replaced() {
+    let mut game = Context::new();
+    let first = game.group(Matcher::all_of::<(Health, Position)>()).id();
+    let second = game.group(Matcher::all_of::<Health>()).id();
+    let e = game.create_entity_with((Health(1), Position(0.0))).unwrap();
+    let log = new_log();
+    // Subscribe the context first and the later group before the earlier one:
+    // delivery must follow group creation order, not subscription order.
+    watch_context(&mut game, &log);
+    watch_group(&mut game, second, "second", &log);
+    watch_group(&mut game, first, "first", &log);
+
+    game.replace(e, Health(2)).unwrap();
+    assert_eq!(
+        take(&log),
+        [
+            format!("first updated {e} Health(1) -> Health(2)"),
+            format!("second updated {e} Health(1) -> Health(2)"),
+            format!("ctx replaced {e} Health(1) -> Health(2)"),
+        ]
+    );
+}
+
+#[test]
+fn one_add_that_joins_one_group_and_leaves_another_delivers_both_and_counts_are_current() {
+    let mut game = Context::new();
+    let active = game.group(Matcher::all_of::<Position>().none_of::<Frozen>()).id();
+    let frozen = game.group(Matcher::all_of::<(Position, Frozen)>()).id();
+    let e = game.create_entity_with(Position(0.0)).unwrap();
+    let _other = game.create_entity_with(Position(1.0)).unwrap();
+    let log = new_log();
+    watch_group(&mut game, frozen, "frozen", &log);
+    watch_group(&mut game, active, "active", &log);
+    assert_eq!(game.get_group(active).unwrap().len(), 2);
+    assert_eq!(game.get_group(frozen).unwrap().len(), 0);
+
+    game.add(e, Frozen).unwrap();
+    assert_eq!(
+        take(&log),
+        [format!("active removed {e} None"), format!("frozen added {e}")],
+        "both events, in group creation order"
+    );
+    assert_eq!(game.get_group(active).unwrap().len(), 1);
+    assert_eq!(game.get_group(frozen).unwrap().len(), 1);
+    assert_eq!(members(&game, frozen), [e]);
+    assert!(!game.get_group(active).unwrap().contains(e));
+    check(&game);
+
+    // And back.
+    game.remove::<Frozen>(e).unwrap();
+    assert_eq!(
+        take(&log),
+        [format!("active added {e}"), format!("frozen removed {e} Some(Frozen)")]
+    );
+    assert_eq!(game.get_group(active).unwrap().len(), 2);
+    assert_eq!(game.get_group(frozen).unwrap().len(), 0);
+    check(&game);
+}
+
+#[test]
+fn a_group_created_after_a_transition_was_used_sees_that_transition() {
+    let mut game = Context::new();
+    let a = game.create_entity_with(Position(0.0)).unwrap();
+    let b = game.create_entity_with(Position(1.0)).unwrap();
+    // Use the {Position} -> {Position, Frozen} transition (and back) before
+    // the group exists.
+    game.add(a, Frozen).unwrap();
+    game.remove::<Frozen>(a).unwrap();
+
+    let id = game.group(Matcher::all_of::<Frozen>()).id();
+    let log = new_log();
+    watch_group(&mut game, id, "frozen", &log);
+    game.add(b, Frozen).unwrap();
+    assert_eq!(take(&log), [format!("frozen added {b}")]);
+    assert_eq!(members(&game, id), [b]);
+    check(&game);
+    game.remove::<Frozen>(b).unwrap();
+    assert_eq!(take(&log), [format!("frozen removed {b} Some(Frozen)")]);
+    assert!(game.get_group(id).unwrap().is_empty());
+    check(&game);
+}
+
+#[test]
+fn replace_of_a_component_the_matcher_does_not_watch_fires_no_updated() {
+    let mut game = Context::new();
+    let pos = game.group(Matcher::all_of::<Position>()).id();
+    let not_frozen = game.group(Matcher::none_of::<Frozen>()).id();
+    let with_health = game.group(Matcher::any_of::<(Health, Velocity)>()).id();
+    let e = game.create_entity_with((Position(0.0), Health(1))).unwrap();
+    let log = new_log();
+    watch_group(&mut game, pos, "pos", &log);
+    watch_group(&mut game, not_frozen, "free", &log);
+    watch_group(&mut game, with_health, "any", &log);
+
+    game.replace(e, Health(2)).unwrap();
+    assert_eq!(
+        take(&log),
+        [format!("any updated {e} Health(1) -> Health(2)")],
+        "only the group whose AllOf/AnyOf names Health hears of it"
+    );
+    game.replace(e, Position(1.0)).unwrap();
+    assert_eq!(take(&log), [format!("pos updated {e} Position(0.0) -> Position(1.0)")]);
+}
+
+#[test]
+fn single_entity_is_none_for_zero_the_entity_for_one_and_an_error_for_two() {
+    let mut game = Context::with_name("Game");
+    let id = game.group(Matcher::all_of::<Health>()).id();
+    assert_eq!(game.get_group(id).unwrap().single_entity(), Ok(None));
+
+    let a = game.create_entity_with(Health(1)).unwrap();
+    assert_eq!(game.get_group(id).unwrap().single_entity(), Ok(Some(a)));
+
+    game.create_entity_with(Health(2)).unwrap();
+    match game.get_group(id).unwrap().single_entity() {
+        Err(Error::NotSingleEntity { context, group, count }) => {
+            assert_eq!(context, "Game");
+            assert_eq!(group, "AllOf(Health)");
+            assert_eq!(count, 2);
+        }
+        other => panic!("expected NotSingleEntity, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_group_id_from_another_context_is_an_unknown_group() {
+    let mut game = Context::with_name("Game");
+    let mut other = Context::with_name("Other");
+    // Both contexts have a group at the same position.
+    let mine = game.group(Matcher::all_of::<Health>()).id();
+    let foreign = other.group(Matcher::all_of::<Health>()).id();
+    assert_ne!(mine, foreign);
+
+    let expected = Error::UnknownGroup {
+        context: "Game",
+        group: foreign,
+    };
+    assert_eq!(game.get_group(foreign).unwrap_err(), expected);
+    assert_eq!(
+        game.subscribe_group(foreign, |_: &GroupEvent<'_>| {}).unwrap_err(),
+        expected
+    );
+    assert_eq!(
+        game.modify_each::<Health, &Position>(foreign, |_, _| {}).unwrap_err(),
+        expected
+    );
+    assert!(game.get_group(mine).is_ok());
+    assert!(other.get_group(foreign).is_ok());
+}
+
+/// A fixed sequence of creations, changes, destroys and re-creations; returns
+/// the group's order and the context's entity order as creation indices.
+fn run_scripted_sequence() -> (Vec<u64>, Vec<u64>, Vec<Entity>) {
+    let mut game = Context::new();
+    let id = game.group(Matcher::any_of::<(Position, Health)>()).id();
+    let mut alive = Vec::new();
+    for i in 0..60u32 {
+        let e = match i % 4 {
+            0 => game.create_entity_with(Position(i as f32)).unwrap(),
+            1 => game.create_entity_with((Health(i), Velocity(0.0))).unwrap(),
+            2 => game.create_entity_with((Position(i as f32), Health(i))).unwrap(),
+            _ => game.create_entity_with(Velocity(i as f32)).unwrap(),
+        };
+        alive.push(e);
+    }
+    for (n, &e) in alive.iter().enumerate() {
+        match n % 5 {
+            0 => game.destroy_entity(e).unwrap(),
+            1 => game.replace(e, Health(n as u32)).unwrap(),
+            2 if game.has::<Position>(e) => game.remove::<Position>(e).unwrap(),
+            3 => game.add(e, Frozen).unwrap(),
+            _ => {}
+        }
+    }
+    for i in 0..15u32 {
+        let e = game.create_entity_with((Health(i), Position(0.0))).unwrap();
+        if i % 3 == 0 {
+            game.destroy_entity(e).unwrap();
+        }
+    }
+    check(&game);
+    let group = game.get_group(id).unwrap();
+    let order = group.iter().map(|e| game.creation_index(e).unwrap()).collect();
+    let entities: Vec<Entity> = game.entities().collect();
+    let context_order = entities.iter().map(|&e| game.creation_index(e).unwrap()).collect();
+    (order, context_order, group.entities().to_vec())
+}
+
+#[test]
+fn group_iteration_order_is_deterministic_for_the_same_operations() {
+    let (group_a, context_a, list_a) = run_scripted_sequence();
+    let (group_b, context_b, list_b) = run_scripted_sequence();
+    assert!(!group_a.is_empty());
+    assert_eq!(group_a, group_b);
+    assert_eq!(context_a, context_b);
+    assert_eq!(list_a, list_b);
+}
+
+#[test]
+fn entities_list_is_handed_out_again_while_nothing_changed() {
+    let mut game = Context::new();
+    let id = game.group(Matcher::all_of::<Position>()).id();
+    game.create_entities_with((0..5).map(|i| Position(i as f32))).unwrap();
+    let group = game.get_group(id).unwrap();
+    let first = group.entities();
+    let second = group.entities();
+    assert_eq!(first.len(), 5);
+    assert!(std::ptr::eq(first.as_ptr(), second.as_ptr()), "the same shared list");
+    assert_eq!(first, second);
+    assert_eq!(&*first, group.iter().collect::<Vec<_>>());
+    // A fresh Group view of the same id shares it too.
+    let third = game.get_group(id).unwrap().entities();
+    assert!(std::ptr::eq(first.as_ptr(), third.as_ptr()));
+}
+
+#[test]
+fn entities_list_is_rebuilt_after_the_group_changes() {
+    let mut game = Context::new();
+    let id = game.group(Matcher::all_of::<Position>()).id();
+    let a = game.create_entity_with(Position(0.0)).unwrap();
+    let b = game.create_entity_with(Position(1.0)).unwrap();
+    let before = game.get_group(id).unwrap().entities();
+    assert_eq!(&*before, [a, b]);
+
+    let c = game.create_entity_with(Position(2.0)).unwrap();
+    let after = game.get_group(id).unwrap().entities();
+    assert_eq!(&*after, [a, b, c]);
+    assert!(!std::ptr::eq(before.as_ptr(), after.as_ptr()));
+    assert_eq!(&*before, [a, b], "a held list is a snapshot");
+
+    drop(before);
+    drop(after);
+    game.remove::<Position>(a).unwrap();
+    let list = game.get_group(id).unwrap().entities();
+    let mut sorted = list.to_vec();
+    sorted.sort();
+    let mut expected = vec![b, c];
+    expected.sort();
+    assert_eq!(sorted, expected);
+    assert_eq!(&*list, members(&game, id));
+    check(&game);
+}
+
+#[test]
+fn entities_list_lets_entities_be_destroyed_while_iterating_it() {
+    let mut game = Context::new();
+    let id = game.group(Matcher::all_of::<Health>()).id();
+    let all = game.create_entities_with((0..20).map(Health)).unwrap();
+    let list = game.get_group(id).unwrap().entities();
+    for &e in &list {
+        if game.get::<Health>(e).unwrap().0.is_multiple_of(2) {
+            game.destroy_entity(e).unwrap();
+        } else {
+            game.replace(e, Health(100)).unwrap();
+        }
+    }
+    assert_eq!(list.len(), 20, "the list is unchanged by the destroys");
+    let group = game.get_group(id).unwrap();
+    assert_eq!(group.len(), 10);
+    for (i, &e) in all.iter().enumerate() {
+        assert_eq!(group.contains(e), i % 2 == 1);
+    }
+    assert!(group.iter().all(|e| game.get::<Health>(e).unwrap().0 == 100));
+    check(&game);
+}
+
+#[test]
+fn unsubscribing_a_group_subscription_stops_its_events() {
+    let mut game = Context::new();
+    let id = game.group(Matcher::all_of::<Health>()).id();
+    let log = new_log();
+    let first = watch_group(&mut game, id, "first", &log);
+    watch_group(&mut game, id, "second", &log);
+    let a = game.create_entity_with(Health(1)).unwrap();
+    assert_eq!(take(&log), [format!("first added {a}"), format!("second added {a}")]);
+
+    game.unsubscribe(first).unwrap();
+    let b = game.create_entity_with(Health(2)).unwrap();
+    game.replace(b, Health(3)).unwrap();
+    game.destroy_entity(a).unwrap();
+    assert_eq!(
+        take(&log),
+        [
+            format!("second added {b}"),
+            format!("second updated {b} Health(2) -> Health(3)"),
+            format!("second removed {a} None"),
+        ]
+    );
+    assert!(matches!(
+        game.unsubscribe(first),
+        Err(Error::UnknownSubscription { .. })
+    ));
+}
+
+#[test]
+fn modify_each_fires_updated_per_visited_entity_and_returns_the_count() {
+    let mut game = Context::new();
+    let movers = game.group(Matcher::all_of::<(Position, Velocity)>()).id();
+    let placed = game.group(Matcher::all_of::<Position>()).id();
+    let moving = game.group(Matcher::all_of::<Velocity>()).id();
+    let a = game.create_entity_with((Position(0.0), Velocity(1.0))).unwrap();
+    let b = game
+        .create_entity_with((Position(10.0), Velocity(2.0), Health(1)))
+        .unwrap();
+    let still = game.create_entity_with(Position(5.0)).unwrap();
+    let log = new_log();
+    watch_group(&mut game, movers, "movers", &log);
+    watch_group(&mut game, placed, "placed", &log);
+    watch_group(&mut game, moving, "moving", &log);
+    watch_context(&mut game, &log);
+
+    let visited = game
+        .modify_each::<Position, &Velocity>(movers, |p, v| p.0 += v.0)
+        .unwrap();
+    assert_eq!(visited, 2);
+    assert_eq!(game.get::<Position>(a).unwrap(), &Position(1.0));
+    assert_eq!(game.get::<Position>(b).unwrap(), &Position(12.0));
+    assert_eq!(game.get::<Position>(still).unwrap(), &Position(5.0));
+    // Per entity, as `replace`: every group watching Position (not `moving`),
+    // in creation order, then ComponentReplaced. Archetypes in creation order.
+    assert_eq!(
+        take(&log),
+        [
+            format!("movers updated {a} Position(0.0) -> Position(1.0)"),
+            format!("placed updated {a} Position(0.0) -> Position(1.0)"),
+            format!("ctx replaced {a} Position(0.0) -> Position(1.0)"),
+            format!("movers updated {b} Position(10.0) -> Position(12.0)"),
+            format!("placed updated {b} Position(10.0) -> Position(12.0)"),
+            format!("ctx replaced {b} Position(10.0) -> Position(12.0)"),
+        ]
+    );
+    check(&game);
+}
+
+#[test]
+fn modify_each_visits_only_members_with_the_queried_components_and_fires_without_context_subscribers() {
+    let mut game = Context::new();
+    let placed = game.group(Matcher::all_of::<Position>()).id();
+    let a = game.create_entity_with((Position(0.0), Velocity(3.0))).unwrap();
+    let _still = game.create_entity_with(Position(5.0)).unwrap();
+    let _lone = game.create_entity_with(Velocity(1.0)).unwrap();
+    let log = new_log();
+    watch_group(&mut game, placed, "placed", &log);
+
+    let visited = game
+        .modify_each::<Position, &Velocity>(placed, |p, v| p.0 += v.0)
+        .unwrap();
+    assert_eq!(visited, 1, "only the member that also has a Velocity");
+    assert_eq!(
+        take(&log),
+        [format!("placed updated {a} Position(0.0) -> Position(3.0)")]
+    );
+    assert_eq!(game.get_group(placed).unwrap().len(), 2, "membership is unchanged");
+    check(&game);
+}
+
+#[test]
+fn a_group_over_many_chunks_counts_and_iterates_every_member_after_removing_every_third() {
+    const N: usize = 5_000;
+    let mut game = Context::new();
+    let id = game.group(Matcher::all_of::<(Position, Velocity)>()).id();
+    let all = game
+        .create_entities_with((0..N).map(|i| (Position(i as f32), Velocity(1.0))))
+        .unwrap();
+    assert!(game.storage_stats().chunks > 2, "the premise: several chunks");
+    assert_eq!(game.get_group(id).unwrap().len(), N);
+    assert_eq!(game.get_group(id).unwrap().iter().count(), N);
+
+    for &e in all.iter().step_by(3) {
+        game.remove::<Velocity>(e).unwrap();
+    }
+    let removed = N.div_ceil(3);
+    check(&game);
+    let group = game.get_group(id).unwrap();
+    assert_eq!(group.len(), N - removed);
+    assert_eq!(group.iter().count(), N - removed);
+    assert_eq!(group.entities().len(), N - removed);
+    for (i, &e) in all.iter().enumerate() {
+        assert_eq!(group.contains(e), i % 3 != 0, "entity #{i}");
+    }
+    let mut listed: Vec<Entity> = group.iter().collect();
+    listed.sort();
+    listed.dedup();
+    assert_eq!(listed.len(), N - removed, "no entity listed twice");
+}
