@@ -50,23 +50,60 @@ fn mean_ns(group: &str, name: &str) -> Option<f64> {
     point("slope").or_else(|| point("mean"))
 }
 
-/// Prints `name: X ns (R x baseline)` for each measured function of `group`.
+/// Prints `name: X (R x baseline)` for each measured function of `group`, in
+/// ns or us as fits the baseline. Only under `cargo bench` (criterion's test
+/// mode, `cargo test --benches`, writes no estimates, so any found would be an
+/// earlier run's).
 pub fn report_ratios(group: &str, baseline: &str, others: &[&str]) {
+    if !std::env::args().any(|arg| arg == "--bench") {
+        return;
+    }
     let Some(base) = mean_ns(group, baseline) else {
         println!("{group}: no estimates (run `cargo bench --bench {group}` for ratios)");
         return;
     };
+    let (unit, scale) = if base < 10_000.0 { ("ns", 1.0) } else { ("us", 1000.0) };
     println!(
-        "\n{group}: ratios to `{baseline}` ({:.1} us) measured in the same run",
-        base / 1000.0
+        "\n{group}: ratios to `{baseline}` ({:.1} {unit}) measured in the same run",
+        base / scale
     );
     for name in others {
         if let Some(mean) = mean_ns(group, name) {
             println!(
-                "  {name:<24} {:>10.1} us  {:>5.2}x baseline",
-                mean / 1000.0,
+                "  {name:<24} {:>10.1} {unit}  {:>5.2}x baseline",
+                mean / scale,
                 mean / base
             );
         }
+    }
+}
+
+/// `Vector3::unit_x()`, ecs_bench_suite's starting Position, Rotation and Velocity.
+pub const UNIT_X: [f32; 3] = [1.0, 0.0, 0.0];
+
+/// One entity of the ecs_bench_suite workloads as a plain struct: the row type
+/// of the Vec-of-struct baselines.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SuiteRow {
+    pub transform: Transform,
+    pub position: Position,
+    pub rotation: Rotation,
+    pub velocity: Velocity,
+}
+
+impl SuiteRow {
+    /// A row with `transform` and the three vectors at [`UNIT_X`].
+    pub fn new(transform: Transform) -> Self {
+        SuiteRow {
+            transform,
+            position: Position(UNIT_X),
+            rotation: Rotation(UNIT_X),
+            velocity: Velocity(UNIT_X),
+        }
+    }
+
+    /// The same data as a bundle for `create_entity_with`/`create_entities_with`.
+    pub fn bundle(self) -> (Transform, Position, Rotation, Velocity) {
+        (self.transform, self.position, self.rotation, self.velocity)
     }
 }
