@@ -2,6 +2,7 @@
 
 use std::any::TypeId;
 use std::fmt;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use slotmap::SlotMap;
@@ -317,8 +318,11 @@ impl Context {
     }
 
     /// Destroys the entity: fires `EntityWillBeDestroyed` (components still
-    /// readable), one `ComponentRemoved` per component, drops the components,
-    /// then fires `EntityDestroyed`. The handle is stale afterwards.
+    /// readable), group `Removed` for each group it was in, one
+    /// `ComponentRemoved` per component, drops the components, then fires
+    /// `EntityDestroyed`. The handle is stale afterwards. If a handler panics
+    /// after `EntityWillBeDestroyed`, the entity is still destroyed before the
+    /// panic goes on.
     ///
     /// # Errors
     /// [`Error::StaleEntity`] if the entity is not alive.
@@ -330,18 +334,22 @@ impl Context {
             self.subscribers
                 .emit(&ContextEvent::EntityWillBeDestroyed { entity: view });
         }
+        // From here the groups no longer count the entity, so the removal must
+        // finish even if a handler panics: catch, finish, then resume the panic.
         self.groups
             .apply_spawn_or_despawn(location.archetype, &self.archetypes, false);
-        self.fire_archetype_groups(entity, location, None, false);
+        let notified = panic::catch_unwind(AssertUnwindSafe(|| {
+            self.fire_archetype_groups(entity, location, None, false);
+            if !self.subscribers.is_empty() {
+                let view = EntityRef::new(entity, self.archetypes.get(location.archetype), location);
+                for component in view.components() {
+                    self.subscribers
+                        .emit(&ContextEvent::ComponentRemoved { entity, component });
+                }
+            }
+        }));
         let archetype = self.archetypes.get(location.archetype);
         self.uniques.release(archetype.set(), entity);
-        if !self.subscribers.is_empty() {
-            let view = EntityRef::new(entity, archetype, location);
-            for component in view.components() {
-                self.subscribers
-                    .emit(&ContextEvent::ComponentRemoved { entity, component });
-            }
-        }
         // Bookkeeping first, then the drops: if a component's `Drop` panics, the
         // row is still removed (see `Archetypes::despawn`) and the meta matches.
         if let Some(displaced) = archetype.displaced_by_removal(location) {
@@ -349,6 +357,9 @@ impl Context {
         }
         self.entities.remove(entity);
         self.archetypes.despawn(location);
+        if let Err(payload) = notified {
+            panic::resume_unwind(payload);
+        }
         if !self.subscribers.is_empty() {
             self.subscribers.emit(&ContextEvent::EntityDestroyed { entity });
         }

@@ -302,11 +302,23 @@ impl Groups {
                     group.matcher, group.archetypes, group.len
                 ));
             }
-            for &a in &expected {
-                if !self.by_archetype[a.index()].contains(&(index as u32)) {
-                    return Err(format!("archetype {a:?} does not list group {}", group.matcher));
+            for archetype in archetypes.iter() {
+                let listed = self.by_archetype[archetype.id().index()].contains(&(index as u32));
+                if listed != expected.contains(&archetype.id()) {
+                    return Err(format!(
+                        "archetype {:?} lists group {} wrongly ({listed})",
+                        archetype.id(),
+                        group.matcher
+                    ));
                 }
             }
+        }
+        if let Some(a) = self
+            .by_archetype
+            .iter()
+            .position(|groups| !groups.is_sorted_by(|x, y| x < y))
+        {
+            return Err(format!("the groups of archetype {a} are not ascending"));
         }
         Ok(())
     }

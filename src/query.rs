@@ -514,7 +514,11 @@ impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> Iterator for Chunk
                 return Some((Q::next_chunk(state, len), len));
             }
             let mut columns = self.archetypes.next()?;
-            self.current = Q::fetch(&mut columns).map(|state| (state, columns.chunk_lens()));
+            let state = Q::fetch(&mut columns);
+            // The filter checked the required components and `Access` the aliasing,
+            // so every visited archetype can be fetched.
+            debug_assert!(state.is_some(), "a query skipped an archetype it accepted");
+            self.current = state.map(|state| (state, columns.chunk_lens()));
         }
     }
 }

@@ -95,10 +95,37 @@ fn a_panicking_handler_leaves_the_context_consistent_and_leaks_nothing() {
     assert!(!game.has::<common::Counted>(e));
     assert_eq!(counter.live(), 1);
     check(&game);
-    // Destroy panics before anything changed: the entity is intact.
+    // A handler panicking during destroy cannot leave it half done: the entity
+    // is destroyed (its values dropped) before the panic goes on.
     assert!(catch_unwind(AssertUnwindSafe(|| game.destroy_entity(keep))).is_err());
-    assert!(game.is_alive(keep));
+    assert!(!game.is_alive(keep));
+    assert_eq!(counter.live(), 0);
     check(&game);
     drop(game);
     assert_eq!(counter.live(), 0);
+}
+
+#[test]
+fn a_panicking_group_handler_during_destroy_leaves_groups_consistent() {
+    use reactecs::prelude::*;
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    let counter = Counter::default();
+    let mut game = Context::new();
+    let all = game.group(Matcher::all_of::<common::Counted>()).id();
+    let a = game.create_entity_with(counter.make("a")).unwrap();
+    let b = game.create_entity_with(counter.make("b")).unwrap();
+    game.subscribe_group(all, |event: &GroupEvent<'_>| {
+        if matches!(event, GroupEvent::Removed { .. }) {
+            panic!("handler failed");
+        }
+    })
+    .unwrap();
+    assert!(catch_unwind(AssertUnwindSafe(|| game.destroy_entity(a))).is_err());
+    assert!(!game.is_alive(a));
+    assert_eq!(game.get_group(all).unwrap().len(), 1);
+    check(&game);
+    assert!(catch_unwind(AssertUnwindSafe(|| game.destroy_entity(b))).is_err());
+    assert!(game.get_group(all).unwrap().is_empty());
+    assert_eq!(counter.live(), 0);
+    check(&game);
 }

@@ -82,8 +82,11 @@ pub(super) struct Chunk {
 // column's type comes only from a `TypeInfo`). The owning archetype hands out
 // `&`/`&mut` values only through borrows of itself.
 unsafe impl Send for Chunk {}
-// SAFETY: as for `Send`; the owning archetype writes chunk memory only through
-// `&mut self`, so shared access from several threads only reads.
+// SAFETY: as for `Send`. The owning archetype writes chunk memory only through
+// `&mut self`, or through a `ColumnAccess` made from `&mut Archetype`, which hands
+// out each column's slice of each chunk once (so threads given different chunks'
+// slices never touch the same bytes, and nothing else can reach the archetype
+// meanwhile). Otherwise shared access from several threads only reads.
 unsafe impl Sync for Chunk {}
 
 impl Chunk {

@@ -25,6 +25,10 @@ enum Borrow {
 /// `&'a mut Archetype` (`ColumnAccess::exclusive`: reads and writes). Each
 /// column can be taken for writing once, or for reading any number of times,
 /// but not both.
+///
+/// The borrow flags only prevent aliasing because there is one `ColumnAccess`
+/// per exclusive borrow: it must never be `Clone` or `Copy`, and `exclusive`
+/// must keep taking the `&'a mut Archetype` by value.
 pub struct ColumnAccess<'a> {
     archetype: &'a Archetype,
     writable: bool,
