@@ -176,6 +176,7 @@ impl QueryParam for () {
 
     fn access(_: &mut Access) {}
 
+    #[inline]
     fn fetch<'a>(_: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
         Some(())
     }
@@ -201,6 +202,7 @@ impl QueryParam for Entity {
 
     fn access(_: &mut Access) {}
 
+    #[inline]
     fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
         Some(columns.entities())
     }
@@ -230,6 +232,7 @@ impl<T: Component> QueryParam for &T {
         access.add(T::component_id(), false, true);
     }
 
+    #[inline]
     fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
         columns.read(T::component_id())
     }
@@ -259,6 +262,7 @@ impl<T: Component> QueryParam for &mut T {
         access.add(T::component_id(), true, true);
     }
 
+    #[inline]
     fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
         columns.write(T::component_id())
     }
@@ -286,6 +290,7 @@ impl<T: Component> QueryParam for Option<&T> {
         access.add(T::component_id(), false, false);
     }
 
+    #[inline]
     fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
         let id = T::component_id();
         if columns.has(id) {
@@ -320,6 +325,7 @@ impl<T: Component> QueryParam for Option<&mut T> {
         access.add(T::component_id(), true, false);
     }
 
+    #[inline]
     fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
         let id = T::component_id();
         if columns.has(id) {
@@ -434,6 +440,7 @@ macro_rules! tuple_query {
                 $($name::access(access);)+
             }
 
+            #[inline]
             fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
                 Some(($($name::fetch(columns)?,)+))
             }
@@ -494,6 +501,7 @@ struct ChunkIter<'w, Q: QueryParam, I> {
 }
 
 impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> ChunkIter<'w, Q, I> {
+    #[inline]
     fn new(archetypes: I) -> Self {
         ChunkIter {
             archetypes,
@@ -556,6 +564,7 @@ impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> Iterator for RowIt
     }
 }
 
+#[inline]
 fn rows<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>>(archetypes: I) -> RowIter<'w, Q, I> {
     RowIter {
         chunks: ChunkIter::new(archetypes),

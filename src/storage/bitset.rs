@@ -81,6 +81,7 @@ impl ComponentSet {
     }
 
     /// Whether every id of `other` is in `self`.
+    #[inline]
     pub fn is_superset(&self, other: &ComponentSet) -> bool {
         other.words.iter().enumerate().all(|(i, &w)| {
             let mine = self.words.get(i).copied().unwrap_or(0);
@@ -89,6 +90,7 @@ impl ComponentSet {
     }
 
     /// Whether `self` and `other` share at least one id.
+    #[inline]
     pub fn intersects(&self, other: &ComponentSet) -> bool {
         self.words.iter().zip(other.words.iter()).any(|(a, b)| a & b != 0)
     }
@@ -99,6 +101,7 @@ impl ComponentSet {
     }
 
     /// Whether the set has no ids.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.words.is_empty()
     }

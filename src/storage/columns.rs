@@ -11,14 +11,6 @@ use super::archetype::Archetype;
 use crate::component::ComponentId;
 use crate::entity::Entity;
 
-/// One column's borrow state in a [`ColumnAccess`].
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Borrow {
-    Free,
-    Shared,
-    Exclusive,
-}
-
 /// Hands out the columns of one archetype as per-chunk slices.
 ///
 /// Made from `&'a Archetype` (`ColumnAccess::shared`: reads only) or from
@@ -32,30 +24,69 @@ enum Borrow {
 pub struct ColumnAccess<'a> {
     archetype: &'a Archetype,
     writable: bool,
-    borrows: SmallVec<[Borrow; 8]>,
+    /// Bit `col` set: column `col` is borrowed shared (`read`).
+    shared: ColumnBits,
+    /// Bit `col` set: column `col` is borrowed exclusively (`write`).
+    exclusive: ColumnBits,
+}
+
+/// A set of column indices: one inline word, grown for archetypes with more
+/// than 64 columns.
+struct ColumnBits(SmallVec<[u64; 1]>);
+
+impl Default for ColumnBits {
+    #[inline]
+    fn default() -> Self {
+        ColumnBits(SmallVec::from_buf([0]))
+    }
+}
+
+impl ColumnBits {
+    #[inline]
+    fn contains(&self, col: usize) -> bool {
+        self.0.get(col / 64).is_some_and(|word| word & (1 << (col % 64)) != 0)
+    }
+
+    #[inline]
+    fn insert(&mut self, col: usize) {
+        if self.0.len() <= col / 64 {
+            self.grow(col);
+        }
+        self.0[col / 64] |= 1 << (col % 64);
+    }
+
+    #[cold]
+    fn grow(&mut self, col: usize) {
+        self.0.resize(col / 64 + 1, 0);
+    }
 }
 
 impl<'a> ColumnAccess<'a> {
     /// Read access to `archetype`'s columns.
+    #[inline]
     pub(crate) fn shared(archetype: &'a Archetype) -> Self {
         Self::new(archetype, false)
     }
 
     /// Read and write access to `archetype`'s columns. The `&mut` is held for
     /// `'a`, so nothing else reads or writes the archetype meanwhile.
+    #[inline]
     pub(crate) fn exclusive(archetype: &'a mut Archetype) -> Self {
         Self::new(archetype, true)
     }
 
+    #[inline]
     fn new(archetype: &'a Archetype, writable: bool) -> Self {
         ColumnAccess {
             archetype,
             writable,
-            borrows: SmallVec::from_elem(Borrow::Free, archetype.columns.len()),
+            shared: ColumnBits::default(),
+            exclusive: ColumnBits::default(),
         }
     }
 
     /// The number of rows in each chunk, in order.
+    #[inline]
     pub(crate) fn chunk_lens(&self) -> ChunkLens<'a> {
         ChunkLens {
             archetype: self.archetype,
@@ -64,11 +95,13 @@ impl<'a> ColumnAccess<'a> {
     }
 
     /// Whether the archetype has component `id`.
+    #[inline]
     pub(crate) fn has(&self, id: ComponentId) -> bool {
         self.archetype.column_index(id).is_some()
     }
 
     /// The entity array of each chunk.
+    #[inline]
     pub(crate) fn entities(&self) -> EntityChunks<'a> {
         EntityChunks {
             archetype: self.archetype,
@@ -78,12 +111,13 @@ impl<'a> ColumnAccess<'a> {
 
     /// The column of `id`, if it holds `T`s, for reading. `None` if the
     /// archetype lacks it or it is already taken for writing.
+    #[inline]
     pub(crate) fn read<T: 'static>(&mut self, id: ComponentId) -> Option<ColumnChunks<'a, T>> {
         let col = self.typed_column::<T>(id)?;
-        match self.borrows[col] {
-            Borrow::Exclusive => return None,
-            _ => self.borrows[col] = Borrow::Shared,
+        if self.exclusive.contains(col) {
+            return None;
         }
+        self.shared.insert(col);
         Some(ColumnChunks {
             archetype: self.archetype,
             col,
@@ -95,12 +129,13 @@ impl<'a> ColumnAccess<'a> {
     /// The column of `id`, if it holds `T`s, for writing. `None` if the
     /// archetype lacks it, the access is read-only, or the column is already
     /// taken.
+    #[inline]
     pub(crate) fn write<T: 'static>(&mut self, id: ComponentId) -> Option<ColumnChunksMut<'a, T>> {
         let col = self.typed_column::<T>(id)?;
-        if !self.writable || self.borrows[col] != Borrow::Free {
+        if !self.writable || self.shared.contains(col) || self.exclusive.contains(col) {
             return None;
         }
-        self.borrows[col] = Borrow::Exclusive;
+        self.exclusive.insert(col);
         Some(ColumnChunksMut {
             archetype: self.archetype,
             col,
@@ -109,6 +144,7 @@ impl<'a> ColumnAccess<'a> {
         })
     }
 
+    #[inline]
     fn typed_column<T: 'static>(&self, id: ComponentId) -> Option<usize> {
         let col = self.archetype.column_index(id)?;
         (self.archetype.columns[col].info.ty.type_id() == TypeId::of::<T>()).then_some(col)
