@@ -471,3 +471,87 @@ fn component_refs_read_values_and_format_them() {
     let names: Vec<_> = archetype.component_refs(loc).map(|c| c.name()).collect();
     assert_eq!(names, ["u8", "Tracked"]);
 }
+
+#[test]
+fn column_access_refuses_aliasing_and_hands_out_every_chunk_once() {
+    let mut f = Fixture::new();
+    let ids = [U64, BIG, MARKER, TRACKED, WIDE];
+    let n: usize = 70; // Big+Wide rows: a few rows per chunk -> several chunks
+    for i in 0..n {
+        f.spawn(&ids, |row| {
+            row.put(i as u64).unwrap();
+            row.put(Big([i as u64; 64])).unwrap();
+            row.put(Marker).unwrap();
+            row.put(Tracked::new(&format!("t{i}"))).unwrap();
+            row.put(Wide([i as u8; 64])).unwrap();
+        });
+    }
+    let entities: Vec<Entity> = f.keys.keys().collect();
+    for e in entities.iter().step_by(5) {
+        f.despawn(*e);
+    }
+    let arch = f.storage.find_or_create(&set(&ids));
+    let a = f.storage.iter_mut().find(|a| a.id() == arch).unwrap();
+    let chunks = a.chunk_count();
+    assert!(chunks > 2);
+    let mut access = ColumnAccess::exclusive(a);
+    let lens: Vec<usize> = access.chunk_lens().collect();
+    assert_eq!(lens.len(), chunks);
+    let ents = access.entities();
+    let mut u = access.write::<u64>(id(U64)).unwrap();
+    assert!(access.write::<u64>(id(U64)).is_none());
+    assert!(access.read::<u64>(id(U64)).is_none());
+    let mut big = access.write::<Big>(id(BIG)).unwrap();
+    let mut mark = access.write::<Marker>(id(MARKER)).unwrap();
+    let tracked = access.read::<Tracked>(id(TRACKED)).unwrap();
+    let tracked2 = access.read::<Tracked>(id(TRACKED)).unwrap();
+    assert!(access.write::<Tracked>(id(TRACKED)).is_none());
+    assert!(access.read::<u8>(id(WIDE)).is_none(), "wrong type refused");
+    let mut wide = access.write::<Wide>(id(WIDE)).unwrap();
+    // Every chunk slice of every column can be held at once: they are disjoint.
+    let mut all = Vec::new();
+    for ((((((len, e), u), b), m), t), (w, t2)) in lens
+        .iter()
+        .zip(ents)
+        .zip(&mut u)
+        .zip(&mut big)
+        .zip(&mut mark)
+        .zip(tracked)
+        .zip((&mut wide).zip(tracked2))
+    {
+        assert_eq!(
+            [e.len(), u.len(), b.len(), m.len(), t.len(), w.len(), t2.len()],
+            [*len; 7]
+        );
+        all.push((e, u, b, m, t, w, t2));
+    }
+    assert!(u.next().is_none() && big.next().is_none());
+    for (e, u, b, m, t, w, t2) in &mut all {
+        for i in 0..u.len() {
+            assert_eq!(b[i].0[0], u[i]);
+            assert_eq!(w[i].0[0], u[i] as u8);
+            assert_eq!(t[i].0, format!("t{}", u[i]));
+            assert_eq!(t2[i].0, t[i].0);
+            u[i] += 1000;
+            b[i].0[1] = u[i];
+            w[i].0[1] = 1;
+            let _ = &mut m[i];
+            let _ = e[i];
+        }
+    }
+    drop(all);
+    let shared = f.storage.iter().find(|a| a.id() == arch).unwrap();
+    let mut ro = ColumnAccess::shared(shared);
+    assert!(ro.write::<u64>(id(U64)).is_none());
+    let total: usize = ro
+        .read::<u64>(id(U64))
+        .unwrap()
+        .map(|s| {
+            assert!(s.iter().all(|&v| v >= 1000));
+            s.len()
+        })
+        .sum();
+    assert_eq!(total, n - n.div_ceil(5));
+    drop(f);
+    assert_eq!(live(), 0);
+}
