@@ -1,0 +1,105 @@
+//! How a query walks storage: the archetypes it accepts, their chunks in
+//! lock-step across columns, and the rows of each chunk.
+
+use super::param::QueryParam;
+use crate::matcher::Matcher;
+use crate::storage::{Archetype, ChunkLens, ColumnAccess, ComponentSet};
+
+/// Which archetypes a query visits: those with the query's required
+/// components, accepted by the optional matcher and the optional group.
+#[derive(Clone, Copy)]
+pub(super) struct Filter<'w> {
+    pub(super) required: &'w ComponentSet,
+    pub(super) matcher: Option<&'w Matcher>,
+    pub(super) group: Option<&'w Matcher>,
+}
+
+impl Filter<'_> {
+    #[inline]
+    pub(super) fn accepts(&self, archetype: &Archetype) -> bool {
+        let set = archetype.set();
+        archetype.len() != 0
+            && set.is_superset(self.required)
+            && self.matcher.is_none_or(|m| m.matches_components(set))
+            && self.group.is_none_or(|m| m.matches_components(set))
+    }
+}
+
+/// The chunks of the archetypes that `archetypes` yields, in order, with
+/// their row counts.
+pub(super) struct ChunkIter<'w, Q: QueryParam, I> {
+    archetypes: I,
+    current: Option<(Q::State<'w>, ChunkLens<'w>)>,
+}
+
+impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> ChunkIter<'w, Q, I> {
+    #[inline]
+    pub(super) fn new(archetypes: I) -> Self {
+        ChunkIter {
+            archetypes,
+            current: None,
+        }
+    }
+}
+
+impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> Iterator for ChunkIter<'w, Q, I> {
+    type Item = (Q::Chunk<'w>, usize);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some((state, lens)) = &mut self.current
+                && let Some(len) = lens.next()
+            {
+                return Some((Q::next_chunk(state, len), len));
+            }
+            let mut columns = self.archetypes.next()?;
+            let state = Q::fetch(&mut columns);
+            // The filter checked the required components and `Access` the aliasing,
+            // so every visited archetype can be fetched.
+            debug_assert!(state.is_some(), "a query skipped an archetype it accepted");
+            self.current = state.map(|state| (state, columns.chunk_lens()));
+        }
+    }
+}
+
+/// The items of the chunks of a [`ChunkIter`], one entity at a time.
+pub(super) struct RowIter<'w, Q: QueryParam, I> {
+    chunks: ChunkIter<'w, Q, I>,
+    rows: Option<Q::Rows<'w>>,
+}
+
+impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> Iterator for RowIter<'w, Q, I> {
+    type Item = Q::Item<'w>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(item) = self.rows.as_mut().and_then(Iterator::next) {
+                return Some(item);
+            }
+            let (chunk, len) = self.chunks.next()?;
+            self.rows = Some(Q::rows(chunk, len));
+        }
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, Self::Item) -> B>(self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        if let Some(rows) = self.rows {
+            acc = rows.fold(acc, &mut f);
+        }
+        for (chunk, len) in self.chunks {
+            acc = Q::rows(chunk, len).fold(acc, &mut f);
+        }
+        acc
+    }
+}
+
+#[inline]
+pub(super) fn rows<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>>(archetypes: I) -> RowIter<'w, Q, I> {
+    RowIter {
+        chunks: ChunkIter::new(archetypes),
+        rows: None,
+    }
+}

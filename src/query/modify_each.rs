@@ -1,0 +1,126 @@
+//! `Context::modify_each`: a batch write through `&mut` that observers hear
+//! of, as if each value had been replaced.
+
+use smallvec::SmallVec;
+
+use super::param::{Access, ReadOnlyQueryParam};
+use crate::component::Component;
+use crate::context::Context;
+use crate::error::Error;
+use crate::event::ContextEvent;
+use crate::group::{GroupEvent, GroupId};
+use crate::storage::{ColumnAccess, ComponentRef};
+
+impl Context {
+    /// Changes component `T` of every entity of `group` through `&mut`, passing
+    /// the entity's `Q` items too (e.g. `&Velocity`, or `(Entity, &Velocity)`),
+    /// and tells observers as if each value had been [`replace`](Context::replace)d:
+    /// `ComponentReplaced` (old and new value) and the `Updated` event of each
+    /// group watching `T`. When nothing observes, no value is cloned. Returns
+    /// the number of entities visited (members of `group` that have `T` and
+    /// `Q`'s components).
+    ///
+    /// # Errors
+    /// [`Error::UnknownGroup`]; [`Error::QueryAliasing`] if `Q` reads `T`.
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::prelude::*;
+    /// #[derive(Clone, Debug)] struct Position(f32);
+    /// struct Velocity(f32);
+    /// reactecs::component!(Position, Velocity);
+    ///
+    /// let mut game = Context::new();
+    /// game.create_entity_with((Position(0.0), Velocity(2.0)))?;
+    /// let movers = game.group(Matcher::all_of::<(Position, Velocity)>()).id();
+    /// let replaced = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    /// let seen = replaced.clone();
+    /// game.subscribe(move |event: &ContextEvent<'_>| {
+    ///     if let ContextEvent::ComponentReplaced { .. } = event {
+    ///         seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    ///     }
+    /// });
+    /// let moved = game.modify_each::<Position, &Velocity>(movers, |pos, vel| pos.0 += vel.0)?;
+    /// assert_eq!(moved, 1);
+    /// assert_eq!(replaced.load(std::sync::atomic::Ordering::Relaxed), 1);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn modify_each<T, Q>(&mut self, group: GroupId, mut f: impl FnMut(&mut T, Q::Item<'_>)) -> Result<usize, Error>
+    where
+        T: Component + Clone,
+        Q: ReadOnlyQueryParam,
+    {
+        let index = self.groups.index_of(group).ok_or(Error::UnknownGroup {
+            context: self.name,
+            group,
+        })?;
+        let mut access = Access::of::<Q>();
+        access.add(T::component_id(), true, true);
+        if let Some(id) = access.conflict() {
+            return Err(Error::QueryAliasing {
+                context: self.name,
+                component: id.info().map_or("?", |info| info.name()),
+            });
+        }
+        let id = T::component_id();
+        let info = T::component_info();
+        let matcher = self.groups.get(index).matcher.clone();
+        let mut visited = 0;
+        let Context {
+            archetypes,
+            groups,
+            subscribers,
+            ..
+        } = self;
+        for archetype in archetypes.iter_mut() {
+            let set = archetype.set();
+            if archetype.len() == 0 || !set.is_superset(&access.required) || !matcher.matches_components(set) {
+                continue;
+            }
+            let watchers: SmallVec<[u32; 4]> = groups
+                .of_archetype(archetype.id())
+                .iter()
+                .copied()
+                .filter(|&g| groups.get(g).matcher.watches(id) && groups.get(g).handler_count() != 0)
+                .collect();
+            let observed = !subscribers.is_empty() || !watchers.is_empty();
+            let mut columns = ColumnAccess::exclusive(archetype);
+            let lens = columns.chunk_lens();
+            let mut entities = columns.entities();
+            let (Some(mut values), Some(mut state)) = (columns.write::<T>(id), Q::fetch(&mut columns)) else {
+                continue;
+            };
+            for len in lens {
+                let chunk = values.next().unwrap_or_default();
+                let rows = Q::rows(Q::next_chunk(&mut state, len), len);
+                let entity_chunk = entities.next().unwrap_or_default();
+                visited += chunk.len();
+                for ((value, item), &entity) in chunk.iter_mut().zip(rows).zip(entity_chunk) {
+                    if !observed {
+                        f(value, item);
+                        continue;
+                    }
+                    let before = value.clone();
+                    f(value, item);
+                    let (old, new) = (ComponentRef::new(info, &before), ComponentRef::new(info, &*value));
+                    for &g in &watchers {
+                        let group = groups.id(g);
+                        groups.emit(
+                            g,
+                            &GroupEvent::Updated {
+                                group,
+                                entity,
+                                old,
+                                new,
+                            },
+                        );
+                    }
+                    if !subscribers.is_empty() {
+                        subscribers.emit(&ContextEvent::ComponentReplaced { entity, old, new });
+                    }
+                }
+            }
+        }
+        Ok(visited)
+    }
+}

@@ -1,0 +1,398 @@
+//! What a query can fetch: the `QueryParam` trait, its implementations for
+//! `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, `Entity`, `()` and tuples,
+//! and the `Access` record that catches aliasing.
+
+use std::iter::Zip;
+
+use smallvec::SmallVec;
+
+use crate::component::{Component, ComponentId};
+use crate::entity::Entity;
+use crate::storage::{ColumnAccess, ColumnChunks, ColumnChunksMut, ComponentSet, EntityChunks};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// What a query fetches: `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`,
+/// `Entity`, or a tuple of these (up to 10). Sealed: these are all.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be fetched by a query",
+    label = "expected `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, `Entity`, or a tuple of them",
+    note = "component types must be declared with `reactecs::component!`"
+)]
+pub trait QueryParam: sealed::Sealed {
+    /// What one entity yields, e.g. `(&'a mut Position, &'a Velocity)`.
+    type Item<'a>;
+    /// What one chunk yields, e.g. `(&'a mut [Position], &'a [Velocity])`.
+    type Chunk<'a>: Send;
+    /// Iterates one chunk's items.
+    #[doc(hidden)]
+    type Rows<'a>: Iterator<Item = Self::Item<'a>>;
+    /// Per-archetype fetch state.
+    #[doc(hidden)]
+    type State<'a>: Send;
+
+    /// Records the components read and written.
+    #[doc(hidden)]
+    fn access(access: &mut Access);
+    /// Prepares to fetch from one archetype; `None` if it lacks a required
+    /// component or a column cannot be borrowed.
+    #[doc(hidden)]
+    fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>>;
+    /// The next chunk's data; `len` is its row count.
+    #[doc(hidden)]
+    fn next_chunk<'a>(state: &mut Self::State<'a>, len: usize) -> Self::Chunk<'a>;
+    /// The items of one chunk.
+    #[doc(hidden)]
+    fn rows<'a>(chunk: Self::Chunk<'a>, len: usize) -> Self::Rows<'a>;
+}
+
+/// A [`QueryParam`] that only reads: usable with [`Context::query`](crate::Context::query) on a
+/// shared context.
+pub trait ReadOnlyQueryParam: QueryParam {}
+
+/// The components a query reads and writes, and the ones an entity must have.
+#[doc(hidden)]
+#[derive(Default)]
+pub struct Access {
+    reads: SmallVec<[ComponentId; 8]>,
+    writes: SmallVec<[ComponentId; 8]>,
+    pub(crate) required: ComponentSet,
+}
+
+impl Access {
+    pub(crate) fn of<Q: QueryParam>() -> Self {
+        let mut access = Access::default();
+        Q::access(&mut access);
+        access
+    }
+
+    pub(crate) fn add(&mut self, id: ComponentId, write: bool, required: bool) {
+        if write {
+            self.writes.push(id);
+        } else {
+            self.reads.push(id);
+        }
+        if required {
+            self.required.insert(id);
+        }
+    }
+
+    /// A component the query writes and also reads or writes again.
+    pub(crate) fn conflict(&self) -> Option<ComponentId> {
+        self.writes
+            .iter()
+            .enumerate()
+            .find_map(|(i, id)| (self.writes[i + 1..].contains(id) || self.reads.contains(id)).then_some(*id))
+    }
+}
+
+impl sealed::Sealed for () {}
+
+/// Fetches nothing: one `()` per entity (for [`Context::modify_each`](crate::Context::modify_each) when the
+/// closure needs no other component).
+impl QueryParam for () {
+    type Item<'a> = ();
+    type Chunk<'a> = ();
+    type Rows<'a> = std::iter::RepeatN<()>;
+    type State<'a> = ();
+
+    fn access(_: &mut Access) {}
+
+    #[inline]
+    fn fetch<'a>(_: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
+        Some(())
+    }
+
+    #[inline]
+    fn next_chunk<'a>(_: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {}
+
+    #[inline]
+    fn rows<'a>((): Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
+        std::iter::repeat_n((), len)
+    }
+}
+
+impl ReadOnlyQueryParam for () {}
+
+impl sealed::Sealed for Entity {}
+
+impl QueryParam for Entity {
+    type Item<'a> = Entity;
+    type Chunk<'a> = &'a [Entity];
+    type Rows<'a> = std::iter::Copied<std::slice::Iter<'a, Entity>>;
+    type State<'a> = EntityChunks<'a>;
+
+    fn access(_: &mut Access) {}
+
+    #[inline]
+    fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
+        Some(columns.entities())
+    }
+
+    #[inline]
+    fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
+        state.next().unwrap_or_default()
+    }
+
+    #[inline]
+    fn rows<'a>(chunk: Self::Chunk<'a>, _: usize) -> Self::Rows<'a> {
+        chunk.iter().copied()
+    }
+}
+
+impl ReadOnlyQueryParam for Entity {}
+
+impl<T: Component> sealed::Sealed for &T {}
+
+impl<T: Component> QueryParam for &T {
+    type Item<'a> = &'a T;
+    type Chunk<'a> = &'a [T];
+    type Rows<'a> = std::slice::Iter<'a, T>;
+    type State<'a> = ColumnChunks<'a, T>;
+
+    fn access(access: &mut Access) {
+        access.add(T::component_id(), false, true);
+    }
+
+    #[inline]
+    fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
+        columns.read(T::component_id())
+    }
+
+    #[inline]
+    fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
+        state.next().unwrap_or_default()
+    }
+
+    #[inline]
+    fn rows<'a>(chunk: Self::Chunk<'a>, _: usize) -> Self::Rows<'a> {
+        chunk.iter()
+    }
+}
+
+impl<T: Component> ReadOnlyQueryParam for &T {}
+
+impl<T: Component> sealed::Sealed for &mut T {}
+
+impl<T: Component> QueryParam for &mut T {
+    type Item<'a> = &'a mut T;
+    type Chunk<'a> = &'a mut [T];
+    type Rows<'a> = std::slice::IterMut<'a, T>;
+    type State<'a> = ColumnChunksMut<'a, T>;
+
+    fn access(access: &mut Access) {
+        access.add(T::component_id(), true, true);
+    }
+
+    #[inline]
+    fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
+        columns.write(T::component_id())
+    }
+
+    #[inline]
+    fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
+        state.next().unwrap_or_default()
+    }
+
+    #[inline]
+    fn rows<'a>(chunk: Self::Chunk<'a>, _: usize) -> Self::Rows<'a> {
+        chunk.iter_mut()
+    }
+}
+
+impl<T: Component> sealed::Sealed for Option<&T> {}
+
+impl<T: Component> QueryParam for Option<&T> {
+    type Item<'a> = Option<&'a T>;
+    type Chunk<'a> = Option<&'a [T]>;
+    type Rows<'a> = OptionRows<std::slice::Iter<'a, T>>;
+    type State<'a> = Option<ColumnChunks<'a, T>>;
+
+    fn access(access: &mut Access) {
+        access.add(T::component_id(), false, false);
+    }
+
+    #[inline]
+    fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
+        let id = T::component_id();
+        if columns.has(id) {
+            columns.read(id).map(Some)
+        } else {
+            Some(None)
+        }
+    }
+
+    #[inline]
+    fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
+        state.as_mut().map(|column| column.next().unwrap_or_default())
+    }
+
+    #[inline]
+    fn rows<'a>(chunk: Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
+        OptionRows::new(chunk.map(<[T]>::iter), len)
+    }
+}
+
+impl<T: Component> ReadOnlyQueryParam for Option<&T> {}
+
+impl<T: Component> sealed::Sealed for Option<&mut T> {}
+
+impl<T: Component> QueryParam for Option<&mut T> {
+    type Item<'a> = Option<&'a mut T>;
+    type Chunk<'a> = Option<&'a mut [T]>;
+    type Rows<'a> = OptionRows<std::slice::IterMut<'a, T>>;
+    type State<'a> = Option<ColumnChunksMut<'a, T>>;
+
+    fn access(access: &mut Access) {
+        access.add(T::component_id(), true, false);
+    }
+
+    #[inline]
+    fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
+        let id = T::component_id();
+        if columns.has(id) {
+            columns.write(id).map(Some)
+        } else {
+            Some(None)
+        }
+    }
+
+    #[inline]
+    fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
+        state.as_mut().map(|column| column.next().unwrap_or_default())
+    }
+
+    #[inline]
+    fn rows<'a>(chunk: Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
+        OptionRows::new(chunk.map(<[T]>::iter_mut), len)
+    }
+}
+
+/// The rows of an optional column: its values, or `None` `len` times.
+#[doc(hidden)]
+pub enum OptionRows<I> {
+    Present(I),
+    Absent(usize),
+}
+
+impl<I> OptionRows<I> {
+    fn new(rows: Option<I>, len: usize) -> Self {
+        match rows {
+            Some(rows) => OptionRows::Present(rows),
+            None => OptionRows::Absent(len),
+        }
+    }
+}
+
+impl<I: Iterator> Iterator for OptionRows<I> {
+    type Item = Option<I::Item>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            OptionRows::Present(rows) => rows.next().map(Some),
+            OptionRows::Absent(0) => None,
+            OptionRows::Absent(left) => {
+                *left -= 1;
+                Some(None)
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            OptionRows::Present(rows) => rows.size_hint(),
+            OptionRows::Absent(left) => (*left, Some(*left)),
+        }
+    }
+}
+
+macro_rules! zip_ty {
+    ($first:ty) => { $first };
+    ($first:ty, $second:ty $(, $rest:ty)*) => { zip_ty!(Zip<$first, $second> $(, $rest)*) };
+}
+
+macro_rules! zip_expr {
+    ($first:expr) => { $first };
+    ($first:expr, $second:expr $(, $rest:expr)*) => { zip_expr!($first.zip($second) $(, $rest)*) };
+}
+
+macro_rules! zip_pat {
+    ($first:pat) => { $first };
+    ($first:pat, $second:pat $(, $rest:pat)*) => { zip_pat!(($first, $second) $(, $rest)*) };
+}
+
+macro_rules! tuple_query {
+    ($rows:ident; $($name:ident),+) => {
+        /// The rows of a tuple query's chunk: the elements' rows, zipped.
+        #[doc(hidden)]
+        pub struct $rows<I>(I);
+
+        #[allow(non_snake_case)]
+        impl<$($name: Iterator),+> Iterator for $rows<zip_ty!($($name),+)> {
+            type Item = ($($name::Item,)+);
+
+            #[inline]
+            fn next(&mut self) -> Option<Self::Item> {
+                let zip_pat!($($name),+) = self.0.next()?;
+                Some(($($name,)+))
+            }
+
+            #[inline]
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                self.0.size_hint()
+            }
+
+            #[inline]
+            fn fold<Acc, Fold: FnMut(Acc, Self::Item) -> Acc>(self, init: Acc, mut fold: Fold) -> Acc {
+                self.0.fold(init, move |acc, zip_pat!($($name),+)| fold(acc, ($($name,)+)))
+            }
+        }
+
+        impl<$($name: QueryParam),+> sealed::Sealed for ($($name,)+) {}
+
+        #[allow(non_snake_case)]
+        impl<$($name: QueryParam),+> QueryParam for ($($name,)+) {
+            type Item<'a> = ($($name::Item<'a>,)+);
+            type Chunk<'a> = ($($name::Chunk<'a>,)+);
+            type Rows<'a> = $rows<zip_ty!($($name::Rows<'a>),+)>;
+            type State<'a> = ($($name::State<'a>,)+);
+
+            fn access(access: &mut Access) {
+                $($name::access(access);)+
+            }
+
+            #[inline]
+            fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
+                Some(($($name::fetch(columns)?,)+))
+            }
+
+            #[inline]
+            fn next_chunk<'a>(state: &mut Self::State<'a>, len: usize) -> Self::Chunk<'a> {
+                let ($($name,)+) = state;
+                ($($name::next_chunk($name, len),)+)
+            }
+
+            #[inline]
+            fn rows<'a>(chunk: Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
+                let ($($name,)+) = chunk;
+                $rows(zip_expr!($($name::rows($name, len)),+))
+            }
+        }
+
+        impl<$($name: ReadOnlyQueryParam),+> ReadOnlyQueryParam for ($($name,)+) {}
+    };
+}
+
+tuple_query!(Rows1; A);
+tuple_query!(Rows2; A, B);
+tuple_query!(Rows3; A, B, C);
+tuple_query!(Rows4; A, B, C, D);
+tuple_query!(Rows5; A, B, C, D, E);
+tuple_query!(Rows6; A, B, C, D, E, F);
+tuple_query!(Rows7; A, B, C, D, E, F, G);
+tuple_query!(Rows8; A, B, C, D, E, F, G, H);
+tuple_query!(Rows9; A, B, C, D, E, F, G, H, I);
+tuple_query!(Rows10; A, B, C, D, E, F, G, H, I, J);
