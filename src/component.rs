@@ -214,6 +214,12 @@ impl<T: Component> ComponentRegistration<T> {
         }
     }
 
+    /// Whether the type was declared `unique` (no registry lookup).
+    #[inline]
+    pub(crate) fn is_unique(&self) -> bool {
+        self.unique
+    }
+
     #[inline]
     fn id(&'static self) -> ComponentId {
         match self.id.load(Ordering::Relaxed) {

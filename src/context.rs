@@ -402,7 +402,7 @@ impl Context {
             return Err(Error::StaleEntity { context, entity });
         };
         let from = meta.location;
-        let unique = T::component_info().is_unique();
+        let unique = T::registration().is_unique();
         if unique {
             self.uniques.check_free_for(id, entity, context)?;
         }
@@ -418,7 +418,9 @@ impl Context {
             self.uniques.set_holder(id, Some(entity));
         }
         self.relocate_displaced(moved, from);
-        self.after_move(entity, moved, None);
+        if !self.groups.is_empty() {
+            self.after_move(entity, moved, None);
+        }
         if !self.subscribers.is_empty() {
             let component = self.archetypes.get(moved.to.archetype).component_ref(id, moved.to);
             if let Some(component) = component {
@@ -461,10 +463,13 @@ impl Context {
             return Err(self.absent::<T>(entity));
         };
         meta.location = moved.to;
-        if T::component_info().is_unique() {
+        if T::registration().is_unique() {
             self.uniques.set_holder(id, None);
         }
         self.relocate_displaced(moved, from);
+        if self.groups.is_empty() && self.subscribers.is_empty() {
+            return Ok(value);
+        }
         let component = ComponentRef::new(T::component_info(), &value);
         self.after_move(entity, moved, Some(component));
         if !self.subscribers.is_empty() {

@@ -70,6 +70,12 @@ impl Groups {
         self.list.len()
     }
 
+    /// Whether there are no groups (then changes need no group bookkeeping).
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
     /// The public id of group `index`.
     #[inline]
     pub(crate) fn id(&self, index: u32) -> GroupId {
@@ -108,11 +114,13 @@ impl Groups {
     /// The groups accepting archetype `archetype`, ascending.
     #[inline]
     pub(crate) fn of_archetype(&self, archetype: ArchetypeId) -> &[u32] {
-        &self.by_archetype[archetype.index()]
+        // Archetypes are learnt lazily while there are no groups.
+        self.by_archetype.get(archetype.index()).map_or(&[], |groups| groups)
     }
 
     /// Learns about archetypes created since the last call: records which
-    /// groups accept each. One comparison when there are none.
+    /// groups accept each. One comparison when there are none. Called on every
+    /// change while groups exist, and when a group is created.
     #[inline]
     pub(crate) fn sync(&mut self, archetypes: &Archetypes) {
         if self.by_archetype.len() < archetypes.len() {
@@ -169,6 +177,9 @@ impl Groups {
     /// changes [`Groups::change`] can then report.
     #[inline]
     pub(crate) fn apply_transition(&mut self, transition: TransitionId, archetypes: &Archetypes) -> usize {
+        if self.list.is_empty() {
+            return 0;
+        }
         self.sync(archetypes);
         let (from, to) = archetypes.transition_ends(transition);
         let t = transition.index();
@@ -242,6 +253,9 @@ impl Groups {
     /// creation or destruction: every group of the archetype gains or loses it.
     #[inline]
     pub(crate) fn apply_spawn_or_despawn(&mut self, archetype: ArchetypeId, archetypes: &Archetypes, joined: bool) {
+        if self.list.is_empty() {
+            return;
+        }
         self.sync(archetypes);
         for &index in &self.by_archetype[archetype.index()] {
             let group = &mut self.list[index as usize];
@@ -282,7 +296,7 @@ impl Groups {
 
     /// Checks that each group's archetype list and count match a fresh scan.
     pub(crate) fn check(&self, archetypes: &Archetypes) -> Result<(), String> {
-        if self.by_archetype.len() != archetypes.len() {
+        if !self.list.is_empty() && self.by_archetype.len() != archetypes.len() {
             return Err(format!(
                 "groups know {} archetypes of {}",
                 self.by_archetype.len(),
