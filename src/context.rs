@@ -198,11 +198,12 @@ impl Context {
     /// ```
     pub fn create_entity_with<B: Bundle>(&mut self, bundle: B) -> Result<Entity, Error> {
         let plan = self.bundle::<B>()?;
-        if let Some(archetype) = self.unique_archetype(plan) {
+        let unique = self.unique_archetype(plan);
+        if let Some(archetype) = unique {
             self.uniques
                 .check_free(self.archetypes.get(archetype).set(), self.name)?;
         }
-        Ok(self.spawn(plan, bundle))
+        Ok(self.spawn(plan, bundle, unique.is_some()))
     }
 
     /// The archetype of a bundle whose components include a unique one.
@@ -248,12 +249,12 @@ impl Context {
         self.entities.reserve(expected);
         let mut created = Vec::with_capacity(expected);
         match self.unique_archetype(plan) {
-            None => created.extend(bundles.map(|bundle| self.spawn(plan, bundle))),
+            None => created.extend(bundles.map(|bundle| self.spawn(plan, bundle, false))),
             Some(archetype) => {
                 for bundle in bundles {
                     self.uniques
                         .check_free(self.archetypes.get(archetype).set(), self.name)?;
-                    created.push(self.spawn(plan, bundle));
+                    created.push(self.spawn(plan, bundle, true));
                 }
             }
         }
@@ -286,22 +287,37 @@ impl Context {
 
     /// Creates an entity from `bundle` and fires the creation events.
     #[inline]
-    fn spawn<B: Bundle>(&mut self, bundle_id: BundleId, bundle: B) -> Entity {
+    fn spawn<B: Bundle>(&mut self, bundle_id: BundleId, bundle: B, unique: bool) -> Entity {
         let creation_index = self.next_creation_index();
         let archetypes = &mut self.archetypes;
+        let mut location = None;
         let entity = self.entities.insert_with_key(|entity| {
-            let location = archetypes
+            let at = archetypes
                 .spawn(bundle_id, entity, |row| bundle.write_into(row))
                 .expect("a bundle writes every element of its plan");
+            location = Some(at);
             EntityMeta {
-                location,
+                location: at,
                 creation_index,
             }
         });
-        let location = self.entities[entity].location;
-        self.uniques.hold(self.archetypes.get(location.archetype).set(), entity);
-        self.groups
-            .apply_spawn_or_despawn(location.archetype, &self.archetypes, true);
+        let location = location.expect("`insert_with_key` calls its closure");
+        if unique {
+            self.uniques.hold(self.archetypes.get(location.archetype).set(), entity);
+        }
+        if !self.groups.is_empty() {
+            self.groups
+                .apply_spawn_or_despawn(location.archetype, &self.archetypes, true);
+        }
+        if !self.subscribers.is_empty() || self.groups.has_handlers() {
+            self.creation_events::<B>(entity, location);
+        }
+        entity
+    }
+
+    /// `EntityCreated`, the group `Added` events, then `ComponentAdded` per
+    /// component of bundle `B`, for a new entity.
+    fn creation_events<B: Bundle>(&mut self, entity: Entity, location: Location) {
         if !self.subscribers.is_empty() {
             self.subscribers.emit(&ContextEvent::EntityCreated { entity });
         }
@@ -315,7 +331,6 @@ impl Context {
                 }
             });
         }
-        entity
     }
 
     /// Destroys the entity: fires `EntityWillBeDestroyed` (components still
