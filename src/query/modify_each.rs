@@ -54,15 +54,15 @@ impl Context {
             context: self.name,
             group,
         })?;
+        let id = T::component_id();
         let mut access = Access::of::<Q>();
-        access.add(T::component_id(), true, true);
+        access.add(id, true, true);
         if let Some(id) = access.conflict() {
             return Err(Error::QueryAliasing {
                 context: self.name,
                 component: id.info().map_or("?", |info| info.name()),
             });
         }
-        let id = T::component_id();
         let info = T::component_info();
         let matcher = self.groups.get(index).matcher.clone();
         let mut visited = 0;
@@ -88,6 +88,7 @@ impl Context {
             let lens = columns.chunk_lens();
             let mut entities = columns.entities();
             let (Some(mut values), Some(mut state)) = (columns.write::<T>(id), Q::fetch(&mut columns)) else {
+                debug_assert!(false, "modify_each skipped an archetype it accepted");
                 continue;
             };
             for len in lens {
