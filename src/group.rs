@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::event::SubscriptionId;
 use crate::groups::GroupData;
 use crate::matcher::Matcher;
-use crate::storage::ComponentRef;
+use crate::storage::{Archetype, ArchetypeId, Archetypes, ComponentRef};
 
 /// Identifies a group of one context. Get one from [`Context::group`]; it
 /// stays valid for the context's life (groups are never removed, and
@@ -100,12 +100,14 @@ impl<'a> Group<'a> {
     /// The entities, archetype by archetype, chunk by chunk. Borrows the
     /// context; to change entities while going through a group, use
     /// [`entities`](Group::entities) instead.
-    pub fn iter(&self) -> impl Iterator<Item = Entity> + 'a {
-        let archetypes = self.context.archetypes();
-        self.data
-            .archetypes
-            .iter()
-            .flat_map(move |&a| archetypes.get(a).entities())
+    pub fn iter(&self) -> GroupIter<'a> {
+        GroupIter {
+            archetypes: self.context.archetypes(),
+            ids: self.data.archetypes.iter(),
+            current: None,
+            chunk: 0,
+            rows: [].iter(),
+        }
     }
 
     /// The entities as a shared list that does not borrow the context, so a
@@ -149,6 +151,57 @@ impl<'a> Group<'a> {
                 group: self.data.matcher.to_string(),
                 count,
             }),
+        }
+    }
+}
+
+impl<'a> IntoIterator for Group<'a> {
+    type Item = Entity;
+    type IntoIter = GroupIter<'a>;
+
+    fn into_iter(self) -> GroupIter<'a> {
+        self.iter()
+    }
+}
+
+impl<'a> IntoIterator for &Group<'a> {
+    type Item = Entity;
+    type IntoIter = GroupIter<'a>;
+
+    fn into_iter(self) -> GroupIter<'a> {
+        self.iter()
+    }
+}
+
+/// The entities of a group, archetype by archetype, chunk by chunk: see
+/// [`Group::iter`].
+pub struct GroupIter<'a> {
+    archetypes: &'a Archetypes,
+    ids: std::slice::Iter<'a, ArchetypeId>,
+    current: Option<&'a Archetype>,
+    chunk: usize,
+    rows: std::slice::Iter<'a, Entity>,
+}
+
+impl Iterator for GroupIter<'_> {
+    type Item = Entity;
+
+    #[inline]
+    fn next(&mut self) -> Option<Entity> {
+        loop {
+            if let Some(&entity) = self.rows.next() {
+                return Some(entity);
+            }
+            match self.current {
+                Some(archetype) if self.chunk < archetype.chunk_count() => {
+                    self.rows = archetype.chunk_entities(self.chunk).iter();
+                    self.chunk += 1;
+                }
+                _ => {
+                    self.current = Some(self.archetypes.get(*self.ids.next()?));
+                    self.chunk = 0;
+                }
+            }
         }
     }
 }

@@ -40,7 +40,7 @@ pub use entity::Entity;
 pub use entity_ref::EntityRef;
 pub use error::Error;
 pub use event::{ContextEvent, SubscriptionId};
-pub use group::{EntityList, Group, GroupEvent, GroupId};
+pub use group::{EntityList, Group, GroupEvent, GroupId, GroupIter};
 pub use matcher::{Matcher, MatcherChain};
 pub use query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
 pub use storage::{CHUNK_BYTES, ComponentRef, ComponentSet, StorageStats};

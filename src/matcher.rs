@@ -22,7 +22,9 @@ use crate::storage::ComponentSet;
 ///
 /// A matcher with neither AllOf nor AnyOf (only NoneOf, or nothing at all)
 /// is allowed, but it matches nearly everything: every entity without the
-/// NoneOf components, including entities with no components at all.
+/// NoneOf components, including entities with no components at all. A
+/// component listed both in AllOf and in NoneOf makes a matcher that matches
+/// nothing.
 ///
 /// # Example
 /// ```

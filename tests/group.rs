@@ -851,3 +851,32 @@ fn a_group_over_many_chunks_counts_and_iterates_every_member_after_removing_ever
     listed.dedup();
     assert_eq!(listed.len(), N - removed, "no entity listed twice");
 }
+
+#[test]
+fn a_group_iterates_with_for_over_archetypes_and_chunks() {
+    let mut game = Context::new();
+    let n = if cfg!(miri) { 50 } else { 3_000 };
+    for i in 0..n {
+        match i % 3 {
+            0 => game.create_entity_with(Position(i as f32)).unwrap(),
+            1 => game.create_entity_with((Position(i as f32), Velocity(1.0))).unwrap(),
+            _ => game.create_entity_with(Velocity(1.0)).unwrap(),
+        };
+    }
+    let id = game.group(Matcher::all_of::<Position>()).id();
+    let group = game.get_group(id).unwrap();
+    let mut seen = Vec::new();
+    for e in &group {
+        seen.push(e);
+    }
+    assert_eq!(seen.len(), group.len());
+    assert!(seen.iter().all(|&e| game.has::<Position>(e)));
+    let by_value: Vec<Entity> = group.into_iter().collect();
+    assert_eq!(by_value, seen);
+    let mut sorted = seen.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), seen.len(), "each member once");
+    let empty = game.group(Matcher::all_of::<Health>()).id();
+    assert_eq!(game.get_group(empty).unwrap().iter().count(), 0);
+}
