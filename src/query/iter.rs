@@ -66,7 +66,8 @@ impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> Iterator for Chunk
 /// The items of the chunks of a [`ChunkIter`], one entity at a time.
 pub(super) struct RowIter<'w, Q: QueryParam, I> {
     chunks: ChunkIter<'w, Q, I>,
-    rows: Option<Q::Rows<'w>>,
+    /// The current chunk's rows (at first, an empty chunk's).
+    rows: Q::Rows<'w>,
 }
 
 impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> Iterator for RowIter<'w, Q, I> {
@@ -74,21 +75,15 @@ impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> Iterator for RowIt
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if let Some(item) = self.rows.as_mut().and_then(Iterator::next) {
-                return Some(item);
-            }
-            let (chunk, len) = self.chunks.next()?;
-            self.rows = Some(Q::rows(chunk, len));
+        match self.rows.next() {
+            Some(item) => Some(item),
+            None => self.next_in_next_chunk(),
         }
     }
 
     #[inline]
     fn fold<B, F: FnMut(B, Self::Item) -> B>(self, init: B, mut f: F) -> B {
-        let mut acc = init;
-        if let Some(rows) = self.rows {
-            acc = rows.fold(acc, &mut f);
-        }
+        let mut acc = self.rows.fold(init, &mut f);
         for (chunk, len) in self.chunks {
             acc = Q::rows(chunk, len).fold(acc, &mut f);
         }
@@ -96,10 +91,25 @@ impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> Iterator for RowIt
     }
 }
 
+impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> RowIter<'w, Q, I> {
+    /// The first item of the next non-empty chunk, once the current one is
+    /// used up (out of line: the per-row path stays one check).
+    #[inline(never)]
+    fn next_in_next_chunk(&mut self) -> Option<Q::Item<'w>> {
+        loop {
+            let (chunk, len) = self.chunks.next()?;
+            self.rows = Q::rows(chunk, len);
+            if let Some(item) = self.rows.next() {
+                return Some(item);
+            }
+        }
+    }
+}
+
 #[inline]
 pub(super) fn rows<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>>(archetypes: I) -> RowIter<'w, Q, I> {
     RowIter {
         chunks: ChunkIter::new(archetypes),
-        rows: None,
+        rows: Q::rows(Q::empty_chunk(), 0),
     }
 }

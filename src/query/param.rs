@@ -43,6 +43,9 @@ pub trait QueryParam: sealed::Sealed {
     /// The next chunk's data; `len` is its row count.
     #[doc(hidden)]
     fn next_chunk<'a>(state: &mut Self::State<'a>, len: usize) -> Self::Chunk<'a>;
+    /// A chunk of no rows.
+    #[doc(hidden)]
+    fn empty_chunk<'a>() -> Self::Chunk<'a>;
     /// The items of one chunk.
     #[doc(hidden)]
     fn rows<'a>(chunk: Self::Chunk<'a>, len: usize) -> Self::Rows<'a>;
@@ -109,6 +112,9 @@ impl QueryParam for () {
     fn next_chunk<'a>(_: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {}
 
     #[inline]
+    fn empty_chunk<'a>() -> Self::Chunk<'a> {}
+
+    #[inline]
     fn rows<'a>((): Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
         std::iter::repeat_n((), len)
     }
@@ -134,6 +140,11 @@ impl QueryParam for Entity {
     #[inline]
     fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
         state.next().unwrap_or_default()
+    }
+
+    #[inline]
+    fn empty_chunk<'a>() -> Self::Chunk<'a> {
+        &[]
     }
 
     #[inline]
@@ -167,6 +178,11 @@ impl<T: Component> QueryParam for &T {
     }
 
     #[inline]
+    fn empty_chunk<'a>() -> Self::Chunk<'a> {
+        &[]
+    }
+
+    #[inline]
     fn rows<'a>(chunk: Self::Chunk<'a>, _: usize) -> Self::Rows<'a> {
         chunk.iter()
     }
@@ -194,6 +210,11 @@ impl<T: Component> QueryParam for &mut T {
     #[inline]
     fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
         state.next().unwrap_or_default()
+    }
+
+    #[inline]
+    fn empty_chunk<'a>() -> Self::Chunk<'a> {
+        Default::default()
     }
 
     #[inline]
@@ -230,6 +251,11 @@ impl<T: Component> QueryParam for Option<&T> {
     }
 
     #[inline]
+    fn empty_chunk<'a>() -> Self::Chunk<'a> {
+        None
+    }
+
+    #[inline]
     fn rows<'a>(chunk: Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
         OptionRows::new(chunk.map(<[T]>::iter), len)
     }
@@ -262,6 +288,11 @@ impl<T: Component> QueryParam for Option<&mut T> {
     #[inline]
     fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
         state.as_mut().map(|column| column.next().unwrap_or_default())
+    }
+
+    #[inline]
+    fn empty_chunk<'a>() -> Self::Chunk<'a> {
+        None
     }
 
     #[inline]
@@ -373,6 +404,11 @@ macro_rules! tuple_query {
             fn next_chunk<'a>(state: &mut Self::State<'a>, len: usize) -> Self::Chunk<'a> {
                 let ($($name,)+) = state;
                 ($($name::next_chunk($name, len),)+)
+            }
+
+            #[inline]
+            fn empty_chunk<'a>() -> Self::Chunk<'a> {
+                ($($name::empty_chunk(),)+)
             }
 
             #[inline]
