@@ -86,48 +86,35 @@ use iter::{ChunkIter, Filter, rows};
 pub use param::{Access, OptionRows, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Rows7, Rows8, Rows9, Rows10};
 pub use param::{QueryParam, ReadOnlyQueryParam};
 
-/// A query over a shared context: reads only. Made by [`Context::query`].
-///
-/// It visits every entity that has the query's required components (all but
-/// the `Option`s), narrowed by [`matching`](Query::matching) and
-/// [`in_group`](Query::in_group), in a deterministic order: archetypes in
-/// creation order, rows in chunk order.
-pub struct Query<'w, Q: ReadOnlyQueryParam> {
-    archetypes: &'w Archetypes,
+/// What narrows a query: its required components (from its `Access`), an
+/// optional matcher and an optional group. Shared by [`Query`] and
+/// [`QueryMut`].
+struct Scope<'w> {
     groups: &'w Groups,
     context: &'static str,
     access: Access,
     matcher: Option<&'w Matcher>,
     group: Option<&'w Matcher>,
-    _q: PhantomData<fn() -> Q>,
 }
 
-impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
-    pub(crate) fn new(context: &'w Context) -> Self {
-        Query {
-            archetypes: &context.archetypes,
-            groups: &context.groups,
-            context: context.name(),
-            access: Access::of::<Q>(),
+impl<'w> Scope<'w> {
+    fn new(groups: &'w Groups, context: &'static str, access: Access) -> Self {
+        Scope {
+            groups,
+            context,
+            access,
             matcher: None,
             group: None,
-            _q: PhantomData,
         }
     }
 
-    /// Only entities that `matcher` matches too.
-    pub fn matching(mut self, matcher: &'w Matcher) -> Self {
-        self.matcher = Some(matcher);
-        self
-    }
-
-    /// Only entities of group `group`.
-    ///
-    /// # Errors
-    /// [`Error::UnknownGroup`] if the group is not one of this context's.
-    pub fn in_group(mut self, group: GroupId) -> Result<Self, Error> {
-        self.group = Some(group_matcher(self.groups, self.context, group)?);
-        Ok(self)
+    fn set_group(&mut self, group: GroupId) -> Result<(), Error> {
+        let index = self.groups.index_of(group).ok_or(Error::UnknownGroup {
+            context: self.context,
+            group,
+        })?;
+        self.group = Some(&self.groups.get(index).matcher);
+        Ok(())
     }
 
     fn filter(&self) -> Filter<'_> {
@@ -138,15 +125,62 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
         }
     }
 
-    fn columns(&self) -> impl Iterator<Item = ColumnAccess<'w>> + '_ {
+    fn count(&self, archetypes: &Archetypes) -> usize {
         let filter = self.filter();
+        archetypes
+            .iter()
+            .filter(|a| filter.accepts(a))
+            .map(Archetype::len)
+            .sum()
+    }
+}
+
+/// A query over a shared context: reads only. Made by [`Context::query`].
+///
+/// It visits every entity that has the query's required components (all but
+/// the `Option`s), narrowed by [`matching`](Query::matching) and
+/// [`in_group`](Query::in_group), in a deterministic order: archetypes in
+/// creation order, rows in chunk order.
+pub struct Query<'w, Q: ReadOnlyQueryParam> {
+    archetypes: &'w Archetypes,
+    scope: Scope<'w>,
+    _q: PhantomData<fn() -> Q>,
+}
+
+impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
+    pub(crate) fn new(context: &'w Context) -> Self {
+        Query {
+            archetypes: &context.archetypes,
+            scope: Scope::new(&context.groups, context.name, Access::of::<Q>()),
+            _q: PhantomData,
+        }
+    }
+
+    /// Only entities that `matcher` matches too.
+    pub fn matching(mut self, matcher: &'w Matcher) -> Self {
+        self.scope.matcher = Some(matcher);
+        self
+    }
+
+    /// Only entities of group `group`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownGroup`] if the group is not one of this context's.
+    pub fn in_group(mut self, group: GroupId) -> Result<Self, Error> {
+        self.scope.set_group(group)?;
+        Ok(self)
+    }
+
+    fn columns(&self) -> impl Iterator<Item = ColumnAccess<'w>> + '_ {
+        let filter = self.scope.filter();
         self.archetypes
             .iter()
             .filter(move |a| filter.accepts(a))
             .map(ColumnAccess::shared)
     }
 
-    /// The items, entity by entity.
+    /// The items, entity by entity. (Its `for_each` runs one tight loop per
+    /// chunk: prefer it to a `for` loop in hot code.)
     pub fn iter(&self) -> impl Iterator<Item = Q::Item<'w>> + '_ {
         rows::<Q, _>(self.columns())
     }
@@ -158,12 +192,7 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
 
     /// The number of entities the query visits.
     pub fn count(&self) -> usize {
-        let filter = self.filter();
-        self.archetypes
-            .iter()
-            .filter(|a| filter.accepts(a))
-            .map(Archetype::len)
-            .sum()
+        self.scope.count(self.archetypes)
     }
 }
 
@@ -171,11 +200,7 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
 /// [`Context::query_mut`]. Writes are silent (see the [module docs](self)).
 pub struct QueryMut<'w, Q: QueryParam> {
     archetypes: &'w mut Archetypes,
-    groups: &'w Groups,
-    context: &'static str,
-    access: Access,
-    matcher: Option<&'w Matcher>,
-    group: Option<&'w Matcher>,
+    scope: Scope<'w>,
     _q: PhantomData<fn() -> Q>,
 }
 
@@ -188,20 +213,22 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
                 component: id.info().map_or("?", |info| info.name()),
             });
         }
+        let Context {
+            archetypes,
+            groups,
+            name,
+            ..
+        } = context;
         Ok(QueryMut {
-            context: context.name(),
-            archetypes: &mut context.archetypes,
-            groups: &context.groups,
-            access,
-            matcher: None,
-            group: None,
+            archetypes,
+            scope: Scope::new(groups, name, access),
             _q: PhantomData,
         })
     }
 
     /// Only entities that `matcher` matches too.
     pub fn matching(mut self, matcher: &'w Matcher) -> Self {
-        self.matcher = Some(matcher);
+        self.scope.matcher = Some(matcher);
         self
     }
 
@@ -210,16 +237,12 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     /// # Errors
     /// [`Error::UnknownGroup`] if the group is not one of this context's.
     pub fn in_group(mut self, group: GroupId) -> Result<Self, Error> {
-        self.group = Some(group_matcher(self.groups, self.context, group)?);
+        self.scope.set_group(group)?;
         Ok(self)
     }
 
     fn columns(&mut self) -> impl Iterator<Item = ColumnAccess<'_>> + '_ {
-        let filter = Filter {
-            required: &self.access.required,
-            matcher: self.matcher,
-            group: self.group,
-        };
+        let filter = self.scope.filter();
         self.archetypes
             .iter_mut()
             .filter(move |a| filter.accepts(a))
@@ -271,22 +294,8 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
 
     /// The number of entities the query visits.
     pub fn count(&self) -> usize {
-        let filter = Filter {
-            required: &self.access.required,
-            matcher: self.matcher,
-            group: self.group,
-        };
-        self.archetypes
-            .iter()
-            .filter(|a| filter.accepts(a))
-            .map(Archetype::len)
-            .sum()
+        self.scope.count(self.archetypes)
     }
-}
-
-fn group_matcher<'w>(groups: &'w Groups, context: &'static str, group: GroupId) -> Result<&'w Matcher, Error> {
-    let index = groups.index_of(group).ok_or(Error::UnknownGroup { context, group })?;
-    Ok(&groups.get(index).matcher)
 }
 
 impl Context {

@@ -6,7 +6,7 @@ use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::{ContextEvent, SubscriptionId};
-use crate::group::GroupEvent;
+use crate::group::{GroupEvent, GroupId};
 use crate::storage::{ComponentRef, Location, Moved};
 
 impl Context {
@@ -75,16 +75,7 @@ impl Context {
         let view = EntityRef::new(entity, self.archetypes.get(moved.to.archetype), moved.to);
         for i in 0..changes {
             let change = self.groups.change(moved.transition, i);
-            let group = self.groups.id(change.group);
-            let event = if change.joined {
-                GroupEvent::Added { group, entity: view }
-            } else {
-                GroupEvent::Removed {
-                    group,
-                    entity: view,
-                    removed,
-                }
-            };
+            let event = membership_event(self.groups.id(change.group), change.joined, view, removed);
             self.groups.emit(change.group, &event);
         }
     }
@@ -104,17 +95,23 @@ impl Context {
         let view = EntityRef::new(entity, self.archetypes.get(location.archetype), location);
         for i in 0..self.groups.of_archetype(location.archetype).len() {
             let index = self.groups.of_archetype(location.archetype)[i];
-            let group = self.groups.id(index);
-            let event = if joined {
-                GroupEvent::Added { group, entity: view }
-            } else {
-                GroupEvent::Removed {
-                    group,
-                    entity: view,
-                    removed,
-                }
-            };
+            let event = membership_event(self.groups.id(index), joined, view, removed);
             self.groups.emit(index, &event);
         }
+    }
+}
+
+/// `Added` if the entity `joined` the group, else `Removed` (with the removed
+/// value, if a removal caused it).
+fn membership_event<'a>(
+    group: GroupId,
+    joined: bool,
+    entity: EntityRef<'a>,
+    removed: Option<ComponentRef<'a>>,
+) -> GroupEvent<'a> {
+    if joined {
+        GroupEvent::Added { group, entity }
+    } else {
+        GroupEvent::Removed { group, entity, removed }
     }
 }
