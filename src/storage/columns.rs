@@ -5,8 +5,6 @@
 use std::any::TypeId;
 use std::marker::PhantomData;
 
-use smallvec::SmallVec;
-
 use super::archetype::Archetype;
 use crate::component::ComponentId;
 use crate::entity::Entity;
@@ -30,34 +28,40 @@ pub struct ColumnAccess<'a> {
     exclusive: ColumnBits,
 }
 
-/// A set of column indices: one inline word, grown for archetypes with more
-/// than 64 columns.
-struct ColumnBits(SmallVec<[u64; 1]>);
-
-impl Default for ColumnBits {
-    #[inline]
-    fn default() -> Self {
-        ColumnBits(SmallVec::from_buf([0]))
-    }
+/// A set of column indices: a word for the first 64 columns, and a vector
+/// (empty, so not allocated, for all but very wide archetypes) beyond.
+#[derive(Default)]
+struct ColumnBits {
+    low: u64,
+    high: Vec<u64>,
 }
 
 impl ColumnBits {
     #[inline]
     fn contains(&self, col: usize) -> bool {
-        self.0.get(col / 64).is_some_and(|word| word & (1 << (col % 64)) != 0)
+        match col.checked_sub(64) {
+            None => self.low & (1 << col) != 0,
+            Some(rest) => self
+                .high
+                .get(rest / 64)
+                .is_some_and(|word| word & (1 << (rest % 64)) != 0),
+        }
     }
 
     #[inline]
     fn insert(&mut self, col: usize) {
-        if self.0.len() <= col / 64 {
-            self.grow(col);
+        match col.checked_sub(64) {
+            None => self.low |= 1 << col,
+            Some(rest) => self.insert_high(rest),
         }
-        self.0[col / 64] |= 1 << (col % 64);
     }
 
     #[cold]
-    fn grow(&mut self, col: usize) {
-        self.0.resize(col / 64 + 1, 0);
+    fn insert_high(&mut self, rest: usize) {
+        if self.high.len() <= rest / 64 {
+            self.high.resize(rest / 64 + 1, 0);
+        }
+        self.high[rest / 64] |= 1 << (rest % 64);
     }
 }
 
@@ -248,5 +252,21 @@ impl<'a, T: 'static> Iterator for ColumnChunksMut<'a, T> {
         // never overlap. The chunk memory is not freed or moved while the
         // archetype is borrowed.
         Some(unsafe { std::slice::from_raw_parts_mut(start.cast::<T>(), len) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ColumnBits;
+
+    #[test]
+    fn column_bits_hold_indices_below_and_above_64() {
+        let mut bits = ColumnBits::default();
+        for col in [0, 5, 63, 64, 65, 127, 128, 300] {
+            assert!(!bits.contains(col));
+            bits.insert(col);
+            assert!(bits.contains(col));
+        }
+        assert!(!bits.contains(1) && !bits.contains(62) && !bits.contains(66) && !bits.contains(299));
     }
 }
