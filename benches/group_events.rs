@@ -119,7 +119,7 @@ fn bench(c: &mut Criterion) {
     let entities = game
         .create_entities_with((0..N).map(|i| Position([i as f32, 0.0, 0.0])))
         .expect("no duplicate components");
-    let group = game.group(Matcher::all_of::<(Position, Tag)>()).id();
+    let group = game.group(Matcher::all_of::<(Position, Tag)>());
     let counts = Arc::new(Counts::default());
     let sink = Arc::clone(&counts);
     game.subscribe_group(group, move |event: &GroupEvent<'_>| match event {

@@ -101,9 +101,9 @@ fn main() -> Result<(), Error> {
     });
 
     // Groups are live: they follow every change from now on.
-    let flying = game.group(Matcher::all_of::<(Position, Velocity)>()).id();
-    let grounded = game.group(Matcher::all_of::<Landed>()).id();
-    let ageing = game.group(Matcher::all_of::<Lifetime>()).id();
+    let flying = game.group(Matcher::all_of::<(Position, Velocity)>());
+    let grounded = game.group(Matcher::all_of::<Landed>());
+    let ageing = game.group(Matcher::all_of::<Lifetime>());
     let sink = stats.clone();
     game.subscribe_group(grounded, move |event: &GroupEvent<'_>| {
         if let GroupEvent::Added { .. } = event {

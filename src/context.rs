@@ -171,15 +171,18 @@ impl Context {
         index
     }
 
-    /// Creates an entity with no components. Fires `EntityCreated`.
+    /// Creates an entity with no components. Fires `EntityCreated` (and group
+    /// `Added` for NoneOf-only groups; order in the [`event`](crate::event)
+    /// module docs).
     pub fn create_entity(&mut self) -> Entity {
         self.create_entity_with(())
             .expect("an empty bundle has no duplicate component")
     }
 
     /// Creates an entity with the components of `bundle` in one step (one row
-    /// write, no moves between archetypes). Fires `EntityCreated`, then
-    /// `ComponentAdded` per component in bundle order.
+    /// write, no moves between archetypes). Fires `EntityCreated`, group
+    /// `Added` for each group it joins, then `ComponentAdded` per component in
+    /// bundle order.
     ///
     /// # Errors
     /// [`Error::DuplicateComponent`] if the bundle names a type twice, or
@@ -336,9 +339,12 @@ impl Context {
     /// Destroys the entity: fires `EntityWillBeDestroyed` (components still
     /// readable), group `Removed` for each group it was in, one
     /// `ComponentRemoved` per component, drops the components, then fires
-    /// `EntityDestroyed`. The handle is stale afterwards. If a handler panics
-    /// after `EntityWillBeDestroyed`, the entity is still destroyed before the
-    /// panic goes on.
+    /// `EntityDestroyed`. The handle is stale afterwards.
+    ///
+    /// If an `EntityWillBeDestroyed` handler panics, nothing has changed yet:
+    /// the entity stays alive. If a later handler panics, the entity is still
+    /// destroyed before the panic goes on, but the events after the panicking
+    /// one (including `EntityDestroyed`) are not fired.
     ///
     /// # Errors
     /// [`Error::StaleEntity`] if the entity is not alive.
@@ -392,7 +398,8 @@ impl Context {
     }
 
     /// Destroys every entity (with events) and restarts creation indices at 0.
-    /// Subscriptions are kept, and so is the storage's memory.
+    /// Groups (now empty) and subscriptions are kept, and so is the storage's
+    /// memory.
     ///
     /// # Errors
     /// None yet. Once entities can be retained (AERC), `reset` refuses with an
@@ -404,7 +411,8 @@ impl Context {
         Ok(())
     }
 
-    /// Adds component `value` to the entity. Fires `ComponentAdded`.
+    /// Adds component `value` to the entity. Fires group `Added` / `Removed`
+    /// for each group the entity joins or leaves, then `ComponentAdded`.
     ///
     /// # Errors
     /// [`Error::StaleEntity`], or [`Error::ComponentAlreadyPresent`] if the
@@ -454,8 +462,9 @@ impl Context {
         }
     }
 
-    /// Removes the entity's `T` and drops it. Fires `ComponentRemoved` (with the
-    /// value) before the drop.
+    /// Removes the entity's `T` and drops it. Fires group `Removed` (with the
+    /// value) / `Added` for each group the entity leaves or joins, then
+    /// `ComponentRemoved` (with the value), before the drop.
     ///
     /// # Errors
     /// [`Error::StaleEntity`], or [`Error::ComponentAbsent`] if there is no `T`.
@@ -463,7 +472,8 @@ impl Context {
         self.take::<T>(entity).map(drop)
     }
 
-    /// Removes the entity's `T` and gives it back. Fires `ComponentRemoved`.
+    /// Removes the entity's `T` and gives it back. Fires the same events as
+    /// [`remove`](Context::remove).
     ///
     /// # Errors
     /// [`Error::StaleEntity`], or [`Error::ComponentAbsent`] if there is no `T`.
@@ -494,9 +504,9 @@ impl Context {
         Ok(value)
     }
 
-    /// Sets the entity's `T` to `value`. If it had a `T`, fires
-    /// `ComponentReplaced` (old and new value) and drops the old value; if not,
-    /// this is an [`add`](Context::add) and fires `ComponentAdded`.
+    /// Sets the entity's `T` to `value`. If it had a `T`, fires group `Updated`
+    /// for each group watching `T` and `ComponentReplaced` (old and new value),
+    /// then drops the old value; if not, this is an [`add`](Context::add).
     ///
     /// # Errors
     /// [`Error::StaleEntity`].

@@ -29,7 +29,7 @@
 //! Handlers run in subscription order. The context's own consumers (groups,
 //! and collectors and entity indices in later releases) are plain data the
 //! context updates directly, with no boxed closure on the hot path; a context
-//! with no subscriber pays one branch per change.
+//! with no subscriber and no group pays a couple of branches per change.
 //!
 //! [`Context::subscribe`]: crate::Context::subscribe
 

@@ -47,7 +47,7 @@ impl fmt::Display for GroupId {
 /// let mut game = Context::new();
 /// let still = game.create_entity_with(Position(0.0))?;
 /// let moving = game.create_entity_with((Position(0.0), Velocity(1.0)))?;
-/// let movers = game.group(Matcher::all_of::<(Position, Velocity)>()).id();
+/// let movers = game.group(Matcher::all_of::<(Position, Velocity)>());
 ///
 /// let group = game.get_group(movers)?;
 /// assert_eq!(group.len(), 1);
@@ -124,7 +124,7 @@ impl<'a> Group<'a> {
     ///
     /// let mut game = Context::new();
     /// game.create_entities_with([Health(0), Health(5)])?;
-    /// let alive = game.group(Matcher::all_of::<Health>()).id();
+    /// let alive = game.group(Matcher::all_of::<Health>());
     /// let list = game.get_group(alive)?.entities();
     /// for &e in list.iter() {
     ///     if game.get::<Health>(e)?.0 == 0 {
@@ -252,8 +252,10 @@ impl<'a> IntoIterator for &'a EntityList {
 ///
 /// Every group's membership is updated before any group event fires, and the
 /// events of one change go to groups in their creation order. Group events
-/// fire before the context's own [`ContextEvent`](crate::ContextEvent)s for
-/// the same change.
+/// fire after `EntityCreated` / `EntityWillBeDestroyed` and before the
+/// context's component events (`ComponentAdded`, `ComponentRemoved`,
+/// `ComponentReplaced`) for the same change: see the table in the
+/// [`event`](crate::event) module.
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
 pub enum GroupEvent<'a> {
@@ -321,13 +323,14 @@ impl<'a> GroupEvent<'a> {
 }
 
 impl Context {
-    /// The group of entities `matcher` selects, created (with a
+    /// The id of the group of entities `matcher` selects, created (with a
     /// `GroupCreated` event) the first time this matcher, or an equal one, is
-    /// asked for; later calls return the same group. A new group holds the
-    /// entities that match already, and stays current from then on.
+    /// asked for; later calls return the same id. A new group holds the
+    /// entities that match already, and stays current from then on. Read it
+    /// with [`get_group`](Context::get_group).
     ///
-    /// Keep its [`id`](Group::id) to reach it again without hashing the
-    /// matcher.
+    /// Returning an id, not a view, leaves the context free to change: keep
+    /// the id (in a system, say) and read the group whenever needed.
     ///
     /// # Example
     /// ```
@@ -336,12 +339,13 @@ impl Context {
     /// reactecs::component!(Position, Velocity);
     ///
     /// let mut game = Context::new();
-    /// let a = game.group(Matcher::all_of::<(Position, Velocity)>()).id();
-    /// let b = game.group(Matcher::all_of::<(Velocity, Position)>()).id();
-    /// assert_eq!(a, b);
+    /// let movers = game.group(Matcher::all_of::<(Position, Velocity)>());
+    /// assert_eq!(movers, game.group(Matcher::all_of::<(Velocity, Position)>()));
+    /// game.create_entity_with((Position, Velocity))?;
+    /// assert_eq!(game.get_group(movers)?.len(), 1);
     /// # Ok::<(), reactecs::Error>(())
     /// ```
-    pub fn group(&mut self, matcher: Matcher) -> Group<'_> {
+    pub fn group(&mut self, matcher: Matcher) -> GroupId {
         let index = match self.groups.find(&matcher) {
             Some(index) => index,
             None => {
@@ -355,7 +359,7 @@ impl Context {
                 index
             }
         };
-        Group::new(self, self.groups.id(index), self.groups.get(index))
+        self.groups.id(index)
     }
 
     /// The group with id `id`.
@@ -393,7 +397,7 @@ impl Context {
     /// reactecs::component!(Health);
     ///
     /// let mut game = Context::new();
-    /// let living = game.group(Matcher::all_of::<Health>()).id();
+    /// let living = game.group(Matcher::all_of::<Health>());
     /// let log = Arc::new(Mutex::new(Vec::new()));
     /// let sink = log.clone();
     /// game.subscribe_group(living, move |event: &GroupEvent<'_>| {

@@ -93,7 +93,7 @@ struct Scope<'w> {
     groups: &'w Groups,
     context: &'static str,
     access: Access,
-    matcher: Option<&'w Matcher>,
+    matcher: Option<Matcher>,
     group: Option<&'w Matcher>,
 }
 
@@ -120,7 +120,7 @@ impl<'w> Scope<'w> {
     fn filter(&self) -> Filter<'_> {
         Filter {
             required: &self.access.required,
-            matcher: self.matcher,
+            matcher: self.matcher.as_ref(),
             group: self.group,
         }
     }
@@ -157,7 +157,7 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
     }
 
     /// Only entities that `matcher` matches too.
-    pub fn matching(mut self, matcher: &'w Matcher) -> Self {
+    pub fn matching(mut self, matcher: Matcher) -> Self {
         self.scope.matcher = Some(matcher);
         self
     }
@@ -179,15 +179,45 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
             .map(ColumnAccess::shared)
     }
 
-    /// The items, entity by entity. (Its `for_each` runs one tight loop per
-    /// chunk: prefer it to a `for` loop in hot code.)
+    /// The items, entity by entity.
     pub fn iter(&self) -> impl Iterator<Item = Q::Item<'w>> + '_ {
         rows::<Q, _>(self.columns())
+    }
+
+    /// Calls `f` with each entity's items: one tight loop per chunk (see
+    /// [`QueryMut::for_each`]).
+    pub fn for_each(&self, f: impl FnMut(Q::Item<'w>)) {
+        self.iter().for_each(f);
     }
 
     /// The items, chunk by chunk, as slices.
     pub fn chunks(&self) -> impl Iterator<Item = Q::Chunk<'w>> + '_ {
         ChunkIter::<Q, _>::new(self.columns()).map(|(chunk, _)| chunk)
+    }
+
+    /// Calls `f` with each chunk's slices.
+    pub fn for_each_chunk(&self, f: impl FnMut(Q::Chunk<'w>)) {
+        self.chunks().for_each(f);
+    }
+
+    /// Calls `f` with each entity's items, spreading chunks over rayon's
+    /// thread pool. Needs the `parallel` feature.
+    #[cfg(feature = "parallel")]
+    pub fn par_for_each(&self, f: impl Fn(Q::Item<'w>) + Send + Sync) {
+        use rayon::iter::{ParallelBridge, ParallelIterator};
+        ChunkIter::<Q, _>::new(self.columns())
+            .par_bridge()
+            .for_each(|(chunk, len)| Q::rows(chunk, len).for_each(&f));
+    }
+
+    /// Calls `f` with each chunk's slices, spreading chunks over rayon's
+    /// thread pool. Needs the `parallel` feature.
+    #[cfg(feature = "parallel")]
+    pub fn par_for_each_chunk(&self, f: impl Fn(Q::Chunk<'w>) + Send + Sync) {
+        use rayon::iter::{ParallelBridge, ParallelIterator};
+        ChunkIter::<Q, _>::new(self.columns())
+            .par_bridge()
+            .for_each(|(chunk, _)| f(chunk));
     }
 
     /// The number of entities the query visits.
@@ -227,7 +257,7 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     }
 
     /// Only entities that `matcher` matches too.
-    pub fn matching(mut self, matcher: &'w Matcher) -> Self {
+    pub fn matching(mut self, matcher: Matcher) -> Self {
         self.scope.matcher = Some(matcher);
         self
     }

@@ -133,7 +133,7 @@ impl Context {
     /// let other = game.create_entity();
     /// assert!(matches!(game.add(other, Score(3)), Err(Error::UniqueAlreadyHeld { .. })));
     ///
-    /// assert_eq!(game.remove_unique::<Score>()?, Score(2));
+    /// assert_eq!(game.take_unique::<Score>()?, Score(2));
     /// assert!(!game.is_alive(holder)); // it had nothing else
     /// assert_eq!(game.unique::<Score>(), None);
     /// # Ok::<(), reactecs::Error>(())
@@ -151,7 +151,7 @@ impl Context {
 
     /// The value of unique component `T`, if an entity holds it (O(1): the
     /// holder is recorded, not searched). Always `None` for a component not
-    /// declared unique.
+    /// declared unique (`set_unique` reports that as [`Error::NotUnique`]).
     pub fn unique<T: Component>(&self) -> Option<&T> {
         self.get(self.uniques.holder(T::component_id())?).ok()
     }
@@ -167,15 +167,24 @@ impl Context {
         self.uniques.holder(T::component_id())
     }
 
-    /// Removes unique component `T` from its holder and gives it back, firing
+    /// Removes unique component `T` from its holder and drops it, firing
     /// `ComponentRemoved`; a holder left with no components is destroyed too
     /// (as Entitas does), so `set_unique` then `remove_unique` leaves nothing
-    /// behind.
+    /// behind (unless a handler panics on the way: then an emptied holder may
+    /// stay alive). Use [`take_unique`](Context::take_unique) to get the value.
     ///
     /// # Errors
     /// [`Error::NotUnique`] if `T` is not declared unique; [`Error::UniqueAbsent`]
     /// if no entity holds it (so a second call is an error).
-    pub fn remove_unique<T: Component>(&mut self) -> Result<T, Error> {
+    pub fn remove_unique<T: Component>(&mut self) -> Result<(), Error> {
+        self.take_unique::<T>().map(drop)
+    }
+
+    /// As [`remove_unique`](Context::remove_unique), but gives the value back.
+    ///
+    /// # Errors
+    /// As `remove_unique`.
+    pub fn take_unique<T: Component>(&mut self) -> Result<T, Error> {
         let id = self.unique_id::<T>()?;
         let holder = self.uniques.holder(id).ok_or(Error::UniqueAbsent {
             context: self.name,

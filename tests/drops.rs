@@ -111,7 +111,7 @@ fn a_panicking_group_handler_during_destroy_leaves_groups_consistent() {
     use std::panic::{AssertUnwindSafe, catch_unwind};
     let counter = Counter::default();
     let mut game = Context::new();
-    let all = game.group(Matcher::all_of::<common::Counted>()).id();
+    let all = game.group(Matcher::all_of::<common::Counted>());
     let a = game.create_entity_with(counter.make("a")).unwrap();
     let b = game.create_entity_with(counter.make("b")).unwrap();
     game.subscribe_group(all, |event: &GroupEvent<'_>| {

@@ -85,15 +85,9 @@ fn equal_matchers_share_one_group_and_group_created_fires_once() {
     let mut game = Context::new();
     let log = new_log();
     watch_context(&mut game, &log);
-    let a = game
-        .group(Matcher::all_of::<(Position, Velocity)>().none_of::<Frozen>())
-        .id();
-    let b = game
-        .group(Matcher::none_of::<Frozen>().all_of::<(Velocity, Position)>())
-        .id();
-    let c = game
-        .group(Matcher::all_of::<Velocity>().all_of::<Position>().none_of::<Frozen>())
-        .id();
+    let a = game.group(Matcher::all_of::<(Position, Velocity)>().none_of::<Frozen>());
+    let b = game.group(Matcher::none_of::<Frozen>().all_of::<(Velocity, Position)>());
+    let c = game.group(Matcher::all_of::<Velocity>().all_of::<Position>().none_of::<Frozen>());
     assert_eq!(a, b);
     assert_eq!(a, c);
     assert_eq!(game.groups().count(), 1);
@@ -104,7 +98,7 @@ fn equal_matchers_share_one_group_and_group_created_fires_once() {
         )]
     );
 
-    let other = game.group(Matcher::all_of::<Position>()).id();
+    let other = game.group(Matcher::all_of::<Position>());
     assert_ne!(other, a);
     assert_eq!(take(&log), [format!("ctx group created {other} AllOf(Position)")]);
     assert_eq!(game.groups().map(|g| g.id()).collect::<Vec<_>>(), [a, other]);
@@ -116,11 +110,11 @@ fn group_reports_its_matcher_and_displays_its_count() {
     let mut game = Context::new();
     game.create_entities_with([Position(1.0), Position(2.0)]).unwrap();
     game.create_entity_with(Velocity(1.0)).unwrap();
-    let group = game.group(Matcher::all_of::<Position>());
+    let id = game.group(Matcher::all_of::<Position>());
+    let group = game.get_group(id).unwrap();
     assert_eq!(group.matcher(), &Matcher::all_of::<Position>());
     assert_eq!(group.to_string(), "Group(AllOf(Position)): 2 entities");
-    let id = group.id();
-    assert_eq!(game.get_group(id).unwrap().id(), id);
+    assert_eq!(group.id(), id);
 }
 
 #[test]
@@ -132,7 +126,8 @@ fn a_group_created_after_entities_exist_contains_them() {
         .unwrap();
     let still = game.create_entity_with(Position(3.0)).unwrap();
     let bare = game.create_entity();
-    let group = game.group(Matcher::all_of::<(Position, Velocity)>());
+    let id = game.group(Matcher::all_of::<(Position, Velocity)>());
+    let group = game.get_group(id).unwrap();
     assert_eq!(group.len(), 2);
     assert!(!group.is_empty());
     assert!(group.contains(a) && group.contains(b));
@@ -148,7 +143,7 @@ fn a_group_created_after_entities_exist_contains_them() {
 #[test]
 fn a_group_created_before_sees_entities_arrive() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Position>()).id();
+    let id = game.group(Matcher::all_of::<Position>());
     assert!(game.get_group(id).unwrap().is_empty());
     let log = new_log();
     watch_group(&mut game, id, "pos", &log);
@@ -166,7 +161,7 @@ fn a_group_created_before_sees_entities_arrive() {
 #[test]
 fn add_makes_an_entity_join_a_group() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<(Position, Velocity)>()).id();
+    let id = game.group(Matcher::all_of::<(Position, Velocity)>());
     let log = new_log();
     watch_group(&mut game, id, "movers", &log);
     let e = game.create_entity_with(Position(0.0)).unwrap();
@@ -189,7 +184,7 @@ fn add_makes_an_entity_join_a_group() {
 #[test]
 fn remove_makes_an_entity_leave_a_group_and_removed_carries_the_value() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Health>()).id();
+    let id = game.group(Matcher::all_of::<Health>());
     let e = game.create_entity_with((Health(7), Position(0.0))).unwrap();
     /// Per Removed event: the removed value, `component()`, whether the view has a Health.
     type Seen = Vec<(Option<u32>, Option<u32>, bool)>;
@@ -217,7 +212,7 @@ fn remove_makes_an_entity_leave_a_group_and_removed_carries_the_value() {
 #[test]
 fn take_makes_an_entity_leave_a_group_and_returns_the_value() {
     let mut game = Context::new();
-    let id = game.group(Matcher::any_of::<(Health, Velocity)>()).id();
+    let id = game.group(Matcher::any_of::<(Health, Velocity)>());
     let log = new_log();
     watch_group(&mut game, id, "g", &log);
     let e = game.create_entity_with((Health(3), Velocity(1.0))).unwrap();
@@ -237,7 +232,7 @@ fn take_makes_an_entity_leave_a_group_and_returns_the_value() {
 #[test]
 fn replace_of_a_present_component_keeps_membership_and_fires_updated_with_old_and_new() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Health>()).id();
+    let id = game.group(Matcher::all_of::<Health>());
     let e = game.create_entity_with(Health(10)).unwrap();
     let log = new_log();
     watch_group(&mut game, id, "living", &log);
@@ -264,7 +259,7 @@ fn replace_of_a_present_component_keeps_membership_and_fires_updated_with_old_an
 #[test]
 fn replace_of_an_absent_component_is_an_add() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Health>()).id();
+    let id = game.group(Matcher::all_of::<Health>());
     let log = new_log();
     watch_group(&mut game, id, "living", &log);
     let e = game.create_entity_with(Position(0.0)).unwrap();
@@ -282,7 +277,7 @@ fn replace_of_an_absent_component_is_an_add() {
 #[test]
 fn destroy_fires_removed_with_the_components_still_readable() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Health>()).id();
+    let id = game.group(Matcher::all_of::<Health>());
     let e = game.create_entity_with((Health(9), Position(3.0))).unwrap();
     let keep = game.create_entity_with(Health(1)).unwrap();
     let seen: Arc<Mutex<Vec<String>>> = Arc::default();
@@ -315,7 +310,7 @@ fn destroy_fires_removed_with_the_components_still_readable() {
 #[test]
 fn destroy_fires_will_be_destroyed_then_group_removed_then_component_removed_then_destroyed() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Health>()).id();
+    let id = game.group(Matcher::all_of::<Health>());
     let e = game.create_entity_with(Health(2)).unwrap();
     let log = new_log();
     watch_group(&mut game, id, "living", &log);
@@ -335,7 +330,7 @@ fn destroy_fires_will_be_destroyed_then_group_removed_then_component_removed_the
 #[test]
 fn create_entity_with_fires_created_then_group_added_then_component_added() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Health>()).id();
+    let id = game.group(Matcher::all_of::<Health>());
     let log = new_log();
     watch_group(&mut game, id, "living", &log);
     watch_context(&mut game, &log);
@@ -354,7 +349,7 @@ fn create_entity_with_fires_created_then_group_added_then_component_added() {
 #[test]
 fn create_entity_joins_none_of_only_groups() {
     let mut game = Context::new();
-    let id = game.group(Matcher::none_of::<Frozen>()).id();
+    let id = game.group(Matcher::none_of::<Frozen>());
     let log = new_log();
     watch_context(&mut game, &log);
     watch_group(&mut game, id, "free", &log);
@@ -367,8 +362,8 @@ fn create_entity_joins_none_of_only_groups() {
 #[test]
 fn destroy_all_entities_empties_every_group_with_removed_per_member() {
     let mut game = Context::new();
-    let pos = game.group(Matcher::all_of::<Position>()).id();
-    let free = game.group(Matcher::none_of::<Frozen>()).id();
+    let pos = game.group(Matcher::all_of::<Position>());
+    let free = game.group(Matcher::none_of::<Frozen>());
     let a = game.create_entity_with(Position(1.0)).unwrap();
     let b = game.create_entity_with((Position(2.0), Frozen)).unwrap();
     let c = game.create_entity();
@@ -396,7 +391,7 @@ fn destroy_all_entities_empties_every_group_with_removed_per_member() {
 #[test]
 fn reset_keeps_groups_which_are_empty_and_still_live() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Position>()).id();
+    let id = game.group(Matcher::all_of::<Position>());
     game.create_entities_with((0..10).map(|i| Position(i as f32))).unwrap();
     let log = new_log();
     watch_group(&mut game, id, "pos", &log);
@@ -409,7 +404,7 @@ fn reset_keeps_groups_which_are_empty_and_still_live() {
     assert!(group.is_empty());
     assert_eq!(group.iter().count(), 0);
     assert!(group.entities().is_empty());
-    assert_eq!(game.group(Matcher::all_of::<Position>()).id(), id);
+    assert_eq!(game.group(Matcher::all_of::<Position>()), id);
     check(&game);
 
     // Still live, with its subscription kept.
@@ -426,7 +421,7 @@ fn reset_keeps_groups_which_are_empty_and_still_live() {
 #[test]
 fn adding_the_excluded_component_of_a_none_of_group_fires_removed_without_a_value() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Position>().none_of::<Frozen>()).id();
+    let id = game.group(Matcher::all_of::<Position>().none_of::<Frozen>());
     let e = game.create_entity_with(Position(0.0)).unwrap();
     let log = new_log();
     watch_group(&mut game, id, "movable", &log);
@@ -453,7 +448,7 @@ fn adding_the_excluded_component_of_a_none_of_group_fires_removed_without_a_valu
 #[test]
 fn removing_the_excluded_component_of_a_none_of_group_fires_added() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Position>().none_of::<Frozen>()).id();
+    let id = game.group(Matcher::all_of::<Position>().none_of::<Frozen>());
     let e = game.create_entity_with((Position(0.0), Frozen)).unwrap();
     assert!(!game.get_group(id).unwrap().contains(e));
     let log = new_log();
@@ -468,8 +463,8 @@ fn removing_the_excluded_component_of_a_none_of_group_fires_added() {
 #[test]
 fn replace_updates_watching_groups_in_creation_order_before_component_replaced() {
     let mut game = Context::new();
-    let first = game.group(Matcher::all_of::<(Health, Position)>()).id();
-    let second = game.group(Matcher::all_of::<Health>()).id();
+    let first = game.group(Matcher::all_of::<(Health, Position)>());
+    let second = game.group(Matcher::all_of::<Health>());
     let e = game.create_entity_with((Health(1), Position(0.0))).unwrap();
     let log = new_log();
     // Subscribe the context first and the later group before the earlier one:
@@ -492,8 +487,8 @@ fn replace_updates_watching_groups_in_creation_order_before_component_replaced()
 #[test]
 fn one_add_that_joins_one_group_and_leaves_another_delivers_both_and_counts_are_current() {
     let mut game = Context::new();
-    let active = game.group(Matcher::all_of::<Position>().none_of::<Frozen>()).id();
-    let frozen = game.group(Matcher::all_of::<(Position, Frozen)>()).id();
+    let active = game.group(Matcher::all_of::<Position>().none_of::<Frozen>());
+    let frozen = game.group(Matcher::all_of::<(Position, Frozen)>());
     let e = game.create_entity_with(Position(0.0)).unwrap();
     let _other = game.create_entity_with(Position(1.0)).unwrap();
     let log = new_log();
@@ -535,7 +530,7 @@ fn a_group_created_after_a_transition_was_used_sees_that_transition() {
     game.add(a, Frozen).unwrap();
     game.remove::<Frozen>(a).unwrap();
 
-    let id = game.group(Matcher::all_of::<Frozen>()).id();
+    let id = game.group(Matcher::all_of::<Frozen>());
     let log = new_log();
     watch_group(&mut game, id, "frozen", &log);
     game.add(b, Frozen).unwrap();
@@ -551,9 +546,9 @@ fn a_group_created_after_a_transition_was_used_sees_that_transition() {
 #[test]
 fn replace_of_a_component_the_matcher_does_not_watch_fires_no_updated() {
     let mut game = Context::new();
-    let pos = game.group(Matcher::all_of::<Position>()).id();
-    let not_frozen = game.group(Matcher::none_of::<Frozen>()).id();
-    let with_health = game.group(Matcher::any_of::<(Health, Velocity)>()).id();
+    let pos = game.group(Matcher::all_of::<Position>());
+    let not_frozen = game.group(Matcher::none_of::<Frozen>());
+    let with_health = game.group(Matcher::any_of::<(Health, Velocity)>());
     let e = game.create_entity_with((Position(0.0), Health(1))).unwrap();
     let log = new_log();
     watch_group(&mut game, pos, "pos", &log);
@@ -573,7 +568,7 @@ fn replace_of_a_component_the_matcher_does_not_watch_fires_no_updated() {
 #[test]
 fn single_entity_is_none_for_zero_the_entity_for_one_and_an_error_for_two() {
     let mut game = Context::with_name("Game");
-    let id = game.group(Matcher::all_of::<Health>()).id();
+    let id = game.group(Matcher::all_of::<Health>());
     assert_eq!(game.get_group(id).unwrap().single_entity(), Ok(None));
 
     let a = game.create_entity_with(Health(1)).unwrap();
@@ -595,8 +590,8 @@ fn a_group_id_from_another_context_is_an_unknown_group() {
     let mut game = Context::with_name("Game");
     let mut other = Context::with_name("Other");
     // Both contexts have a group at the same position.
-    let mine = game.group(Matcher::all_of::<Health>()).id();
-    let foreign = other.group(Matcher::all_of::<Health>()).id();
+    let mine = game.group(Matcher::all_of::<Health>());
+    let foreign = other.group(Matcher::all_of::<Health>());
     assert_ne!(mine, foreign);
 
     let expected = Error::UnknownGroup {
@@ -620,7 +615,7 @@ fn a_group_id_from_another_context_is_an_unknown_group() {
 /// the group's order and the context's entity order as creation indices.
 fn run_scripted_sequence() -> (Vec<u64>, Vec<u64>, Vec<Entity>) {
     let mut game = Context::new();
-    let id = game.group(Matcher::any_of::<(Position, Health)>()).id();
+    let id = game.group(Matcher::any_of::<(Position, Health)>());
     let mut alive = Vec::new();
     for i in 0..60u32 {
         let e = match i % 4 {
@@ -667,7 +662,7 @@ fn group_iteration_order_is_deterministic_for_the_same_operations() {
 #[test]
 fn entities_list_is_handed_out_again_while_nothing_changed() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Position>()).id();
+    let id = game.group(Matcher::all_of::<Position>());
     game.create_entities_with((0..5).map(|i| Position(i as f32))).unwrap();
     let group = game.get_group(id).unwrap();
     let first = group.entities();
@@ -684,7 +679,7 @@ fn entities_list_is_handed_out_again_while_nothing_changed() {
 #[test]
 fn entities_list_is_rebuilt_after_the_group_changes() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Position>()).id();
+    let id = game.group(Matcher::all_of::<Position>());
     let a = game.create_entity_with(Position(0.0)).unwrap();
     let b = game.create_entity_with(Position(1.0)).unwrap();
     let before = game.get_group(id).unwrap().entities();
@@ -712,7 +707,7 @@ fn entities_list_is_rebuilt_after_the_group_changes() {
 #[test]
 fn entities_list_lets_entities_be_destroyed_while_iterating_it() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Health>()).id();
+    let id = game.group(Matcher::all_of::<Health>());
     let all = game.create_entities_with((0..20).map(Health)).unwrap();
     let list = game.get_group(id).unwrap().entities();
     for &e in &list {
@@ -735,7 +730,7 @@ fn entities_list_lets_entities_be_destroyed_while_iterating_it() {
 #[test]
 fn unsubscribing_a_group_subscription_stops_its_events() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Health>()).id();
+    let id = game.group(Matcher::all_of::<Health>());
     let log = new_log();
     let first = watch_group(&mut game, id, "first", &log);
     watch_group(&mut game, id, "second", &log);
@@ -763,9 +758,9 @@ fn unsubscribing_a_group_subscription_stops_its_events() {
 #[test]
 fn modify_each_fires_updated_per_visited_entity_and_returns_the_count() {
     let mut game = Context::new();
-    let movers = game.group(Matcher::all_of::<(Position, Velocity)>()).id();
-    let placed = game.group(Matcher::all_of::<Position>()).id();
-    let moving = game.group(Matcher::all_of::<Velocity>()).id();
+    let movers = game.group(Matcher::all_of::<(Position, Velocity)>());
+    let placed = game.group(Matcher::all_of::<Position>());
+    let moving = game.group(Matcher::all_of::<Velocity>());
     let a = game.create_entity_with((Position(0.0), Velocity(1.0))).unwrap();
     let b = game
         .create_entity_with((Position(10.0), Velocity(2.0), Health(1)))
@@ -803,7 +798,7 @@ fn modify_each_fires_updated_per_visited_entity_and_returns_the_count() {
 #[test]
 fn modify_each_visits_only_members_with_the_queried_components_and_fires_without_context_subscribers() {
     let mut game = Context::new();
-    let placed = game.group(Matcher::all_of::<Position>()).id();
+    let placed = game.group(Matcher::all_of::<Position>());
     let a = game.create_entity_with((Position(0.0), Velocity(3.0))).unwrap();
     let _still = game.create_entity_with(Position(5.0)).unwrap();
     let _lone = game.create_entity_with(Velocity(1.0)).unwrap();
@@ -826,7 +821,7 @@ fn modify_each_visits_only_members_with_the_queried_components_and_fires_without
 fn a_group_over_many_chunks_counts_and_iterates_every_member_after_removing_every_third() {
     const N: usize = 5_000;
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<(Position, Velocity)>()).id();
+    let id = game.group(Matcher::all_of::<(Position, Velocity)>());
     let all = game
         .create_entities_with((0..N).map(|i| (Position(i as f32), Velocity(1.0))))
         .unwrap();
@@ -863,7 +858,7 @@ fn a_group_iterates_with_for_over_archetypes_and_chunks() {
             _ => game.create_entity_with(Velocity(1.0)).unwrap(),
         };
     }
-    let id = game.group(Matcher::all_of::<Position>()).id();
+    let id = game.group(Matcher::all_of::<Position>());
     let group = game.get_group(id).unwrap();
     let mut seen = Vec::new();
     for e in &group {
@@ -877,6 +872,6 @@ fn a_group_iterates_with_for_over_archetypes_and_chunks() {
     sorted.sort();
     sorted.dedup();
     assert_eq!(sorted.len(), seen.len(), "each member once");
-    let empty = game.group(Matcher::all_of::<Health>()).id();
+    let empty = game.group(Matcher::all_of::<Health>());
     assert_eq!(game.get_group(empty).unwrap().iter().count(), 0);
 }

@@ -195,7 +195,7 @@ impl World {
             (Matcher::none_of::<Flag>(), |v| !v.contains_key(&Kind::Flag)),
         ];
         for (matcher, rule) in matchers {
-            let id = self.game.group(matcher).id();
+            let id = self.game.group(matcher);
             let members = Arc::new(Mutex::new(BTreeSet::new()));
             let sink = members.clone();
             self.game

@@ -75,13 +75,13 @@ fn group_frame(game: &mut Context, entities: &mut [Entity], movers: GroupId, fra
 fn groups_queries_and_modify_each_allocate_nothing_once_warm() {
     let mut game = Context::new();
     let events = Arc::new(AtomicUsize::new(0));
-    let movers = game.group(Matcher::all_of::<Position>().none_of::<Frozen>()).id();
+    let movers = game.group(Matcher::all_of::<Position>().none_of::<Frozen>());
     for matcher in [
         Matcher::all_of::<(Position, Velocity)>(),
         Matcher::any_of::<(Velocity, Frozen)>(),
         Matcher::all_of::<Position>().none_of::<Frozen>(),
     ] {
-        let id = game.group(matcher).id();
+        let id = game.group(matcher);
         let counter = events.clone();
         game.subscribe_group(id, move |_: &GroupEvent<'_>| {
             counter.fetch_add(1, Ordering::Relaxed);

@@ -77,19 +77,25 @@ fn a_second_holder_is_an_error_and_changes_nothing() {
 #[test]
 fn a_batch_stops_at_the_second_unique_and_keeps_the_first() {
     let mut game = Context::new();
-    let err = game.create_entities_with([Score(1), Score(2), Score(3)]).unwrap_err();
+    let mut produced = 0;
+    let scores = (1..=3).map(|i| {
+        produced += 1;
+        Score(i)
+    });
+    let err = game.create_entities_with(scores).unwrap_err();
     assert!(matches!(err, Error::UniqueAlreadyHeld { entity: None, .. }));
+    assert_eq!(produced, 2, "the third bundle is never taken from the iterator");
     assert_eq!(game.len(), 1);
     assert_eq!(game.unique::<Score>(), Some(&Score(1)));
     check(&game);
 }
 
 #[test]
-fn remove_unique_gives_the_value_back_and_destroys_an_emptied_holder() {
+fn take_unique_gives_the_value_back_and_destroys_an_emptied_holder() {
     let mut game = Context::with_name("Game");
     let holder = game.set_unique(Score(3)).unwrap();
     let spy = Spy::attach(&mut game);
-    assert_eq!(game.remove_unique::<Score>().unwrap(), Score(3));
+    assert_eq!(game.take_unique::<Score>().unwrap(), Score(3));
     let events = spy.take();
     assert_eq!(events[0], format!("removed {holder} Score(3)"));
     assert_eq!(events.last().unwrap(), &format!("destroyed {holder}"));
@@ -110,7 +116,7 @@ fn remove_unique_gives_the_value_back_and_destroys_an_emptied_holder() {
 fn remove_unique_keeps_a_holder_that_has_other_components() {
     let mut game = Context::new();
     let holder = game.create_entity_with((Score(3), Name("hud".into()))).unwrap();
-    assert_eq!(game.remove_unique::<Score>().unwrap(), Score(3));
+    game.remove_unique::<Score>().unwrap();
     assert!(game.is_alive(holder));
     assert_eq!(game.get::<Name>(holder).unwrap().0, "hud");
     // Another entity may now take it.
@@ -150,6 +156,7 @@ fn unique_operations_on_a_component_not_declared_unique_are_errors() {
     game.create_entity_with(Position { x: 0.0, y: 0.0 }).unwrap();
     game.create_entity_with(Position { x: 1.0, y: 0.0 }).unwrap();
     assert!(matches!(game.remove_unique::<Position>(), Err(Error::NotUnique { .. })));
+    assert!(matches!(game.take_unique::<Position>(), Err(Error::NotUnique { .. })));
     assert_eq!(game.unique::<Position>(), None);
     assert_eq!(game.unique_entity::<Position>(), None);
 }

@@ -32,7 +32,7 @@ impl Context {
     ///
     /// let mut game = Context::new();
     /// game.create_entity_with((Position(0.0), Velocity(2.0)))?;
-    /// let movers = game.group(Matcher::all_of::<(Position, Velocity)>()).id();
+    /// let movers = game.group(Matcher::all_of::<(Position, Velocity)>());
     /// let replaced = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     /// let seen = replaced.clone();
     /// game.subscribe(move |event: &ContextEvent<'_>| {
