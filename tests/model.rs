@@ -38,6 +38,8 @@ enum Op {
     Replace(usize, Kind, u8),
     DestroyAll,
     Reset,
+    /// Creates one of the late groups (if not made yet) in the middle of the run.
+    WatchLate(usize),
 }
 
 fn kind() -> impl Strategy<Value = Kind> {
@@ -59,10 +61,14 @@ fn op() -> impl Strategy<Value = Op> {
         6 => (any::<usize>(), kind(), any::<u8>()).prop_map(|(e, k, v)| Op::Replace(e, k, v)),
         1 => Just(Op::DestroyAll),
         1 => Just(Op::Reset),
+        1 => (0..LATE_GROUPS).prop_map(Op::WatchLate),
     ]
 }
 
 type Model = BTreeMap<Entity, BTreeMap<Kind, u8>>;
+
+/// How many groups `Op::WatchLate` can create.
+const LATE_GROUPS: usize = 3;
 
 struct World {
     game: Context,
@@ -178,6 +184,7 @@ impl World {
                 self.game.reset().unwrap();
                 self.model.clear();
             }
+            Op::WatchLate(which) => self.watch_late(which),
         }
     }
 
@@ -195,21 +202,46 @@ impl World {
             (Matcher::none_of::<Flag>(), |v| !v.contains_key(&Kind::Flag)),
         ];
         for (matcher, rule) in matchers {
-            let id = self.game.group(matcher);
-            let members = Arc::new(Mutex::new(BTreeSet::new()));
-            let sink = members.clone();
-            self.game
-                .subscribe_group(id, move |event: &GroupEvent<'_>| {
-                    let mut members = sink.lock().unwrap();
-                    match event {
-                        GroupEvent::Added { entity, .. } => assert!(members.insert(entity.entity())),
-                        GroupEvent::Removed { entity, .. } => assert!(members.remove(&entity.entity())),
-                        _ => {}
-                    }
-                })
-                .unwrap();
-            self.groups.push((id, rule, members));
+            self.watch(matcher, rule);
         }
+    }
+
+    /// Creates a group once archetypes and cached edges exist (which must
+    /// refresh every cached group delta).
+    fn watch_late(&mut self, which: usize) {
+        let (matcher, rule): (Matcher, MemberRule) = match which {
+            0 => (Matcher::all_of::<Wide>(), |v| v.contains_key(&Kind::Wide)),
+            1 => (Matcher::any_of::<(Small, Counted)>().none_of::<Flag>(), |v| {
+                (v.contains_key(&Kind::Small) || v.contains_key(&Kind::Counted)) && !v.contains_key(&Kind::Flag)
+            }),
+            _ => (Matcher::none_of::<(Small, Wide)>(), |v| {
+                !v.contains_key(&Kind::Small) && !v.contains_key(&Kind::Wide)
+            }),
+        };
+        if self.game.groups().all(|g| *g.matcher() != matcher) {
+            self.watch(matcher, rule);
+        }
+    }
+
+    /// Subscribes a member set, seeded with the group's current entities and
+    /// kept from its events alone; an `Updated` must be about a member.
+    fn watch(&mut self, matcher: Matcher, rule: MemberRule) {
+        let id = self.game.group(matcher);
+        let seed: BTreeSet<Entity> = self.game.get_group(id).unwrap().iter().collect();
+        let members = Arc::new(Mutex::new(seed));
+        let sink = members.clone();
+        self.game
+            .subscribe_group(id, move |event: &GroupEvent<'_>| {
+                let mut members = sink.lock().unwrap();
+                match event {
+                    GroupEvent::Added { entity, .. } => assert!(members.insert(entity.entity())),
+                    GroupEvent::Removed { entity, .. } => assert!(members.remove(&entity.entity())),
+                    GroupEvent::Updated { entity, .. } => assert!(members.contains(entity)),
+                    other => panic!("unexpected {other:?}"),
+                }
+            })
+            .unwrap();
+        self.groups.push((id, rule, members));
     }
 
     /// The context agrees with the model, entity by entity and value by value.

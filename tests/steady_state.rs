@@ -88,6 +88,10 @@ fn groups_queries_and_modify_each_allocate_nothing_once_warm() {
         })
         .unwrap();
     }
+    let counter = events.clone();
+    game.subscribe(move |_: &ContextEvent<'_>| {
+        counter.fetch_add(1, Ordering::Relaxed);
+    });
     let mut entities: Vec<Entity> = (0..scale(3_000))
         .map(|i| game.create_entity_with((Position { x: i as f32, y: 0.0 },)).unwrap())
         .collect();
@@ -102,7 +106,10 @@ fn groups_queries_and_modify_each_allocate_nothing_once_warm() {
         }
     });
     assert_eq!(info.count_total, 0, "steady-state group work allocated: {info:?}");
-    assert!(events.load(Ordering::Relaxed) > before, "group events fired");
+    assert!(
+        events.load(Ordering::Relaxed) > before,
+        "group and context events fired"
+    );
     assert!(visited >= 4 * 3 * entities.len(), "every frame visited every entity");
     check(&game);
 }
