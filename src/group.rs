@@ -367,10 +367,7 @@ impl Context {
     /// # Errors
     /// [`Error::UnknownGroup`] if `id` is not one of this context's groups.
     pub fn get_group(&self, id: GroupId) -> Result<Group<'_>, Error> {
-        let index = self.groups.index_of(id).ok_or(Error::UnknownGroup {
-            context: self.name,
-            group: id,
-        })?;
+        let index = self.groups.lookup(id, self.name)?;
         Ok(Group::new(self, id, self.groups.get(index)))
     }
 
@@ -420,10 +417,7 @@ impl Context {
         id: GroupId,
         handler: impl FnMut(&GroupEvent<'_>) + Send + Sync + 'static,
     ) -> Result<SubscriptionId, Error> {
-        let index = self.groups.index_of(id).ok_or(Error::UnknownGroup {
-            context: self.name,
-            group: id,
-        })?;
+        let index = self.groups.lookup(id, self.name)?;
         let subscription = self.next_subscription_id();
         self.groups.subscribe(index, subscription, Box::new(handler));
         Ok(subscription)

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use smallvec::SmallVec;
 
 use crate::entity::Entity;
+use crate::error::Error;
 use crate::event::SubscriptionId;
 use crate::group::{GroupEvent, GroupId};
 use crate::matcher::Matcher;
@@ -85,9 +86,14 @@ impl Groups {
         }
     }
 
-    /// The index of group `id`, if it is one of these groups.
-    pub(crate) fn index_of(&self, id: GroupId) -> Option<u32> {
-        (id.context == self.context && (id.index as usize) < self.list.len()).then_some(id.index)
+    /// The index of group `id`; [`Error::UnknownGroup`] (naming `context`)
+    /// if it is not one of these groups.
+    pub(crate) fn lookup(&self, id: GroupId, context: &'static str) -> Result<u32, Error> {
+        if id.context == self.context && (id.index as usize) < self.list.len() {
+            Ok(id.index)
+        } else {
+            Err(Error::UnknownGroup { context, group: id })
+        }
     }
 
     #[inline]

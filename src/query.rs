@@ -109,10 +109,7 @@ impl<'w> Scope<'w> {
     }
 
     fn set_group(&mut self, group: GroupId) -> Result<(), Error> {
-        let index = self.groups.index_of(group).ok_or(Error::UnknownGroup {
-            context: self.context,
-            group,
-        })?;
+        let index = self.groups.lookup(group, self.context)?;
         self.group = Some(&self.groups.get(index).matcher);
         Ok(())
     }
@@ -204,20 +201,14 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
     /// thread pool. Needs the `parallel` feature.
     #[cfg(feature = "parallel")]
     pub fn par_for_each(&self, f: impl Fn(Q::Item<'w>) + Send + Sync) {
-        use rayon::iter::{ParallelBridge, ParallelIterator};
-        ChunkIter::<Q, _>::new(self.columns())
-            .par_bridge()
-            .for_each(|(chunk, len)| Q::rows(chunk, len).for_each(&f));
+        iter::par_for_each::<Q, _>(self.columns(), f);
     }
 
     /// Calls `f` with each chunk's slices, spreading chunks over rayon's
     /// thread pool. Needs the `parallel` feature.
     #[cfg(feature = "parallel")]
     pub fn par_for_each_chunk(&self, f: impl Fn(Q::Chunk<'w>) + Send + Sync) {
-        use rayon::iter::{ParallelBridge, ParallelIterator};
-        ChunkIter::<Q, _>::new(self.columns())
-            .par_bridge()
-            .for_each(|(chunk, _)| f(chunk));
+        iter::par_for_each_chunk::<Q, _>(self.columns(), f);
     }
 
     /// The number of entities the query visits.
@@ -237,12 +228,7 @@ pub struct QueryMut<'w, Q: QueryParam> {
 impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     pub(crate) fn new(context: &'w mut Context) -> Result<Self, Error> {
         let access = Access::of::<Q>();
-        if let Some(id) = access.conflict() {
-            return Err(Error::QueryAliasing {
-                context: context.name(),
-                component: id.info().map_or("?", |info| info.name()),
-            });
-        }
+        access.check(context.name)?;
         let Context {
             archetypes,
             groups,
@@ -306,20 +292,14 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     /// thread pool. Needs the `parallel` feature.
     #[cfg(feature = "parallel")]
     pub fn par_for_each(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
-        use rayon::iter::{ParallelBridge, ParallelIterator};
-        ChunkIter::<Q, _>::new(self.columns())
-            .par_bridge()
-            .for_each(|(chunk, len)| Q::rows(chunk, len).for_each(&f));
+        iter::par_for_each::<Q, _>(self.columns(), f);
     }
 
     /// Calls `f` with each chunk's slices, spreading chunks over rayon's
     /// thread pool. Needs the `parallel` feature.
     #[cfg(feature = "parallel")]
     pub fn par_for_each_chunk(&mut self, f: impl Fn(Q::Chunk<'_>) + Send + Sync) {
-        use rayon::iter::{ParallelBridge, ParallelIterator};
-        ChunkIter::<Q, _>::new(self.columns())
-            .par_bridge()
-            .for_each(|(chunk, _)| f(chunk));
+        iter::par_for_each_chunk::<Q, _>(self.columns(), f);
     }
 
     /// The number of entities the query visits.

@@ -113,3 +113,30 @@ pub(super) fn rows<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>>(arch
         rows: Q::rows(Q::empty_chunk(), 0),
     }
 }
+
+/// Calls `f` with each entity's items, spreading the chunks of `archetypes`
+/// over rayon's thread pool.
+#[cfg(feature = "parallel")]
+pub(super) fn par_for_each<'w, Q, I>(archetypes: I, f: impl Fn(Q::Item<'w>) + Send + Sync)
+where
+    Q: QueryParam,
+    I: Iterator<Item = ColumnAccess<'w>> + Send,
+{
+    use rayon::iter::{ParallelBridge, ParallelIterator};
+    ChunkIter::<Q, _>::new(archetypes)
+        .par_bridge()
+        .for_each(|(chunk, len)| Q::rows(chunk, len).for_each(&f));
+}
+
+/// Calls `f` with each chunk of `archetypes`, spread over rayon's thread pool.
+#[cfg(feature = "parallel")]
+pub(super) fn par_for_each_chunk<'w, Q, I>(archetypes: I, f: impl Fn(Q::Chunk<'w>) + Send + Sync)
+where
+    Q: QueryParam,
+    I: Iterator<Item = ColumnAccess<'w>> + Send,
+{
+    use rayon::iter::{ParallelBridge, ParallelIterator};
+    ChunkIter::<Q, _>::new(archetypes)
+        .par_bridge()
+        .for_each(|(chunk, _)| f(chunk));
+}

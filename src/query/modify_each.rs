@@ -50,19 +50,11 @@ impl Context {
         T: Component + Clone,
         Q: ReadOnlyQueryParam,
     {
-        let index = self.groups.index_of(group).ok_or(Error::UnknownGroup {
-            context: self.name,
-            group,
-        })?;
+        let index = self.groups.lookup(group, self.name)?;
         let id = T::component_id();
         let mut access = Access::of::<Q>();
         access.add(id, true, true);
-        if let Some(id) = access.conflict() {
-            return Err(Error::QueryAliasing {
-                context: self.name,
-                component: id.info().map_or("?", |info| info.name()),
-            });
-        }
+        access.check(self.name)?;
         let info = T::component_info();
         let matcher = self.groups.get(index).matcher.clone();
         let mut visited = 0;

@@ -8,6 +8,7 @@ use smallvec::SmallVec;
 
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
+use crate::error::Error;
 use crate::storage::{ColumnAccess, ColumnChunks, ColumnChunksMut, ComponentSet, EntityChunks};
 
 mod sealed {
@@ -82,8 +83,20 @@ impl Access {
         }
     }
 
+    /// [`Error::QueryAliasing`] (naming `context`) if a component is written
+    /// and also read or written again.
+    pub(crate) fn check(&self, context: &'static str) -> Result<(), Error> {
+        match self.conflict() {
+            Some(id) => Err(Error::QueryAliasing {
+                context,
+                component: id.info().map_or("?", |info| info.name()),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// A component the query writes and also reads or writes again.
-    pub(crate) fn conflict(&self) -> Option<ComponentId> {
+    fn conflict(&self) -> Option<ComponentId> {
         self.writes
             .iter()
             .enumerate()

@@ -158,7 +158,7 @@ impl Archetype {
 
     /// The column of `id`, if it holds `T` values.
     #[inline]
-    fn typed_column<T: 'static>(&self, id: ComponentId) -> Option<usize> {
+    pub(super) fn typed_column<T: 'static>(&self, id: ComponentId) -> Option<usize> {
         let c = self.column_index(id)?;
         (self.columns[c].info.ty.type_id() == TypeId::of::<T>()).then_some(c)
     }

@@ -2,7 +2,6 @@
 //! queries. Borrows are checked per column at run time, so no sequence of
 //! calls can produce two live `&mut` to one value, or a `&mut` next to a `&`.
 
-use std::any::TypeId;
 use std::marker::PhantomData;
 
 use super::archetype::Archetype;
@@ -117,7 +116,7 @@ impl<'a> ColumnAccess<'a> {
     /// archetype lacks it or it is already taken for writing.
     #[inline]
     pub(crate) fn read<T: 'static>(&mut self, id: ComponentId) -> Option<ColumnChunks<'a, T>> {
-        let col = self.typed_column::<T>(id)?;
+        let col = self.archetype.typed_column::<T>(id)?;
         if self.exclusive.contains(col) {
             return None;
         }
@@ -135,7 +134,7 @@ impl<'a> ColumnAccess<'a> {
     /// taken.
     #[inline]
     pub(crate) fn write<T: 'static>(&mut self, id: ComponentId) -> Option<ColumnChunksMut<'a, T>> {
-        let col = self.typed_column::<T>(id)?;
+        let col = self.archetype.typed_column::<T>(id)?;
         if !self.writable || self.shared.contains(col) || self.exclusive.contains(col) {
             return None;
         }
@@ -146,12 +145,6 @@ impl<'a> ColumnAccess<'a> {
             next: 0,
             _values: PhantomData,
         })
-    }
-
-    #[inline]
-    fn typed_column<T: 'static>(&self, id: ComponentId) -> Option<usize> {
-        let col = self.archetype.column_index(id)?;
-        (self.archetype.columns[col].info.ty.type_id() == TypeId::of::<T>()).then_some(col)
     }
 }
 
