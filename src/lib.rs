@@ -11,6 +11,8 @@
 //! - The [`query`] module: typed iteration, entity by entity or chunk by chunk.
 //! - Unique components: [`Context::set_unique`] and friends.
 //! - [`EntityRef`]: a read-only view of one entity.
+//! - The [`system`] module: [`System`] (initialize, execute, cleanup,
+//!   teardown), [`Systems`] to run systems in order, [`Feature`] to time them.
 //! - [`Error`]: every misuse, as one enum.
 //! - `storage` (private): archetypes of 16 KiB structure-of-arrays chunks; the
 //!   one module allowed raw-memory code.
@@ -31,6 +33,7 @@ pub mod query;
     reason = "storage is the one module that manages raw chunk memory; every block documents its invariant"
 )]
 mod storage;
+pub mod system;
 mod unique;
 
 pub use bundle::{Bundle, ComponentTuple};
@@ -44,12 +47,13 @@ pub use group::{EntityList, Group, GroupEvent, GroupId, GroupIter};
 pub use matcher::{Matcher, MatcherChain};
 pub use query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
 pub use storage::{CHUNK_BYTES, ComponentRef, ComponentSet, StorageStats};
+pub use system::{Feature, System, Systems};
 
 /// The names most programs need: `use reactecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Component, ComponentRef, Context, ContextEvent, Entity, EntityRef, Error, Group, GroupEvent, GroupId, Matcher,
-        MatcherChain,
+        Component, ComponentRef, Context, ContextEvent, Entity, EntityRef, Error, Feature, Group, GroupEvent, GroupId,
+        Matcher, MatcherChain, System, Systems,
     };
 }
 

@@ -1,0 +1,296 @@
+//! `Feature`: a named list of systems that times each child.
+
+use std::fmt;
+use std::time::Instant;
+
+use super::System;
+use super::systems::SystemsIter;
+use super::timings::{PhaseStats, SystemTimings, TimedChildren, Timings};
+use crate::Context;
+
+/// The timing window when none is given: 60 frames (a second at 60 fps).
+const DEFAULT_WINDOW: usize = 60;
+
+/// A named, ordered list of systems that measures each child.
+///
+/// A feature runs its children like [`Systems`](super::Systems) does: every
+/// phase in insertion order, depth first. While timing is on (the default), it
+/// also measures each child's `execute` and `cleanup` with
+/// [`Instant`](std::time::Instant); `initialize`, `teardown` and the
+/// reactive-system switches run untimed. [`timings`](Feature::timings) shows
+/// the figures: last run, and average, minimum and maximum over a window of
+/// recent runs (see [`Timings`] for the printed table). Recording a run does
+/// not allocate: each child's window is a ring buffer allocated when the child
+/// is added or the window changes.
+///
+/// Features nest (a feature is a [`System`]); a nested feature measures its
+/// own children, and its parent measures it as a whole. Switching timing,
+/// changing the window and resetting apply to this feature's own figures, not
+/// to those of the features nested in it: configure those before adding them.
+///
+/// # Example
+/// ```
+/// use std::time::Duration;
+/// use reactecs::prelude::*;
+/// struct Position(f32);
+/// reactecs::component!(Position);
+///
+/// struct Spawn;
+/// impl System for Spawn {
+///     fn execute(&mut self, game: &mut Context) {
+///         game.create_entity_with((Position(0.0),)).expect("a new entity");
+///     }
+/// }
+/// struct Slow;
+/// impl System for Slow {
+///     fn execute(&mut self, _game: &mut Context) {
+///         std::thread::sleep(Duration::from_millis(1));
+///     }
+/// }
+///
+/// let mut game = Context::new();
+/// let mut frame = Feature::new("Game").with(Spawn).with(Feature::new("Render").with(Slow));
+/// for _ in 0..3 {
+///     frame.execute(&mut game);
+///     frame.cleanup(&mut game);
+/// }
+/// assert_eq!(game.len(), 3);
+///
+/// let timings = frame.timings();
+/// assert_eq!(timings.get("Spawn").unwrap().execute().runs(), 3);
+/// let render = timings.get("Render").unwrap();
+/// assert!(render.execute().min() >= Duration::from_millis(1));
+/// let slow = render.feature().unwrap().get("Slow").unwrap();
+/// assert!(slow.execute().average() >= Duration::from_millis(1));
+/// println!("{timings}");
+/// ```
+pub struct Feature<W = Context> {
+    name: String,
+    systems: Vec<Box<dyn System<W>>>,
+    /// One entry per system, at the same index.
+    stats: Vec<ChildStats>,
+    timing: bool,
+    window: usize,
+}
+
+/// What a feature measured for one child.
+struct ChildStats {
+    execute: PhaseStats,
+    cleanup: PhaseStats,
+}
+
+impl ChildStats {
+    fn new(window: usize) -> Self {
+        ChildStats {
+            execute: PhaseStats::new(window),
+            cleanup: PhaseStats::new(window),
+        }
+    }
+}
+
+impl<W: 'static> Feature<W> {
+    /// An empty feature named `name`, timing its children over a window of 60
+    /// runs.
+    pub fn new(name: impl Into<String>) -> Self {
+        Feature {
+            name: name.into(),
+            systems: Vec::new(),
+            stats: Vec::new(),
+            timing: true,
+            window: DEFAULT_WINDOW,
+        }
+    }
+
+    /// This feature with `system` appended (for building a feature in one
+    /// expression).
+    #[must_use]
+    pub fn with(mut self, system: impl System<W> + 'static) -> Self {
+        self.add(system);
+        self
+    }
+
+    /// Appends `system`; it runs after every system added before it.
+    pub fn add(&mut self, system: impl System<W> + 'static) -> &mut Self {
+        self.push(Box::new(system));
+        self
+    }
+
+    fn push(&mut self, system: Box<dyn System<W>>) {
+        self.systems.push(system);
+        self.stats.push(ChildStats::new(self.window));
+    }
+
+    /// The feature's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The number of direct children (a nested feature counts as one).
+    pub fn len(&self) -> usize {
+        self.systems.len()
+    }
+
+    /// Whether the feature has no children.
+    pub fn is_empty(&self) -> bool {
+        self.systems.is_empty()
+    }
+
+    /// The direct children, in the order they run.
+    pub fn iter(&self) -> SystemsIter<'_, W> {
+        SystemsIter {
+            inner: self.systems.iter(),
+        }
+    }
+
+    /// Switches measuring on or off. While off, children run unmeasured and
+    /// the figures already recorded stay as they are.
+    pub fn set_timing(&mut self, timing: bool) -> &mut Self {
+        self.timing = timing;
+        self
+    }
+
+    /// Whether the feature measures its children.
+    pub fn is_timing(&self) -> bool {
+        self.timing
+    }
+
+    /// This feature with its `average`, `min` and `max` covering the last
+    /// `runs` runs of each child (60 by default). A window below 1 is taken
+    /// as 1. Changing the window forgets the samples recorded so far (each
+    /// child's `last` and `runs` are kept).
+    #[must_use]
+    pub fn with_timing_window(mut self, runs: usize) -> Self {
+        self.set_timing_window(runs);
+        self
+    }
+
+    /// Sets the window, as [`with_timing_window`](Self::with_timing_window)
+    /// does.
+    pub fn set_timing_window(&mut self, runs: usize) -> &mut Self {
+        self.window = runs.max(1);
+        for stats in &mut self.stats {
+            stats.execute.set_window(self.window);
+            stats.cleanup.set_window(self.window);
+        }
+        self
+    }
+
+    /// How many recent runs the windowed figures cover.
+    pub fn timing_window(&self) -> usize {
+        self.window
+    }
+
+    /// Forgets every figure this feature recorded (not those of nested
+    /// features).
+    pub fn reset_timings(&mut self) {
+        for stats in &mut self.stats {
+            stats.execute.reset();
+            stats.cleanup.reset();
+        }
+    }
+
+    /// The figures recorded for each child, as a tree through nested
+    /// features; print it for a table.
+    pub fn timings(&self) -> Timings<'_> {
+        Timings {
+            name: &self.name,
+            timing: self.timing,
+            window: self.window,
+            children: self,
+        }
+    }
+}
+
+impl<W: 'static> TimedChildren for Feature<W> {
+    fn count(&self) -> usize {
+        self.systems.len()
+    }
+
+    fn child(&self, index: usize) -> SystemTimings<'_> {
+        let stats = &self.stats[index];
+        let system = &self.systems[index];
+        SystemTimings {
+            name: system.name(),
+            execute: &stats.execute,
+            cleanup: &stats.cleanup,
+            feature: system.timings(),
+        }
+    }
+}
+
+impl<W> fmt::Debug for Feature<W> {
+    /// The name and the children's names, e.g. `Feature("Game")["Move", "Render"]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Feature({:?})", self.name)?;
+        f.debug_list().entries(self.systems.iter().map(|s| s.name())).finish()
+    }
+}
+
+impl<W: 'static> System<W> for Feature<W> {
+    /// The feature's name.
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn initialize(&mut self, world: &mut W) {
+        for system in &mut self.systems {
+            system.initialize(world);
+        }
+    }
+
+    fn execute(&mut self, world: &mut W) {
+        if !self.timing {
+            for system in &mut self.systems {
+                system.execute(world);
+            }
+            return;
+        }
+        for (system, stats) in self.systems.iter_mut().zip(&mut self.stats) {
+            let start = Instant::now();
+            system.execute(world);
+            stats.execute.record(start.elapsed());
+        }
+    }
+
+    fn cleanup(&mut self, world: &mut W) {
+        if !self.timing {
+            for system in &mut self.systems {
+                system.cleanup(world);
+            }
+            return;
+        }
+        for (system, stats) in self.systems.iter_mut().zip(&mut self.stats) {
+            let start = Instant::now();
+            system.cleanup(world);
+            stats.cleanup.record(start.elapsed());
+        }
+    }
+
+    fn teardown(&mut self, world: &mut W) {
+        for system in &mut self.systems {
+            system.teardown(world);
+        }
+    }
+
+    fn activate_reactive_systems(&mut self, world: &mut W) {
+        for system in &mut self.systems {
+            system.activate_reactive_systems(world);
+        }
+    }
+
+    fn deactivate_reactive_systems(&mut self, world: &mut W) {
+        for system in &mut self.systems {
+            system.deactivate_reactive_systems(world);
+        }
+    }
+
+    fn clear_reactive_systems(&mut self, world: &mut W) {
+        for system in &mut self.systems {
+            system.clear_reactive_systems(world);
+        }
+    }
+
+    fn timings(&self) -> Option<Timings<'_>> {
+        Some(Feature::timings(self))
+    }
+}

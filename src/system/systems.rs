@@ -1,0 +1,196 @@
+//! `Systems`: an ordered list of systems that is itself a system.
+
+use std::fmt;
+
+use super::System;
+use crate::Context;
+
+/// An ordered list of systems, run one after another; itself a [`System`], so
+/// lists nest.
+///
+/// Every phase, and each of the reactive-system switches, runs the children in
+/// insertion order, depth first: a nested list runs all of its children before
+/// the next sibling starts. `teardown` also runs in insertion order (as in
+/// Entitas), not in reverse.
+///
+/// Use [`Feature`](super::Feature) for a named list that times its children.
+///
+/// # Example
+/// ```
+/// use reactecs::prelude::*;
+/// struct Counter(u32);
+/// reactecs::component!(unique Counter);
+///
+/// struct Start;
+/// impl System for Start {
+///     fn initialize(&mut self, game: &mut Context) {
+///         game.set_unique(Counter(0)).expect("the first counter");
+///     }
+/// }
+/// struct Tick;
+/// impl System for Tick {
+///     fn execute(&mut self, game: &mut Context) {
+///         game.unique_mut::<Counter>().expect("a counter").0 += 1;
+///     }
+/// }
+/// struct Double;
+/// impl System for Double {
+///     fn execute(&mut self, game: &mut Context) {
+///         game.unique_mut::<Counter>().expect("a counter").0 *= 2;
+///     }
+/// }
+///
+/// let mut game = Context::new();
+/// // Tick then Double, every frame: (0 + 1) * 2 = 2, then (2 + 1) * 2 = 6.
+/// let mut frame = Systems::new().with(Start).with(Systems::new().with(Tick).with(Double));
+/// assert_eq!(frame.len(), 2);
+/// frame.initialize(&mut game);
+/// frame.execute(&mut game);
+/// frame.execute(&mut game);
+/// assert_eq!(game.unique::<Counter>().map(|c| c.0), Some(6));
+/// ```
+pub struct Systems<W = Context> {
+    systems: Vec<Box<dyn System<W>>>,
+}
+
+impl<W: 'static> Systems<W> {
+    /// An empty list.
+    pub fn new() -> Self {
+        Systems { systems: Vec::new() }
+    }
+
+    /// This list with `system` appended (for building a list in one
+    /// expression).
+    #[must_use]
+    pub fn with(mut self, system: impl System<W> + 'static) -> Self {
+        self.add(system);
+        self
+    }
+
+    /// Appends `system`; it runs after every system added before it.
+    pub fn add(&mut self, system: impl System<W> + 'static) -> &mut Self {
+        self.systems.push(Box::new(system));
+        self
+    }
+
+    /// The number of direct children (a nested list counts as one).
+    pub fn len(&self) -> usize {
+        self.systems.len()
+    }
+
+    /// Whether the list has no children.
+    pub fn is_empty(&self) -> bool {
+        self.systems.is_empty()
+    }
+
+    /// The direct children, in the order they run.
+    pub fn iter(&self) -> SystemsIter<'_, W> {
+        SystemsIter {
+            inner: self.systems.iter(),
+        }
+    }
+}
+
+impl<W: 'static> Default for Systems<W> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<W> fmt::Debug for Systems<W> {
+    /// The children's names, e.g. `Systems["Move", "Render"]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Systems")?;
+        f.debug_list().entries(self.systems.iter().map(|s| s.name())).finish()
+    }
+}
+
+impl<'a, W: 'static> IntoIterator for &'a Systems<W> {
+    type Item = &'a dyn System<W>;
+    type IntoIter = SystemsIter<'a, W>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// The children of a [`Systems`] or a [`Feature`](super::Feature), in the
+/// order they run.
+pub struct SystemsIter<'a, W> {
+    pub(super) inner: std::slice::Iter<'a, Box<dyn System<W>>>,
+}
+
+impl<'a, W> Iterator for SystemsIter<'a, W> {
+    type Item = &'a dyn System<W>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.inner.next().map(|system| &**system)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+impl<W> ExactSizeIterator for SystemsIter<'_, W> {}
+
+impl<W> DoubleEndedIterator for SystemsIter<'_, W> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.inner.next_back().map(|system| &**system)
+    }
+}
+
+impl<W> fmt::Debug for SystemsIter<'_, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.inner.clone().map(|s| s.name())).finish()
+    }
+}
+
+impl<W: 'static> System<W> for Systems<W> {
+    /// `Systems`.
+    fn name(&self) -> &str {
+        "Systems"
+    }
+
+    fn initialize(&mut self, world: &mut W) {
+        for system in &mut self.systems {
+            system.initialize(world);
+        }
+    }
+
+    fn execute(&mut self, world: &mut W) {
+        for system in &mut self.systems {
+            system.execute(world);
+        }
+    }
+
+    fn cleanup(&mut self, world: &mut W) {
+        for system in &mut self.systems {
+            system.cleanup(world);
+        }
+    }
+
+    fn teardown(&mut self, world: &mut W) {
+        for system in &mut self.systems {
+            system.teardown(world);
+        }
+    }
+
+    fn activate_reactive_systems(&mut self, world: &mut W) {
+        for system in &mut self.systems {
+            system.activate_reactive_systems(world);
+        }
+    }
+
+    fn deactivate_reactive_systems(&mut self, world: &mut W) {
+        for system in &mut self.systems {
+            system.deactivate_reactive_systems(world);
+        }
+    }
+
+    fn clear_reactive_systems(&mut self, world: &mut W) {
+        for system in &mut self.systems {
+            system.clear_reactive_systems(world);
+        }
+    }
+}
