@@ -12,7 +12,8 @@
 //! - Unique components: [`Context::set_unique`] and friends.
 //! - [`EntityRef`]: a read-only view of one entity.
 //! - The [`system`] module: [`System`] (initialize, execute, cleanup,
-//!   teardown), [`Systems`] to run systems in order, [`Feature`] to time them.
+//!   teardown), [`Systems`] to run systems in order, [`Feature`] to time them,
+//!   and [`feature_system!`] to gather a feature's systems from anywhere.
 //! - [`Error`]: every misuse, as one enum.
 //! - `storage` (private): archetypes of 16 KiB structure-of-arrays chunks; the
 //!   one module allowed raw-memory code.
@@ -62,5 +63,6 @@ pub mod prelude {
 pub mod __private {
     pub use crate::component::{ComponentRegistration, DebugFn, DebugProbe, RegisteredComponent, ViaDebug, ViaName};
     pub use crate::storage::{ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowWriter};
+    pub use crate::system::SystemRegistration;
     pub use inventory;
 }

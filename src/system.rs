@@ -97,14 +97,24 @@
 //! let collide = physics.feature().unwrap().get("Collide").unwrap();
 //! assert_eq!(collide.execute().runs(), 1);
 //! ```
+//!
+//! # Registered systems
+//! [`feature_system!`](crate::feature_system!) declares, anywhere at item
+//! level, that a feature contains a system;
+//! [`Feature::with_registered`] gathers those declarations (through
+//! `inventory`), so a feature can be assembled from systems spread over a
+//! program's modules.
 
 use crate::Context;
 
 mod feature;
+mod registry;
 mod systems;
 mod timings;
 
 pub use feature::Feature;
+#[doc(hidden)]
+pub use registry::SystemRegistration;
 pub use systems::{Systems, SystemsIter};
 pub use timings::{PhaseStats, SystemTimings, Timings, TimingsIter};
 

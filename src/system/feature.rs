@@ -4,6 +4,7 @@ use std::fmt;
 use std::time::Instant;
 
 use super::System;
+use super::registry;
 use super::systems::SystemsIter;
 use super::timings::{PhaseStats, SystemTimings, TimedChildren, Timings};
 use crate::Context;
@@ -118,6 +119,42 @@ impl<W: 'static> Feature<W> {
     fn push(&mut self, system: Box<dyn System<W>>) {
         self.systems.push(system);
         self.stats.push(ChildStats::new(self.window));
+    }
+
+    /// This feature with the systems registered for it appended: those
+    /// declared with [`feature_system!`](crate::feature_system!) for a feature
+    /// of this name and for world type `W`.
+    ///
+    /// They are added by ascending priority; systems of equal priority are
+    /// ordered by [`name`](System::name) (registration order cannot break ties:
+    /// `inventory` does not keep the order of declarations), and systems of
+    /// equal priority and name in an unspecified order. Each call builds and
+    /// appends a fresh set of systems.
+    ///
+    /// Name the world when nothing else tells the compiler which it is
+    /// (`Feature::<Context>::new(..)`): `W` defaults to `Context` in types,
+    /// not in expressions.
+    ///
+    /// ```
+    /// use reactecs::prelude::*;
+    /// #[derive(Default)] struct Move;
+    /// impl System for Move {}
+    /// #[derive(Default)] struct Input;
+    /// impl System for Input {}
+    ///
+    /// reactecs::feature_system!("Frame", 20, Move::default());
+    /// reactecs::feature_system!("Frame", 10, Input::default());
+    ///
+    /// let frame = Feature::<Context>::new("Frame").with_registered();
+    /// let names: Vec<&str> = frame.iter().map(|system| system.name()).collect();
+    /// assert_eq!(names, ["Input", "Move"]);
+    /// ```
+    #[must_use]
+    pub fn with_registered(mut self) -> Self {
+        for system in registry::registered::<W>(&self.name) {
+            self.push(system);
+        }
+        self
     }
 
     /// The feature's name.
