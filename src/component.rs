@@ -341,8 +341,8 @@ impl<T> ViaName for DebugProbe<T> {
 
 /// Declares component types.
 ///
-/// Each type gets a cached [`ComponentId`], its registration with `inventory`
-/// (so every context accepts it), and an implementation of [`Component`].
+/// Each type gets a cached [`ComponentId`], its registration with `inventory`,
+/// and an implementation of [`Component`].
 ///
 /// ```
 /// # #[derive(Debug)] pub struct Position { pub x: f32, pub y: f32 }
@@ -350,6 +350,7 @@ impl<T> ViaName for DebugProbe<T> {
 /// # pub struct Name(pub String);
 /// # pub struct Score(pub u32);
 /// # pub struct Frozen;
+/// reactecs::context!(Game);
 /// // Plain components, usable in any context:
 /// reactecs::component!(Position, Velocity, Frozen);
 /// // Components of named contexts; `unique` marks a singleton:
@@ -357,17 +358,20 @@ impl<T> ViaName for DebugProbe<T> {
 /// ```
 ///
 /// - `unique T` marks a singleton component (at most one entity holds it).
-/// - `Game, Ui: T` records the contexts the type belongs to. Contexts arrive in
-///   a later release; until then the names are recorded
-///   ([`ComponentInfo::contexts`]) and every context accepts every component.
-///   A type is declared once: list all of its contexts in one declaration.
+/// - `Game, Ui: T` names the contexts the type belongs to: each must be
+///   declared with [`context!`](crate::context!) and in scope (the compiler
+///   checks). A declared context ([`Context::of`](crate::Context::of),
+///   [`Contexts`](crate::Contexts)) accepts only its own components and those
+///   declared without contexts; a context made with `Context::new` or
+///   `with_name` accepts every component. A type is declared once: list all of
+///   its contexts in one declaration.
 /// - The type must be `Send + Sync + 'static` and local to the crate (wrap
 ///   foreign types in a newtype). Generic types are declared per
 ///   instantiation (`component!(Cell<u8>)`).
 #[macro_export]
 macro_rules! component {
     ($($context:ident),+ : $($rest:tt)+) => {
-        $crate::__component_list!([$(::core::stringify!($context)),+] $($rest)+);
+        $crate::__component_list!([$(<$context as $crate::ContextKind>::NAME),+] $($rest)+);
     };
     ($($rest:tt)+) => {
         $crate::__component_list!([] $($rest)+);

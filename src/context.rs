@@ -5,12 +5,14 @@ use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use slotmap::SlotMap;
 use smallvec::SmallVec;
 
+use crate::aerc::{Aerc, AercMode};
 use crate::bundle::{Bundle, ComponentTuple};
+use crate::collector::CollectorId;
+use crate::collectors::Collectors;
 use crate::component::{Component, ComponentId, ComponentInfo, registry};
-use crate::entity::{Entity, EntityMeta};
+use crate::entity::{Entities, Entity, EntityMeta};
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::{ContextEvent, Subscribers};
@@ -19,8 +21,13 @@ use crate::groups::Groups;
 use crate::storage::{ArchetypeId, Archetypes, BundleId, ComponentRef, ComponentSet, Location, Moved, StorageStats};
 use crate::unique::Uniques;
 
+mod builder;
 mod dispatch;
+
+pub(crate) use dispatch::emit_group;
 mod invariants;
+
+pub use builder::ContextBuilder;
 
 /// A world of entities and their components.
 ///
@@ -55,12 +62,16 @@ mod invariants;
 /// ```
 pub struct Context {
     pub(crate) name: &'static str,
-    pub(crate) entities: SlotMap<Entity, EntityMeta>,
+    pub(crate) entities: Entities,
+    pub(crate) aerc: Aerc,
     pub(crate) archetypes: Archetypes,
     next_creation_index: u64,
     pub(crate) subscribers: Subscribers,
     pub(crate) groups: Groups,
     pub(crate) uniques: Uniques,
+    pub(crate) collectors: Collectors,
+    /// For a declared context, the components it accepts (`None`: all).
+    accepts: Option<ComponentSet>,
     next_subscription: u64,
 }
 
@@ -74,25 +85,47 @@ impl Default for Context {
 }
 
 impl Context {
-    /// An empty context named `Context`, accepting every declared component.
+    /// An empty context named `Context`, accepting every declared component,
+    /// in safe AERC mode. See [`Context::builder`] for the options.
     pub fn new() -> Self {
         Self::with_name("Context")
     }
 
-    /// An empty context with a name (used in error messages and `Debug`).
+    /// An empty context with a name (used in error messages and `Debug`),
+    /// accepting every declared component, in safe AERC mode.
     pub fn with_name(name: &'static str) -> Self {
+        ContextBuilder::new().name(name).build()
+    }
+
+    /// Options for a new context: its name, its [`AercMode`], and which
+    /// declared context it is (see [`Context::of`]).
+    pub fn builder() -> ContextBuilder {
+        ContextBuilder::new()
+    }
+
+    fn from_parts(name: &'static str, aerc: AercMode, accepts: Option<ComponentSet>) -> Self {
+        let id = NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed);
         let mut context = Context {
             name,
-            entities: SlotMap::with_key(),
+            entities: Entities::default(),
+            aerc: Aerc::new(aerc),
             archetypes: Archetypes::new(registry()),
             next_creation_index: 0,
             subscribers: Subscribers::default(),
-            groups: Groups::new(NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed)),
+            groups: Groups::new(id),
             uniques: Uniques::new(registry()),
+            collectors: Collectors::new(id),
+            accepts,
             next_subscription: 0,
         };
         context.groups.sync(&context.archetypes);
         context
+    }
+
+    /// The instance id that the ids of this context's groups and collectors
+    /// carry.
+    pub(crate) fn instance(&self) -> u32 {
+        self.collectors.context()
     }
 
     /// The context's name.
@@ -100,19 +133,20 @@ impl Context {
         self.name
     }
 
-    /// The number of live entities.
+    /// The number of live (enabled) entities.
     pub fn len(&self) -> usize {
         self.entities.len()
     }
 
     /// Whether there are no live entities.
     pub fn is_empty(&self) -> bool {
-        self.entities.is_empty()
+        self.entities.len() == 0
     }
 
-    /// Whether `entity` is alive here (false once destroyed).
+    /// Whether `entity` is alive here (false once destroyed, even while it is
+    /// still retained; see [`is_enabled`](Context::is_enabled)).
     pub fn is_alive(&self, entity: Entity) -> bool {
-        self.entities.contains_key(entity)
+        self.entities.get(entity).is_some()
     }
 
     /// Every live entity, in slot order: deterministic for a given sequence of
@@ -155,10 +189,22 @@ impl Context {
     }
 
     fn meta(&self, entity: Entity) -> Result<&EntityMeta, Error> {
-        self.entities.get(entity).ok_or(Error::StaleEntity {
-            context: self.name,
-            entity,
-        })
+        match self.entities.slot(entity) {
+            Some(meta) if meta.enabled => Ok(meta),
+            found => Err(self.not_alive(entity, found.is_some())),
+        }
+    }
+
+    /// The error for using an entity that is not alive: disabled (destroyed
+    /// but retained) if its slot is still `held`, else stale.
+    #[cold]
+    pub(crate) fn not_alive(&self, entity: Entity, held: bool) -> Error {
+        let context = self.name;
+        if held {
+            Error::EntityDisabled { context, entity }
+        } else {
+            Error::StaleEntity { context, entity }
+        }
     }
 
     fn location(&self, entity: Entity) -> Result<Location, Error> {
@@ -277,6 +323,11 @@ impl Context {
     fn new_bundle<B: Bundle>(&mut self) -> Result<BundleId, Error> {
         let mut ids = SmallVec::<[ComponentId; 16]>::new();
         B::for_each_id(|id| ids.push(id));
+        if let Some(accepts) = &self.accepts
+            && let Some(&id) = ids.iter().find(|&&id| !accepts.contains(id))
+        {
+            return Err(self.wrong_context(id));
+        }
         let plan = self
             .archetypes
             .register_bundle(Some(TypeId::of::<B>()), &ids)
@@ -302,6 +353,8 @@ impl Context {
             EntityMeta {
                 location: at,
                 creation_index,
+                retains: 0,
+                enabled: true,
             }
         });
         let location = location.expect("`insert_with_key` calls its closure");
@@ -312,7 +365,7 @@ impl Context {
             self.groups
                 .apply_spawn_or_despawn(location.archetype, &self.archetypes, true);
         }
-        if !self.subscribers.is_empty() || self.groups.has_handlers() {
+        if !self.subscribers.is_empty() || self.groups.has_consumers() {
             self.creation_events::<B>(entity, location);
         }
         entity
@@ -375,21 +428,25 @@ impl Context {
         // Bookkeeping first, then the drops: if a component's `Drop` panics, the
         // row is still removed (see `Archetypes::despawn`) and the meta matches.
         if let Some(displaced) = archetype.displaced_by_removal(location) {
-            self.entities[displaced].location = location;
+            self.entities.relocate(displaced, location);
         }
-        self.entities.remove(entity);
+        let freed = self.entities.disable(entity);
         self.archetypes.despawn(location);
         if let Err(payload) = notified {
             panic::resume_unwind(payload);
         }
         if !self.subscribers.is_empty() {
             self.subscribers.emit(&ContextEvent::EntityDestroyed { entity });
+            if freed {
+                self.subscribers.emit(&ContextEvent::EntityReleased { entity });
+            }
         }
         Ok(())
     }
 
     /// Destroys every entity, each with [`destroy_entity`](Context::destroy_entity)'s
-    /// events, in [`entities`](Context::entities) order.
+    /// events, in [`entities`](Context::entities) order. Retained entities
+    /// are destroyed too, and wait (disabled) for their last release.
     pub fn destroy_all_entities(&mut self) {
         let all: Vec<Entity> = self.entities.keys().collect();
         for entity in all {
@@ -398,16 +455,37 @@ impl Context {
     }
 
     /// Destroys every entity (with events) and restarts creation indices at 0.
-    /// Groups (now empty) and subscriptions are kept, and so is the storage's
-    /// memory.
+    /// Groups and subscriptions are kept, and so are collectors, emptied after
+    /// the destruction (what they collected from it is released, so every
+    /// slot is free), and the storage's memory.
     ///
     /// # Errors
-    /// None yet. Once entities can be retained (AERC), `reset` refuses with an
-    /// error while any entity is retained; the `Result` is there so that
-    /// change will not break callers.
+    /// [`Error::EntitiesRetained`] if any entity, alive or destroyed, is
+    /// retained (by a collector, a reactive system or your own
+    /// [`retain`](Context::retain)); nothing changes then. Clear reactive
+    /// systems' collectors and release your retains first.
     pub fn reset(&mut self) -> Result<(), Error> {
+        self.check_resettable()?;
         self.destroy_all_entities();
+        // What collectors gathered from the destruction goes too: a reset
+        // context starts over, with every slot free.
+        let collectors: Vec<CollectorId> = self.collectors().map(|c| c.id()).collect();
+        for id in collectors {
+            self.clear_collector(id)?;
+        }
         self.next_creation_index = 0;
+        Ok(())
+    }
+
+    /// [`Error::EntitiesRetained`] if any entity is retained.
+    pub(crate) fn check_resettable(&self) -> Result<(), Error> {
+        let count = self.entities.iter_slots().filter(|(_, meta)| meta.retains > 0).count();
+        if count > 0 {
+            return Err(Error::EntitiesRetained {
+                context: self.name,
+                count,
+            });
+        }
         Ok(())
     }
 
@@ -421,8 +499,13 @@ impl Context {
     pub fn add<T: Component>(&mut self, entity: Entity, value: T) -> Result<(), Error> {
         let id = T::component_id();
         let context = self.name;
+        if let Some(accepts) = &self.accepts
+            && !accepts.contains(id)
+        {
+            return Err(self.wrong_context(id));
+        }
         let Some(meta) = self.entities.get_mut(entity) else {
-            return Err(Error::StaleEntity { context, entity });
+            return Err(self.not_alive(entity, self.entities.slot(entity).is_some()));
         };
         let from = meta.location;
         let unique = T::registration().is_unique();
@@ -458,7 +541,7 @@ impl Context {
     #[inline]
     fn relocate_displaced(&mut self, moved: Moved, from: Location) {
         if let Some(displaced) = moved.displaced {
-            self.entities[displaced].location = from;
+            self.entities.relocate(displaced, from);
         }
     }
 
@@ -479,9 +562,8 @@ impl Context {
     /// [`Error::StaleEntity`], or [`Error::ComponentAbsent`] if there is no `T`.
     pub fn take<T: Component>(&mut self, entity: Entity) -> Result<T, Error> {
         let id = T::component_id();
-        let context = self.name;
         let Some(meta) = self.entities.get_mut(entity) else {
-            return Err(Error::StaleEntity { context, entity });
+            return Err(self.not_alive(entity, self.entities.slot(entity).is_some()));
         };
         let from = meta.location;
         let Some((value, moved)) = self.archetypes.take::<T>(from, id) else {
@@ -515,7 +597,7 @@ impl Context {
         let location = self.location(entity)?;
         match self.archetypes.replace(location, id, value) {
             Ok(old) => {
-                if self.subscribers.is_empty() && !self.groups.has_handlers() {
+                if self.subscribers.is_empty() && !self.groups.has_consumers() {
                     return Ok(());
                 }
                 let archetype = self.archetypes.get(location.archetype);
@@ -523,19 +605,24 @@ impl Context {
                     return Ok(());
                 };
                 let old = ComponentRef::new(T::component_info(), &old);
-                if self.groups.has_handlers() {
+                if self.groups.has_consumers() {
                     for i in 0..self.groups.of_archetype(location.archetype).len() {
                         let index = self.groups.of_archetype(location.archetype)[i];
                         if self.groups.get(index).matcher.watches(id) {
                             let group = self.groups.id(index);
-                            self.groups.emit(
+                            let event = GroupEvent::Updated {
+                                group,
+                                entity,
+                                old,
+                                new,
+                            };
+                            emit_group(
+                                &mut self.groups,
+                                &mut self.collectors,
+                                &mut self.entities,
+                                &mut self.aerc,
                                 index,
-                                &GroupEvent::Updated {
-                                    group,
-                                    entity,
-                                    old,
-                                    new,
-                                },
+                                &event,
                             );
                         }
                     }
@@ -634,6 +721,15 @@ impl Context {
         id.info().map_or("?", ComponentInfo::name)
     }
 
+    #[cold]
+    fn wrong_context(&self, id: ComponentId) -> Error {
+        Error::WrongContext {
+            context: self.name,
+            component: self.component_name(id),
+            declared: id.info().map_or(&[], ComponentInfo::contexts),
+        }
+    }
+
     fn absent<T: Component>(&self, entity: Entity) -> Error {
         Error::ComponentAbsent {
             context: self.name,
@@ -648,6 +744,9 @@ impl fmt::Debug for Context {
         f.debug_struct("Context")
             .field("name", &self.name)
             .field("entities", &self.entities.len())
+            .field("retained_destroyed", &self.entities.disabled_len())
+            .field("collectors", &self.collectors.len())
+            .field("aerc", &self.aerc.mode())
             .field("archetypes", &self.archetypes.len())
             .field("groups", &self.groups.len())
             .field("subscribers", &self.subscribers.len())

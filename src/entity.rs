@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use slotmap::Key;
+use slotmap::{Key, SlotMap};
 
 use crate::storage::Location;
 
@@ -37,11 +37,114 @@ impl fmt::Display for Entity {
     }
 }
 
-/// What a context keeps per live entity.
+/// What a context keeps per entity slot in use.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct EntityMeta {
-    /// Where the entity's row is.
+    /// Where the entity's row is (meaningless once disabled).
     pub(crate) location: Location,
     /// The position of the entity in creation order since the last `reset`.
     pub(crate) creation_index: u64,
+    /// How many retains hold the entity (AERC).
+    pub(crate) retains: u32,
+    /// False once destroyed: the slot is kept only for its retainers.
+    pub(crate) enabled: bool,
+}
+
+/// The entity slots of a context: enabled entities, and destroyed ones whose
+/// slots are kept because something still retains them (AERC). Lookups by
+/// handle see enabled entities only, unless they say otherwise.
+#[derive(Default)]
+pub(crate) struct Entities {
+    slots: SlotMap<Entity, EntityMeta>,
+    /// Slots held by destroyed, still retained entities.
+    disabled: usize,
+}
+
+impl Entities {
+    /// The meta of an enabled entity.
+    #[inline]
+    pub(crate) fn get(&self, entity: Entity) -> Option<&EntityMeta> {
+        self.slots.get(entity).filter(|meta| meta.enabled)
+    }
+
+    /// The meta of an enabled entity, mutably.
+    #[inline]
+    pub(crate) fn get_mut(&mut self, entity: Entity) -> Option<&mut EntityMeta> {
+        self.slots.get_mut(entity).filter(|meta| meta.enabled)
+    }
+
+    /// The meta of an entity whose slot is in use, enabled or not.
+    #[inline]
+    pub(crate) fn slot(&self, entity: Entity) -> Option<&EntityMeta> {
+        self.slots.get(entity)
+    }
+
+    /// The meta of an entity whose slot is in use, mutably.
+    #[inline]
+    pub(crate) fn slot_mut(&mut self, entity: Entity) -> Option<&mut EntityMeta> {
+        self.slots.get_mut(entity)
+    }
+
+    /// Points an enabled entity moved by storage at its new row.
+    #[inline]
+    pub(crate) fn relocate(&mut self, entity: Entity, location: Location) {
+        self.slots[entity].location = location;
+    }
+
+    /// The number of enabled entities.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len() - self.disabled
+    }
+
+    /// The number of destroyed entities kept for their retainers.
+    pub(crate) fn disabled_len(&self) -> usize {
+        self.disabled
+    }
+
+    /// Enabled entities, in slot order.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = Entity> + '_ {
+        self.slots
+            .iter()
+            .filter(|(_, meta)| meta.enabled)
+            .map(|(entity, _)| entity)
+    }
+
+    /// Every slot in use, enabled or not, in slot order.
+    pub(crate) fn iter_slots(&self) -> impl Iterator<Item = (Entity, &EntityMeta)> + '_ {
+        self.slots.iter()
+    }
+
+    /// Room for `additional` more entities.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.slots.reserve(additional);
+    }
+
+    /// Takes a free slot for a new, enabled entity whose meta `make` builds.
+    #[inline]
+    pub(crate) fn insert_with_key(&mut self, make: impl FnOnce(Entity) -> EntityMeta) -> Entity {
+        self.slots.insert_with_key(make)
+    }
+
+    /// Ends an enabled entity's life: frees its slot if nothing retains it
+    /// (returns true), else keeps the slot, disabled, for its retainers.
+    pub(crate) fn disable(&mut self, entity: Entity) -> bool {
+        let meta = &mut self.slots[entity];
+        debug_assert!(meta.enabled);
+        if meta.retains == 0 {
+            self.slots.remove(entity);
+            true
+        } else {
+            meta.enabled = false;
+            self.disabled += 1;
+            false
+        }
+    }
+
+    /// Frees the slot of a disabled entity whose last retain went.
+    pub(crate) fn free_disabled(&mut self, entity: Entity) {
+        debug_assert!(self.slots.get(entity).is_some_and(|m| !m.enabled && m.retains == 0));
+        self.slots.remove(entity);
+        self.disabled -= 1;
+    }
 }

@@ -1,5 +1,7 @@
 //! `Error`: every misuse of a context, as one enum.
 
+use crate::aerc::Owner;
+use crate::collector::CollectorId;
 use crate::entity::Entity;
 use crate::group::GroupId;
 
@@ -156,5 +158,94 @@ pub enum Error {
         context: &'static str,
         /// The component's declared name.
         component: &'static str,
+    },
+
+    /// Use of a destroyed entity that is kept only because something still
+    /// retains it (AERC): its components are gone.
+    #[error(
+        "entity {entity} in context `{context}` was destroyed; its slot is kept only because it is still \
+         retained (check `is_enabled` before using a retained handle)"
+    )]
+    EntityDisabled {
+        /// The context asked.
+        context: &'static str,
+        /// The entity.
+        entity: Entity,
+    },
+
+    /// A second `retain` by the same owner (safe AERC mode).
+    #[error(
+        "entity {entity} in context `{context}` is already retained by {owner}: an owner retains an entity once; \
+         release it before retaining again"
+    )]
+    AlreadyRetained {
+        /// The context asked.
+        context: &'static str,
+        /// The entity.
+        entity: Entity,
+        /// The owner given.
+        owner: Owner,
+    },
+
+    /// A `release` by an owner that holds no retain (safe mode), or of an
+    /// entity whose count is zero (fast mode).
+    #[error("entity {entity} in context `{context}` is not retained by {owner}: release only what you retained")]
+    NotRetained {
+        /// The context asked.
+        context: &'static str,
+        /// The entity.
+        entity: Entity,
+        /// The owner given.
+        owner: Owner,
+    },
+
+    /// `retain` or `release` with the owner of a collector or a reactive
+    /// system: only the context may use those.
+    #[error(
+        "{owner} in context `{context}` belongs to a collector or a reactive system: retain and release \
+         with an `Owner::new()` of your own"
+    )]
+    InternalOwner {
+        /// The context asked.
+        context: &'static str,
+        /// The owner given.
+        owner: Owner,
+    },
+
+    /// `reset` while entities are retained.
+    #[error(
+        "context `{context}` cannot reset: {count} entities are still retained; clear collectors \
+         (`Systems::clear_reactive_systems`) and release your retains first"
+    )]
+    EntitiesRetained {
+        /// The context asked.
+        context: &'static str,
+        /// How many entities hold at least one retain.
+        count: usize,
+    },
+
+    /// A `CollectorId` that is not (or no longer) one of this context's
+    /// collectors.
+    #[error("context `{context}` has no {collector}: it was removed, or the id comes from another context")]
+    UnknownCollector {
+        /// The context asked.
+        context: &'static str,
+        /// The id given.
+        collector: CollectorId,
+    },
+
+    /// A component added to a declared context that its declaration does not
+    /// name.
+    #[error(
+        "component `{component}` is not declared for context `{context}` (it is declared for {declared:?}): \
+         add `{context}` to the contexts named in its one declaration, `reactecs::component!(..., {context}: {component})`"
+    )]
+    WrongContext {
+        /// The context asked.
+        context: &'static str,
+        /// The component's declared name.
+        component: &'static str,
+        /// The contexts the component is declared for.
+        declared: &'static [&'static str],
     },
 }

@@ -15,6 +15,8 @@
 //! | `modify_each` | per entity visited, as `replace` |
 //! | `get_mut`, `query_mut` | none: silent writes |
 //! | `destroy_entity` | `EntityWillBeDestroyed` (components still readable), group `Removed` per group it was in (components still readable), one `ComponentRemoved` per component by increasing component id, then `EntityDestroyed` |
+//! | `destroy_entity`, nothing retains the entity | ... then `EntityReleased` right after `EntityDestroyed` (the slot is free) |
+//! | `release` / a collector cleared / a reactive system done, last retain of a destroyed entity | `EntityReleased` (the slot is free) |
 //! | `destroy_all_entities` / `reset` | `destroy_entity`'s events for each entity, in [`Context::entities`](crate::Context::entities) order |
 //! | `group` (new matcher) | `GroupCreated` |
 //!
@@ -23,6 +25,9 @@
 //! in group creation order; every group's membership is updated before the
 //! first of them fires. Context events go to [`Context::subscribe`]'s
 //! handlers.
+//!
+//! Collectors attached to a group get its events before the group's
+//! subscribers do.
 //!
 //! Handlers get read-only event data and cannot reach the context, so no
 //! event is ever stale: what a handler reads is the state the event describes.
@@ -86,6 +91,13 @@ pub enum ContextEvent<'a> {
         /// The destroyed entity.
         entity: Entity,
     },
+    /// A destroyed entity's last retain went (or nothing retained it when it
+    /// was destroyed): its slot is free and may be reused. Fires once per
+    /// entity. See [`aerc`](crate::aerc).
+    EntityReleased {
+        /// The released entity.
+        entity: Entity,
+    },
     /// A component was added to an entity.
     ComponentAdded {
         /// The entity.
@@ -125,6 +137,7 @@ impl ContextEvent<'_> {
         match *self {
             ContextEvent::EntityCreated { entity }
             | ContextEvent::EntityDestroyed { entity }
+            | ContextEvent::EntityReleased { entity }
             | ContextEvent::ComponentAdded { entity, .. }
             | ContextEvent::ComponentRemoved { entity, .. }
             | ContextEvent::ComponentReplaced { entity, .. } => Some(entity),

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use smallvec::SmallVec;
 
+use crate::collectors::{CollectorKey, Trigger};
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::event::SubscriptionId;
@@ -23,6 +24,8 @@ pub(crate) struct GroupData {
     pub(crate) archetypes: Vec<ArchetypeId>,
     pub(crate) len: usize,
     cache: Mutex<EntityCache>,
+    /// The collectors fed by this group, in the order they attached.
+    pub(crate) collectors: SmallVec<[(CollectorKey, Trigger); 2]>,
     handlers: Vec<(SubscriptionId, GroupHandler)>,
 }
 
@@ -49,8 +52,9 @@ pub(crate) struct Groups {
     /// Per transition, the groups it makes an entity join or leave, ascending;
     /// `None` until first needed, and again after a group is created.
     deltas: Vec<Option<Box<[Change]>>>,
-    /// Handlers across all groups: zero means no group event needs building.
-    handler_count: usize,
+    /// Handlers and collectors across all groups: zero means no group event
+    /// needs building.
+    consumer_count: usize,
 }
 
 impl Groups {
@@ -62,7 +66,7 @@ impl Groups {
             by_matcher: HashMap::new(),
             by_archetype: Vec::new(),
             deltas: Vec::new(),
-            handler_count: 0,
+            consumer_count: 0,
         }
     }
 
@@ -111,10 +115,11 @@ impl Groups {
         self.by_matcher.get(matcher).copied()
     }
 
-    /// Whether any group has a subscriber (else no group event is built).
+    /// Whether any group has a subscriber or a collector (else no group
+    /// event is built).
     #[inline]
-    pub(crate) fn has_handlers(&self) -> bool {
-        self.handler_count != 0
+    pub(crate) fn has_consumers(&self) -> bool {
+        self.consumer_count != 0
     }
 
     /// The groups accepting archetype `archetype`, ascending.
@@ -161,6 +166,7 @@ impl Groups {
                 valid: false,
                 list: Arc::default(),
             }),
+            collectors: SmallVec::new(),
             handlers: Vec::new(),
         };
         for archetype in archetypes.iter() {
@@ -285,7 +291,21 @@ impl Groups {
     /// Subscribes `handler` to group `index`.
     pub(crate) fn subscribe(&mut self, index: u32, id: SubscriptionId, handler: GroupHandler) {
         self.list[index as usize].handlers.push((id, handler));
-        self.handler_count += 1;
+        self.consumer_count += 1;
+    }
+
+    /// Feeds group `index`'s events to collector `key` too.
+    pub(crate) fn attach_collector(&mut self, index: u32, key: CollectorKey, trigger: Trigger) {
+        self.list[index as usize].collectors.push((key, trigger));
+        self.consumer_count += 1;
+    }
+
+    /// Stops feeding group `index`'s events to collector `key`.
+    pub(crate) fn detach_collector(&mut self, index: u32, key: CollectorKey) {
+        let collectors = &mut self.list[index as usize].collectors;
+        let before = collectors.len();
+        collectors.retain(|(have, _)| *have != key);
+        self.consumer_count -= before - collectors.len();
     }
 
     /// Removes a group subscription; `false` if no group has it.
@@ -293,7 +313,7 @@ impl Groups {
         for group in &mut self.list {
             if let Some(at) = group.handlers.iter().position(|(have, _)| *have == id) {
                 drop(group.handlers.remove(at));
-                self.handler_count -= 1;
+                self.consumer_count -= 1;
                 return true;
             }
         }
@@ -375,5 +395,11 @@ impl GroupData {
     /// The number of handlers subscribed to this group.
     pub(crate) fn handler_count(&self) -> usize {
         self.handlers.len()
+    }
+
+    /// Whether a handler or a collector takes this group's events.
+    #[inline]
+    pub(crate) fn has_consumers(&self) -> bool {
+        !self.handlers.is_empty() || !self.collectors.is_empty()
     }
 }

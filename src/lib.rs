@@ -14,13 +14,22 @@
 //! - The [`system`] module: [`System`] (initialize, execute, cleanup,
 //!   teardown), [`Systems`] to run systems in order, [`Feature`] to time them,
 //!   and [`feature_system!`] to gather a feature's systems from anywhere.
+//! - Collectors ([`Context::collector`], [`Collector`]) and reactive systems
+//!   ([`ReactiveSystem`], [`system::Reactive`]): run only for what changed.
+//! - The [`aerc`] module: retain / release, so a destroyed entity that is
+//!   still held keeps its slot.
+//! - [`context!`] and [`Contexts`]: several contexts side by side.
 //! - [`Error`]: every misuse, as one enum.
 //! - `storage` (private): archetypes of 16 KiB structure-of-arrays chunks; the
 //!   one module allowed raw-memory code.
 
+pub mod aerc;
 mod bundle;
+mod collector;
+mod collectors;
 mod component;
 mod context;
+mod contexts;
 mod entity;
 mod entity_ref;
 mod error;
@@ -37,9 +46,12 @@ mod storage;
 pub mod system;
 mod unique;
 
+pub use aerc::{AercMode, Owner};
 pub use bundle::{Bundle, ComponentTuple};
+pub use collector::{Collector, CollectorId, CollectorSpec, RemovedView, Trigger, TriggerOnEvent};
 pub use component::{Component, ComponentId, ComponentInfo};
-pub use context::Context;
+pub use context::{Context, ContextBuilder};
+pub use contexts::{ContextId, ContextKind, Contexts};
 pub use entity::Entity;
 pub use entity_ref::EntityRef;
 pub use error::Error;
@@ -48,13 +60,14 @@ pub use group::{EntityList, Group, GroupEvent, GroupId, GroupIter};
 pub use matcher::{Matcher, MatcherChain};
 pub use query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
 pub use storage::{CHUNK_BYTES, ComponentRef, ComponentSet, StorageStats};
-pub use system::{Feature, System, Systems};
+pub use system::{Feature, ReactiveSystem, System, Systems};
 
 /// The names most programs need: `use reactecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Component, ComponentRef, Context, ContextEvent, Entity, EntityRef, Error, Feature, Group, GroupEvent, GroupId,
-        Matcher, MatcherChain, System, Systems,
+        AercMode, Collector, CollectorId, Component, ComponentRef, Context, ContextEvent, Contexts, Entity, EntityRef,
+        Error, Feature, Group, GroupEvent, GroupId, Matcher, MatcherChain, Owner, ReactiveSystem, System, Systems,
+        Trigger,
     };
 }
 
@@ -62,6 +75,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::component::{ComponentRegistration, DebugFn, DebugProbe, RegisteredComponent, ViaDebug, ViaName};
+    pub use crate::contexts::ContextRegistration;
     pub use crate::storage::{ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowWriter};
     pub use crate::system::SystemRegistration;
     pub use inventory;

@@ -108,11 +108,17 @@
 use crate::Context;
 
 mod feature;
+mod in_context;
+mod multi_reactive;
+mod reactive;
 mod registry;
 mod systems;
 mod timings;
 
 pub use feature::Feature;
+pub use in_context::InContext;
+pub use multi_reactive::{ContextEntity, MultiReactive, MultiReactiveSystem};
+pub use reactive::{Reactive, ReactiveSystem};
 #[doc(hidden)]
 pub use registry::SystemRegistration;
 pub use systems::{Systems, SystemsIter};
@@ -250,7 +256,7 @@ impl<W, S: System<W> + ?Sized> System<W> for Box<S> {
 
 /// `type_name` without the module path in front of the type's own name:
 /// everything up to the last `::` before the first `<` is dropped.
-fn short_type_name(full: &str) -> &str {
+pub(crate) fn short_type_name(full: &str) -> &str {
     let head = full.find('<').map_or(full, |generics| &full[..generics]);
     match head.rfind("::") {
         Some(separator) => &full[separator + 2..],

@@ -95,7 +95,7 @@ fn destroy_fires_will_be_destroyed_then_removed_per_component_then_destroyed() {
     ids.sort();
     game.destroy_entity(e).unwrap();
     let events = spy.take();
-    assert_eq!(events.len(), 5, "{events:?}");
+    assert_eq!(events.len(), 6, "{events:?}");
     assert!(events[0].starts_with(&format!("will destroy {e} {{")), "{events:?}");
     for (event, id) in events[1..4].iter().zip(ids) {
         assert!(
@@ -104,6 +104,11 @@ fn destroy_fires_will_be_destroyed_then_removed_per_component_then_destroyed() {
         );
     }
     assert_eq!(events[4], format!("destroyed {e}"));
+    assert_eq!(
+        events[5],
+        format!("released {e}"),
+        "nothing retains it, so its slot is freed at once"
+    );
 }
 
 #[test]
@@ -134,8 +139,10 @@ fn destroy_all_fires_each_entitys_destroy_sequence() {
             format!("will destroy {a} {{Frozen}}"),
             format!("removed {a} Frozen"),
             format!("destroyed {a}"),
+            format!("released {a}"),
             format!("will destroy {b} {{}}"),
             format!("destroyed {b}"),
+            format!("released {b}"),
         ]
     );
 }
@@ -182,5 +189,5 @@ fn event_entity_names_the_subject() {
     let e = game.create_entity_with((Frozen,)).unwrap();
     game.destroy_entity(e).unwrap();
     assert!(seen.lock().unwrap().iter().all(|&x| x == Some(e)));
-    assert_eq!(seen.lock().unwrap().len(), 5);
+    assert_eq!(seen.lock().unwrap().len(), 6);
 }

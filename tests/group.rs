@@ -46,6 +46,7 @@ fn describe_context(event: &ContextEvent<'_>) -> String {
         ContextEvent::EntityCreated { entity } => format!("ctx created {entity}"),
         ContextEvent::EntityWillBeDestroyed { entity } => format!("ctx will destroy {}", entity.entity()),
         ContextEvent::EntityDestroyed { entity } => format!("ctx destroyed {entity}"),
+        ContextEvent::EntityReleased { entity } => format!("ctx released {entity}"),
         ContextEvent::ComponentAdded { entity, component } => format!("ctx added {entity} {component:?}"),
         ContextEvent::ComponentRemoved { entity, component } => format!("ctx removed {entity} {component:?}"),
         ContextEvent::ComponentReplaced { entity, old, new } => format!("ctx replaced {entity} {old:?} -> {new:?}"),
@@ -323,6 +324,7 @@ fn destroy_fires_will_be_destroyed_then_group_removed_then_component_removed_the
             format!("living removed {e} None"),
             format!("ctx removed {e} Health(2)"),
             format!("ctx destroyed {e}"),
+            format!("ctx released {e}"),
         ]
     );
 }

@@ -2,11 +2,15 @@
 //! two, after every group's membership is updated).
 
 use super::Context;
+use crate::aerc::Aerc;
+use crate::collectors::Collectors;
+use crate::entity::Entities;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::{ContextEvent, SubscriptionId};
 use crate::group::{GroupEvent, GroupId};
+use crate::groups::Groups;
 use crate::storage::{ComponentRef, Location, Moved};
 
 impl Context {
@@ -69,14 +73,21 @@ impl Context {
     #[inline]
     pub(super) fn after_move(&mut self, entity: Entity, moved: Moved, removed: Option<ComponentRef<'_>>) {
         let changes = self.groups.apply_transition(moved.transition, &self.archetypes);
-        if changes == 0 || !self.groups.has_handlers() {
+        if changes == 0 || !self.groups.has_consumers() {
             return;
         }
         let view = EntityRef::new(entity, self.archetypes.get(moved.to.archetype), moved.to);
         for i in 0..changes {
             let change = self.groups.change(moved.transition, i);
             let event = membership_event(self.groups.id(change.group), change.joined, view, removed);
-            self.groups.emit(change.group, &event);
+            emit_group(
+                &mut self.groups,
+                &mut self.collectors,
+                &mut self.entities,
+                &mut self.aerc,
+                change.group,
+                &event,
+            );
         }
     }
 
@@ -89,16 +100,41 @@ impl Context {
         removed: Option<ComponentRef<'_>>,
         joined: bool,
     ) {
-        if !self.groups.has_handlers() {
+        if !self.groups.has_consumers() {
             return;
         }
         let view = EntityRef::new(entity, self.archetypes.get(location.archetype), location);
         for i in 0..self.groups.of_archetype(location.archetype).len() {
             let index = self.groups.of_archetype(location.archetype)[i];
             let event = membership_event(self.groups.id(index), joined, view, removed);
-            self.groups.emit(index, &event);
+            emit_group(
+                &mut self.groups,
+                &mut self.collectors,
+                &mut self.entities,
+                &mut self.aerc,
+                index,
+                &event,
+            );
         }
     }
+}
+
+/// Delivers a group event to group `index`'s collectors, then to its
+/// subscribers. Takes the context's parts, so callers can hold its storage
+/// borrowed.
+#[inline]
+pub(crate) fn emit_group(
+    groups: &mut Groups,
+    collectors: &mut Collectors,
+    entities: &mut Entities,
+    aerc: &mut Aerc,
+    index: u32,
+    event: &GroupEvent<'_>,
+) {
+    for &(key, trigger) in &groups.get(index).collectors {
+        collectors.deliver(key, trigger, event, entities, aerc);
+    }
+    groups.emit(index, event);
 }
 
 /// `Added` if the entity `joined` the group, else `Removed` (with the removed

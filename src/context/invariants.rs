@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 
 use super::Context;
+use crate::aerc::AercMode;
 
 impl Context {
     /// Walks the storage and the entity meta and reports the first broken
@@ -38,7 +39,13 @@ impl Context {
             return Err(format!("{rows} rows for {} live entities", self.entities.len()));
         }
         let mut indices = HashSet::new();
-        for (entity, meta) in &self.entities {
+        for (entity, meta) in self.entities.iter_slots() {
+            if !meta.enabled {
+                if meta.retains == 0 {
+                    return Err(format!("destroyed entity {entity} keeps its slot with no retain"));
+                }
+                continue;
+            }
             let archetype = self.archetypes.get(meta.location.archetype);
             if archetype.entity_at(meta.location) != Some(entity) {
                 return Err(format!(
@@ -56,6 +63,44 @@ impl Context {
         }
         self.groups.check(&self.archetypes)?;
         self.uniques.check(self)?;
+        self.check_retains()?;
+        Ok(())
+    }
+
+    /// AERC: the disabled count, safe-mode owners against counts, and every
+    /// collected entity retained by its collector.
+    fn check_retains(&self) -> Result<(), String> {
+        let disabled = self.entities.iter_slots().filter(|(_, meta)| !meta.enabled).count();
+        if disabled != self.entities.disabled_len() {
+            return Err(format!(
+                "{disabled} disabled slots, counted {}",
+                self.entities.disabled_len()
+            ));
+        }
+        let safe = self.aerc.mode() == AercMode::Safe;
+        if safe {
+            for (entity, meta) in self.entities.iter_slots() {
+                let owners = self.aerc.owners(entity.index());
+                if owners.len() != meta.retains as usize {
+                    return Err(format!(
+                        "entity {entity} has {} retains but {} owners",
+                        meta.retains,
+                        owners.len()
+                    ));
+                }
+            }
+        }
+        for collector in self.collectors() {
+            for entity in collector.iter() {
+                let Some(meta) = self.entities.slot(entity) else {
+                    return Err(format!("{} holds freed entity {entity}", collector.id()));
+                };
+                let owned = !safe || self.aerc.owners(entity.index()).contains(&collector.owner());
+                if meta.retains == 0 || !owned || !collector.contains(entity) {
+                    return Err(format!("{} holds {entity} without retaining it", collector.id()));
+                }
+            }
+        }
         Ok(())
     }
 }

@@ -5,7 +5,7 @@ use smallvec::SmallVec;
 
 use super::param::{Access, ReadOnlyQueryParam};
 use crate::component::Component;
-use crate::context::Context;
+use crate::context::{Context, emit_group};
 use crate::error::Error;
 use crate::event::ContextEvent;
 use crate::group::{GroupEvent, GroupId};
@@ -62,6 +62,9 @@ impl Context {
             archetypes,
             groups,
             subscribers,
+            collectors,
+            entities: slots,
+            aerc,
             ..
         } = self;
         for archetype in archetypes.iter_mut() {
@@ -73,7 +76,7 @@ impl Context {
                 .of_archetype(archetype.id())
                 .iter()
                 .copied()
-                .filter(|&g| groups.get(g).matcher.watches(id) && groups.get(g).handler_count() != 0)
+                .filter(|&g| groups.get(g).matcher.watches(id) && groups.get(g).has_consumers())
                 .collect();
             let observed = !subscribers.is_empty() || !watchers.is_empty();
             let mut columns = ColumnAccess::exclusive(archetype);
@@ -98,15 +101,13 @@ impl Context {
                     let (old, new) = (ComponentRef::new(info, &before), ComponentRef::new(info, &*value));
                     for &g in &watchers {
                         let group = groups.id(g);
-                        groups.emit(
-                            g,
-                            &GroupEvent::Updated {
-                                group,
-                                entity,
-                                old,
-                                new,
-                            },
-                        );
+                        let event = GroupEvent::Updated {
+                            group,
+                            entity,
+                            old,
+                            new,
+                        };
+                        emit_group(groups, collectors, slots, aerc, g, &event);
                     }
                     if !subscribers.is_empty() {
                         subscribers.emit(&ContextEvent::ComponentReplaced { entity, old, new });

@@ -32,6 +32,7 @@ pub struct Opaque(pub u64);
 pub struct Score(pub u32);
 
 reactecs::component!(Position, Velocity, Name, Frozen, Opaque);
+reactecs::context!(pub Game, pub Ui);
 reactecs::component!(Game: unique Score);
 
 /// Records every event of a context as a line of text.
@@ -57,6 +58,7 @@ pub fn describe(event: &ContextEvent<'_>) -> String {
         ContextEvent::EntityCreated { entity } => format!("created {entity}"),
         ContextEvent::EntityWillBeDestroyed { entity } => format!("will destroy {entity:?}"),
         ContextEvent::EntityDestroyed { entity } => format!("destroyed {entity}"),
+        ContextEvent::EntityReleased { entity } => format!("released {entity}"),
         ContextEvent::ComponentAdded { entity, component } => format!("added {entity} {component:?}"),
         ContextEvent::ComponentRemoved { entity, component } => format!("removed {entity} {component:?}"),
         ContextEvent::ComponentReplaced { entity, old, new } => format!("replaced {entity} {old:?} -> {new:?}"),
@@ -111,5 +113,22 @@ pub const fn scale(full: usize) -> usize {
 pub fn check(context: &Context) {
     if let Err(broken) = context.check_invariants() {
         panic!("invariant broken: {broken}");
+    }
+}
+
+/// A `Clone` component for collectors that keep removed values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Health(pub u32);
+
+reactecs::component!(Health);
+
+impl Spy {
+    /// The events recorded since the last call whose line starts with
+    /// `prefix` (e.g. `"released"`); the others are dropped too.
+    pub fn take_starting_with(&self, prefix: &str) -> Vec<String> {
+        self.take()
+            .into_iter()
+            .filter(|line| line.starts_with(prefix))
+            .collect()
     }
 }

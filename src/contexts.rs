@@ -1,0 +1,252 @@
+//! `Contexts`: every context a program declares with [`context!`](crate::context!), built in
+//! one call from the `inventory` registrations.
+
+use std::fmt;
+
+use crate::aerc::AercMode;
+use crate::context::{Context, ContextBuilder};
+
+/// A context declared with [`context!`](crate::context!): a marker type naming it. Components
+/// name the contexts they belong to (`component!(Game: Position)`), and
+/// [`Contexts::get::<Game>()`](Contexts::get) finds it.
+pub trait ContextKind: 'static {
+    /// The context's name (the marker type's name).
+    const NAME: &'static str;
+    /// How the context counts retains.
+    const AERC: AercMode;
+}
+
+/// Identifies one context instance: the context of a
+/// [`ContextEntity`](crate::system::ContextEntity), of a
+/// [`CollectorId`](crate::CollectorId) or of a [`GroupId`](crate::GroupId).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ContextId(pub(crate) u32);
+
+impl fmt::Display for ContextId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "context #{}", self.0)
+    }
+}
+
+impl Context {
+    /// This context's instance id.
+    pub fn id(&self) -> ContextId {
+        ContextId(self.instance())
+    }
+}
+
+/// What [`context!`](crate::context!) submits to `inventory`.
+#[doc(hidden)]
+pub struct ContextRegistration {
+    name: &'static str,
+    aerc: AercMode,
+}
+
+impl ContextRegistration {
+    /// Used by [`context!`](crate::context!).
+    pub const fn new(name: &'static str, aerc: AercMode) -> Self {
+        ContextRegistration { name, aerc }
+    }
+}
+
+inventory::collect!(ContextRegistration);
+
+/// Declares contexts: for each name, a marker type implementing
+/// [`ContextKind`], registered so that [`Contexts::new`] builds it. `fast`
+/// before a name picks [`AercMode::Fast`] (default: safe). A visibility may
+/// lead each name.
+///
+/// Components then name their contexts: `component!(Game: Position)`; the
+/// compiler checks that the context is declared (and in scope).
+///
+/// # Example
+/// ```
+/// use reactecs::{Contexts, Error};
+/// pub struct Position(f32, f32);
+/// pub struct Key(char);
+/// reactecs::context!(pub Game, fast Input);
+/// reactecs::component!(Game: Position);
+/// reactecs::component!(Input: Key);
+///
+/// let mut contexts = Contexts::new();
+/// let game = contexts.get_mut::<Game>();
+/// let e = game.create_entity_with((Position(0.0, 0.0),))?;
+/// // `Key` belongs to `Input`, not `Game`:
+/// assert!(matches!(game.add(e, Key('w')), Err(Error::WrongContext { .. })));
+/// let input = contexts.get_mut::<Input>();
+/// input.create_entity_with((Key('w'),))?;
+/// assert_eq!(contexts.get::<Input>().len(), 1);
+/// # Ok::<(), Error>(())
+/// ```
+#[macro_export]
+macro_rules! context {
+    () => {};
+    ($vis:vis fast $name:ident $(, $($rest:tt)*)?) => {
+        $crate::__context_one!($vis $name Fast);
+        $crate::context!($($($rest)*)?);
+    };
+    ($vis:vis $name:ident $(, $($rest:tt)*)?) => {
+        $crate::__context_one!($vis $name Safe);
+        $crate::context!($($($rest)*)?);
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __context_one {
+    ($vis:vis $name:ident $mode:ident) => {
+        #[doc = ::core::concat!("The `", ::core::stringify!($name), "` context (declared with `reactecs::context!`).")]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        $vis struct $name;
+
+        impl $crate::ContextKind for $name {
+            const NAME: &'static str = ::core::stringify!($name);
+            const AERC: $crate::AercMode = $crate::AercMode::$mode;
+        }
+
+        $crate::__private::inventory::submit! {
+            $crate::__private::ContextRegistration::new(::core::stringify!($name), $crate::AercMode::$mode)
+        }
+    };
+}
+
+/// Every context declared with [`context!`](crate::context!), each built as
+/// [`Context::of`] builds it, side by side. Systems and features can run on
+/// `Contexts` (see [`System`](crate::System)), and reach one context by type.
+///
+/// # Example
+/// ```
+/// use reactecs::Contexts;
+/// reactecs::context!(Game, Ui);
+///
+/// let mut contexts = Contexts::new();
+/// contexts.get_mut::<Game>().create_entity();
+/// assert_eq!(contexts.get::<Game>().len(), 1);
+/// assert!(contexts.get::<Ui>().is_empty());
+/// assert!(contexts.names().any(|name| name == "Ui"));
+/// ```
+pub struct Contexts {
+    /// By name, so the order is the same on every run.
+    list: Vec<Context>,
+}
+
+impl Default for Contexts {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Contexts {
+    /// Builds every declared context, empty, ordered by name.
+    pub fn new() -> Self {
+        let mut found: Vec<&ContextRegistration> = inventory::iter::<ContextRegistration>.into_iter().collect();
+        found.sort_by_key(|registration| registration.name);
+        found.dedup_by_key(|registration| registration.name);
+        let list = found
+            .into_iter()
+            .map(|registration| {
+                ContextBuilder::new()
+                    .name(registration.name)
+                    .aerc(registration.aerc)
+                    .declared(registration.name)
+                    .build()
+            })
+            .collect();
+        Contexts { list }
+    }
+
+    /// Context `K`.
+    ///
+    /// # Panics
+    /// If `K` was not collected by `inventory` (a platform `inventory` does
+    /// not support); every type made by [`context!`](crate::context!) is registered.
+    pub fn get<K: ContextKind>(&self) -> &Context {
+        let index = self.index_of(K::NAME);
+        &self.list[index]
+    }
+
+    /// Context `K`, mutably.
+    ///
+    /// # Panics
+    /// As [`get`](Contexts::get).
+    pub fn get_mut<K: ContextKind>(&mut self) -> &mut Context {
+        let index = self.index_of(K::NAME);
+        &mut self.list[index]
+    }
+
+    /// The context with instance id `id`, if it is one of these.
+    pub fn by_id(&self, id: ContextId) -> Option<&Context> {
+        self.list.iter().find(|context| context.id() == id)
+    }
+
+    /// The context with instance id `id`, mutably, if it is one of these.
+    pub fn by_id_mut(&mut self, id: ContextId) -> Option<&mut Context> {
+        self.list.iter_mut().find(|context| context.id() == id)
+    }
+
+    /// The context named `name`, if one was declared.
+    pub fn by_name(&self, name: &str) -> Option<&Context> {
+        self.list.iter().find(|context| context.name() == name)
+    }
+
+    /// The context named `name` mutably, if one was declared.
+    pub fn by_name_mut(&mut self, name: &str) -> Option<&mut Context> {
+        self.list.iter_mut().find(|context| context.name() == name)
+    }
+
+    /// The names of the contexts, in order.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.list.iter().map(Context::name)
+    }
+
+    /// The contexts, by name.
+    pub fn iter(&self) -> impl Iterator<Item = &Context> + '_ {
+        self.list.iter()
+    }
+
+    /// The contexts by name, mutably.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Context> + '_ {
+        self.list.iter_mut()
+    }
+
+    /// How many contexts there are.
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// Whether no context was declared.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Resets every context ([`Context::reset`]), after checking that none
+    /// holds a retained entity.
+    ///
+    /// # Errors
+    /// [`Error::EntitiesRetained`](crate::Error::EntitiesRetained) for the
+    /// first context with retained entities; then no context has changed.
+    pub fn reset(&mut self) -> Result<(), crate::Error> {
+        for context in &self.list {
+            context.check_resettable()?;
+        }
+        for context in &mut self.list {
+            context.reset()?;
+        }
+        Ok(())
+    }
+
+    fn index_of(&self, name: &'static str) -> usize {
+        self.list
+            .iter()
+            .position(|context| context.name() == name)
+            .unwrap_or_else(|| {
+                panic!("context `{name}` was not collected by `inventory`: declare it with `reactecs::context!`")
+            })
+    }
+}
+
+impl fmt::Debug for Contexts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(&self.list).finish()
+    }
+}

@@ -1,0 +1,233 @@
+//! Reactive systems: run only for the entities that changed.
+
+use crate::aerc::Owner;
+use crate::collector::CollectorId;
+use crate::context::Context;
+use crate::entity::Entity;
+use crate::error::Error;
+use crate::system::{System, short_type_name};
+
+/// A system that runs for the entities a collector gathered since its last
+/// run: Entitas' `ReactiveSystem`. Wrap it in [`Reactive`] to get a
+/// [`System`].
+///
+/// Each frame, [`Reactive`] takes the collector's entities (so changes made
+/// during `execute` are collected for the next run), keeps those that are
+/// still enabled and pass [`filter`](ReactiveSystem::filter), and calls
+/// [`execute`](ReactiveSystem::execute) with them, if there are any. The
+/// entities are retained during `execute` and released after: one destroyed
+/// meanwhile is disabled, not stale, and its slot is not reused until then.
+///
+/// # Example
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use reactecs::prelude::*;
+/// use reactecs::system::{Reactive, ReactiveSystem};
+/// #[derive(Clone, Copy, Debug, PartialEq)] struct Position(f32);
+/// reactecs::component!(Position);
+///
+/// struct Render(Arc<Mutex<Vec<f32>>>);
+/// impl ReactiveSystem for Render {
+///     fn trigger(&mut self, game: &mut Context) -> CollectorId {
+///         game.collector(Matcher::all_of::<Position>().added())
+///     }
+///     fn execute(&mut self, game: &mut Context, moved: &[Entity]) {
+///         for &e in moved {
+///             self.0.lock().unwrap().push(game.get::<Position>(e).unwrap().0);
+///         }
+///     }
+/// }
+///
+/// let drawn = Arc::new(Mutex::new(Vec::new()));
+/// let mut game = Context::new();
+/// let mut render = Reactive::new(Render(drawn.clone()));
+/// render.initialize(&mut game);                 // makes the collector
+/// let e = game.create_entity_with(Position(0.0))?;
+/// render.execute(&mut game);                    // runs for `e`
+/// render.execute(&mut game);                    // nothing changed: does not run
+/// game.replace(e, Position(2.0))?;
+/// render.execute(&mut game);                    // runs for `e` again
+/// assert_eq!(*drawn.lock().unwrap(), [0.0, 2.0]);
+/// # Ok::<(), reactecs::Error>(())
+/// ```
+pub trait ReactiveSystem {
+    /// Makes the collector this system drains (called once, at
+    /// `initialize` or at the first `execute`). Usually
+    /// `context.collector(Matcher::all_of::<T>().added())`.
+    fn trigger(&mut self, context: &mut Context) -> CollectorId;
+
+    /// Whether to execute for `entity` (default: yes). Called at the start of
+    /// each run, for enabled entities only unless
+    /// [`include_destroyed`](ReactiveSystem::include_destroyed) says otherwise.
+    fn filter(&self, context: &Context, entity: Entity) -> bool {
+        let _ = (context, entity);
+        true
+    }
+
+    /// Whether entities destroyed since they were collected go to
+    /// [`filter`](ReactiveSystem::filter) (and `execute`) too (default: no,
+    /// they are dropped). A `Removed` trigger that wants to see destroyed
+    /// entities says yes; their components are gone, but a collector made
+    /// with [`keep_removed`](crate::CollectorSpec::keep_removed) still has
+    /// the removed values.
+    fn include_destroyed(&self) -> bool {
+        false
+    }
+
+    /// Runs for the collected entities that passed the filter, in the order
+    /// they were first collected. Not called when there are none.
+    fn execute(&mut self, context: &mut Context, entities: &[Entity]);
+
+    /// Runs once before the first frame, after the collector is made.
+    fn initialize(&mut self, context: &mut Context) {
+        let _ = context;
+    }
+
+    /// Runs every frame after every system's `execute`.
+    fn cleanup(&mut self, context: &mut Context) {
+        let _ = context;
+    }
+
+    /// Runs once at the end.
+    fn teardown(&mut self, context: &mut Context) {
+        let _ = context;
+    }
+
+    /// The name shown in timings (default: the type's name).
+    fn name(&self) -> &str {
+        short_type_name(std::any::type_name::<Self>())
+    }
+}
+
+/// Runs a [`ReactiveSystem`] as a [`System`] of a [`Context`]: owns the
+/// system's collector id, the buffer of entities being executed (reused, so
+/// a steady frame allocates nothing), and the [`Owner`] of their retains.
+///
+/// The collector belongs to the context the system first ran on.
+/// `teardown` removes the collector (releasing what it held); a later run
+/// makes a new one.
+pub struct Reactive<S> {
+    system: S,
+    collector: Option<CollectorId>,
+    owner: Owner,
+    buffer: Vec<Entity>,
+}
+
+impl<S: ReactiveSystem> Reactive<S> {
+    /// Wraps `system`. Its collector is made at `initialize` (or the first
+    /// `execute`).
+    pub fn new(system: S) -> Self {
+        Reactive {
+            system,
+            collector: None,
+            owner: Owner::internal(),
+            buffer: Vec::new(),
+        }
+    }
+
+    /// The wrapped system.
+    pub fn system(&self) -> &S {
+        &self.system
+    }
+
+    /// The wrapped system, mutably.
+    pub fn system_mut(&mut self) -> &mut S {
+        &mut self.system
+    }
+
+    /// The collector, once made.
+    pub fn collector(&self) -> Option<CollectorId> {
+        self.collector
+    }
+
+    /// The owner of the retains held while executing.
+    pub fn owner(&self) -> Owner {
+        self.owner
+    }
+
+    fn collector_in(&mut self, context: &mut Context) -> CollectorId {
+        match self.collector {
+            Some(id) => id,
+            None => *self.collector.insert(self.system.trigger(context)),
+        }
+    }
+
+    /// Applies `f` to the collector; forgets an id the context no longer
+    /// knows (it was removed), so the next run makes a new collector.
+    fn with_collector(
+        &mut self,
+        context: &mut Context,
+        f: impl FnOnce(&mut Context, CollectorId) -> Result<(), Error>,
+    ) {
+        let id = self.collector_in(context);
+        if let Err(Error::UnknownCollector { .. }) = f(context, id) {
+            self.collector = None;
+        }
+    }
+
+    /// Releases what a panicking `execute` left retained.
+    fn release_buffer(&mut self, context: &mut Context) {
+        for entity in self.buffer.drain(..) {
+            context.release_own(entity, self.owner);
+        }
+    }
+}
+
+impl<S: ReactiveSystem> System<Context> for Reactive<S> {
+    fn name(&self) -> &str {
+        self.system.name()
+    }
+
+    fn initialize(&mut self, context: &mut Context) {
+        self.collector_in(context);
+        self.system.initialize(context);
+    }
+
+    fn execute(&mut self, context: &mut Context) {
+        self.release_buffer(context);
+        let id = self.collector_in(context);
+        let Reactive {
+            system, owner, buffer, ..
+        } = self;
+        let include_destroyed = system.include_destroyed();
+        let drained = context.drain_collector(id, *owner, include_destroyed, buffer, |context, entity| {
+            system.filter(context, entity)
+        });
+        if drained.is_err() {
+            self.collector = None;
+            return;
+        }
+        if !self.buffer.is_empty() {
+            self.system.execute(context, &self.buffer);
+            self.release_buffer(context);
+        }
+        // Unknown only if `execute` removed the collector.
+        if context.finish_batch(id).is_err() {
+            self.collector = None;
+        }
+    }
+
+    fn cleanup(&mut self, context: &mut Context) {
+        self.system.cleanup(context);
+    }
+
+    fn teardown(&mut self, context: &mut Context) {
+        self.system.teardown(context);
+        if let Some(id) = self.collector.take() {
+            // Already removed by the user is fine: nothing is held then.
+            let _ = context.remove_collector(id);
+        }
+    }
+
+    fn activate_reactive_systems(&mut self, context: &mut Context) {
+        self.with_collector(context, Context::activate_collector);
+    }
+
+    fn deactivate_reactive_systems(&mut self, context: &mut Context) {
+        self.with_collector(context, Context::deactivate_collector);
+    }
+
+    fn clear_reactive_systems(&mut self, context: &mut Context) {
+        self.with_collector(context, Context::clear_collector);
+    }
+}
