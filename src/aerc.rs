@@ -15,7 +15,9 @@
 //!
 //! Two modes, chosen when the context is built ([`ContextBuilder::aerc`]):
 //! [`AercMode::Safe`] (the default) records each entity's owners, so retaining
-//! twice with one owner or releasing without a retain is an error;
+//! twice with one owner or releasing without a retain is an error (the
+//! context's own owners, of collectors and reactive systems, are only
+//! counted: user code cannot retain or release with them);
 //! [`AercMode::Fast`] keeps only a count (releasing below zero is still an
 //! error).
 //!
@@ -127,10 +129,12 @@ impl Aerc {
         self.mode
     }
 
-    /// Adds `owner`'s retain to the entity whose meta is `meta`.
+    /// Adds `owner`'s retain to the entity whose meta is `meta`. Internal
+    /// owners are only counted: they cannot misuse retains, and a collector
+    /// or reactive system pays no owner bookkeeping per entity.
     #[inline]
     pub(crate) fn retain(&mut self, meta: &mut EntityMeta, entity: Entity, owner: Owner) -> Result<(), Misuse> {
-        if self.mode == AercMode::Safe {
+        if self.mode == AercMode::Safe && !owner.is_internal() {
             let index = entity.index() as usize;
             if index >= self.owners.len() {
                 self.owners.resize_with(index + 1, SmallVec::new);
@@ -148,7 +152,7 @@ impl Aerc {
     /// Takes `owner`'s retain off the entity whose meta is `meta`.
     #[inline]
     pub(crate) fn release(&mut self, meta: &mut EntityMeta, entity: Entity, owner: Owner) -> Result<(), Misuse> {
-        if self.mode == AercMode::Safe {
+        if self.mode == AercMode::Safe && !owner.is_internal() {
             let owners = self
                 .owners
                 .get_mut(entity.index() as usize)
@@ -160,19 +164,6 @@ impl Aerc {
         }
         meta.retains -= 1;
         Ok(())
-    }
-
-    /// Hands the entity's retain by `from` over to `to` (the count is
-    /// unchanged). `to` must not hold one already.
-    #[inline]
-    pub(crate) fn transfer(&mut self, entity: Entity, from: Owner, to: Owner) {
-        if self.mode == AercMode::Safe {
-            let owners = &mut self.owners[entity.index() as usize];
-            debug_assert!(!owners.contains(&to));
-            if let Some(at) = owners.iter().position(|&o| o == from) {
-                owners[at] = to;
-            }
-        }
     }
 
     /// The owners of the entity in slot `index` (safe mode; empty otherwise).
@@ -290,9 +281,14 @@ impl Context {
             })
     }
 
-    /// Who retains the entity: `Some(owners)` in safe mode (in the order the
-    /// retains were made, except that a release moves the newest into the
-    /// released one's place), `None` in fast mode, which does not record them.
+    /// Who retains the entity, among owners made with [`Owner::new`]:
+    /// `Some(owners)` in safe mode (in the order the retains were made, except
+    /// that a release moves the newest into the released one's place), `None`
+    /// in fast mode, which does not record them. Retains held by collectors
+    /// and reactive systems are counted in
+    /// [`retain_count`](Context::retain_count) but not listed here: they are
+    /// made and released by the context alone, so there is no misuse to catch,
+    /// and skipping the bookkeeping keeps reactive frames cheap.
     ///
     /// # Errors
     /// [`Error::StaleEntity`] if the slot is free.

@@ -452,9 +452,9 @@ impl Context {
     }
 
     /// Moves the collector's entities into `out` for a reactive system that
-    /// holds retains as `to`: entities that pass `filter` (and are enabled,
-    /// unless `include_destroyed`) are handed over from the collector's
-    /// retain to `to`'s; the rest are released. The collector is empty
+    /// holds retains as `to` (an internal owner): entities that pass `filter`
+    /// (and are enabled, unless `include_destroyed`) are handed over from the
+    /// collector's retain to `to`'s; the rest are released. The collector is empty
     /// afterwards, and its kept removed values become the batch's until
     /// [`finish_batch`](Context::finish_batch).
     pub(crate) fn drain_collector(
@@ -465,22 +465,27 @@ impl Context {
         out: &mut Vec<Entity>,
         mut filter: impl FnMut(&Context, Entity) -> bool,
     ) -> Result<(), Error> {
+        debug_assert!(out.is_empty(), "a reactive system drains into an empty buffer");
         let collector = self.collector_mut(id)?;
-        let from = collector.owner;
+        debug_assert!(collector.owner.is_internal() && to.is_internal());
         let batch = collector.take_batch();
         if let Some(store) = &mut collector.removed {
             store.start_batch();
         }
-        for &entity in &batch {
-            let enabled = self.entities.get(entity).is_some();
-            if (enabled || include_destroyed) && filter(self, entity) {
-                self.aerc.transfer(entity, from, to);
-                out.push(entity);
-            } else {
-                self.release_own(entity, from);
-            }
-        }
+        // Internal owners are only counted, so handing every retain from the
+        // collector to `to` changes nothing. Filtering afterwards, in place,
+        // keeps a panicking filter from leaking retains: what it did not reach
+        // stays in `out`, held by `to`, for the caller to release.
+        out.extend_from_slice(&batch);
         self.collector_mut(id)?.return_batch(batch);
+        out.retain(|&entity| {
+            let enabled = self.entities.get(entity).is_some();
+            let keep = (enabled || include_destroyed) && filter(self, entity);
+            if !keep {
+                self.release_own(entity, to);
+            }
+            keep
+        });
         Ok(())
     }
 

@@ -245,7 +245,7 @@ impl Collectors {
 
     /// Feeds a group event to collector `key` listening with `trigger`: an
     /// entity collected for the first time is retained.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn deliver(
         &mut self,
         key: CollectorKey,

@@ -188,6 +188,7 @@ impl Context {
         self.archetypes.shrink_to_fit();
     }
 
+    #[inline]
     fn meta(&self, entity: Entity) -> Result<&EntityMeta, Error> {
         match self.entities.slot(entity) {
             Some(meta) if meta.enabled => Ok(meta),
@@ -207,6 +208,7 @@ impl Context {
         }
     }
 
+    #[inline]
     fn location(&self, entity: Entity) -> Result<Location, Error> {
         Ok(self.meta(entity)?.location)
     }
@@ -608,7 +610,8 @@ impl Context {
                 if self.groups.has_consumers() {
                     for i in 0..self.groups.of_archetype(location.archetype).len() {
                         let index = self.groups.of_archetype(location.archetype)[i];
-                        if self.groups.get(index).matcher.watches(id) {
+                        let group = self.groups.get(index);
+                        if group.has_consumers() && group.matcher.watches(id) {
                             let group = self.groups.id(index);
                             let event = GroupEvent::Updated {
                                 group,
@@ -641,12 +644,26 @@ impl Context {
     ///
     /// # Errors
     /// [`Error::StaleEntity`], or [`Error::ComponentAbsent`] if there is no `T`.
+    #[inline]
     pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, Error> {
-        let location = self.location(entity)?;
-        self.archetypes
-            .get(location.archetype)
-            .get(T::component_id(), location)
-            .ok_or_else(|| self.absent::<T>(entity))
+        if let Some(meta) = self.entities.get(entity)
+            && let Some(value) = self
+                .archetypes
+                .get(meta.location.archetype)
+                .get(T::component_id(), meta.location)
+        {
+            return Ok(value);
+        }
+        Err(self.get_error::<T>(entity))
+    }
+
+    /// Why [`get`](Context::get) found nothing.
+    #[cold]
+    fn get_error<T: Component>(&self, entity: Entity) -> Error {
+        match self.meta(entity) {
+            Ok(_) => self.absent::<T>(entity),
+            Err(error) => error,
+        }
     }
 
     /// The entity's `T`, mutably. Writing through it is silent: no event fires

@@ -25,7 +25,7 @@ pub(crate) struct GroupData {
     pub(crate) len: usize,
     cache: Mutex<EntityCache>,
     /// The collectors fed by this group, in the order they attached.
-    pub(crate) collectors: SmallVec<[(CollectorKey, Trigger); 2]>,
+    pub(crate) collectors: Vec<(CollectorKey, Trigger)>,
     handlers: Vec<(SubscriptionId, GroupHandler)>,
 }
 
@@ -166,7 +166,7 @@ impl Groups {
                 valid: false,
                 list: Arc::default(),
             }),
-            collectors: SmallVec::new(),
+            collectors: Vec::new(),
             handlers: Vec::new(),
         };
         for archetype in archetypes.iter() {
@@ -283,8 +283,11 @@ impl Groups {
     /// Calls group `index`'s handlers with `event`.
     #[inline]
     pub(crate) fn emit(&mut self, index: u32, event: &GroupEvent<'_>) {
-        for (_, handler) in &mut self.list[index as usize].handlers {
-            handler(event);
+        let handlers = &mut self.list[index as usize].handlers;
+        if !handlers.is_empty() {
+            for (_, handler) in handlers {
+                handler(event);
+            }
         }
     }
 

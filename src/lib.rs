@@ -60,14 +60,14 @@ pub use group::{EntityList, Group, GroupEvent, GroupId, GroupIter};
 pub use matcher::{Matcher, MatcherChain};
 pub use query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
 pub use storage::{CHUNK_BYTES, ComponentRef, ComponentSet, StorageStats};
-pub use system::{Feature, ReactiveSystem, System, Systems};
+pub use system::{Feature, Reactive, ReactiveSystem, System, Systems};
 
 /// The names most programs need: `use reactecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
         AercMode, Collector, CollectorId, Component, ComponentRef, Context, ContextEvent, Contexts, Entity, EntityRef,
-        Error, Feature, Group, GroupEvent, GroupId, Matcher, MatcherChain, Owner, ReactiveSystem, System, Systems,
-        Trigger,
+        Error, Feature, Group, GroupEvent, GroupId, Matcher, MatcherChain, Owner, Reactive, ReactiveSystem, System,
+        Systems, Trigger,
     };
 }
 

@@ -122,7 +122,7 @@ impl Context {
 /// Delivers a group event to group `index`'s collectors, then to its
 /// subscribers. Takes the context's parts, so callers can hold its storage
 /// borrowed.
-#[inline]
+#[inline(always)]
 pub(crate) fn emit_group(
     groups: &mut Groups,
     collectors: &mut Collectors,
@@ -131,8 +131,11 @@ pub(crate) fn emit_group(
     index: u32,
     event: &GroupEvent<'_>,
 ) {
-    for &(key, trigger) in &groups.get(index).collectors {
-        collectors.deliver(key, trigger, event, entities, aerc);
+    let group = groups.get(index);
+    if !group.collectors.is_empty() {
+        for &(key, trigger) in &group.collectors {
+            collectors.deliver(key, trigger, event, entities, aerc);
+        }
     }
     groups.emit(index, event);
 }

@@ -68,7 +68,7 @@ impl Context {
     }
 
     /// AERC: the disabled count, safe-mode owners against counts, and every
-    /// collected entity retained by its collector.
+    /// collected entity retained beyond its recorded (user) owners.
     fn check_retains(&self) -> Result<(), String> {
         let disabled = self.entities.iter_slots().filter(|(_, meta)| !meta.enabled).count();
         if disabled != self.entities.disabled_len() {
@@ -81,9 +81,9 @@ impl Context {
         if safe {
             for (entity, meta) in self.entities.iter_slots() {
                 let owners = self.aerc.owners(entity.index());
-                if owners.len() != meta.retains as usize {
+                if owners.len() > meta.retains as usize {
                     return Err(format!(
-                        "entity {entity} has {} retains but {} owners",
+                        "entity {entity} has {} retains but {} recorded owners",
                         meta.retains,
                         owners.len()
                     ));
@@ -95,8 +95,12 @@ impl Context {
                 let Some(meta) = self.entities.slot(entity) else {
                     return Err(format!("{} holds freed entity {entity}", collector.id()));
                 };
-                let owned = !safe || self.aerc.owners(entity.index()).contains(&collector.owner());
-                if meta.retains == 0 || !owned || !collector.contains(entity) {
+                let users = if safe {
+                    self.aerc.owners(entity.index()).len()
+                } else {
+                    0
+                };
+                if meta.retains as usize <= users || !collector.contains(entity) {
                     return Err(format!("{} holds {entity} without retaining it", collector.id()));
                 }
             }

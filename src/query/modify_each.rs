@@ -55,7 +55,7 @@ impl Context {
         let mut access = Access::of::<Q>();
         access.add(id, true, true);
         access.check(self.name)?;
-        let info = T::component_info();
+        let make = ComponentRef::maker::<T>(T::component_info());
         let matcher = self.groups.get(index).matcher.clone();
         let mut visited = 0;
         let Context {
@@ -98,7 +98,7 @@ impl Context {
                     }
                     let before = value.clone();
                     f(value, item);
-                    let (old, new) = (ComponentRef::new(info, &before), ComponentRef::new(info, &*value));
+                    let (old, new) = (make.make(&before), make.make(&*value));
                     for &g in &watchers {
                         let group = groups.id(g);
                         let event = GroupEvent::Updated {

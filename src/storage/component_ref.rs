@@ -51,6 +51,23 @@ impl<'a> ComponentRef<'a> {
         }
     }
 
+    /// A maker of views of `T` values described by `info`, for many values:
+    /// the type check is done here, once.
+    ///
+    /// # Panics
+    /// If `info` does not describe `T`.
+    pub(crate) fn maker<T: 'static>(info: &'static ComponentInfo) -> RefMaker<T> {
+        assert_eq!(
+            info.ty.type_id(),
+            TypeId::of::<T>(),
+            "ComponentRef built with the info of another type"
+        );
+        RefMaker {
+            info,
+            _type: PhantomData,
+        }
+    }
+
     /// A view of the value at `ptr`.
     ///
     /// # Safety
@@ -98,6 +115,28 @@ impl fmt::Debug for ComponentRef<'_> {
         match self.info.debug {
             Some(debug) => debug(self, f),
             None => write!(f, "{}(..)", self.info.name()),
+        }
+    }
+}
+
+/// Makes [`ComponentRef`]s of `T` values without checking the type each time
+/// (checked once by [`ComponentRef::maker`]).
+#[derive(Clone, Copy)]
+pub(crate) struct RefMaker<T> {
+    info: &'static ComponentInfo,
+    _type: PhantomData<fn(&T)>,
+}
+
+impl<T: 'static> RefMaker<T> {
+    /// A view of `value`.
+    #[inline]
+    pub(crate) fn make<'a>(&self, value: &'a T) -> ComponentRef<'a> {
+        // `info` describes `T` (checked in `maker`), so `get` reads `value`
+        // back only as a `T`.
+        ComponentRef {
+            info: self.info,
+            ptr: NonNull::from(value).cast(),
+            _borrow: PhantomData,
         }
     }
 }
