@@ -1,5 +1,7 @@
 //! Hot paths do not allocate in steady state: once archetypes, edges and
-//! chunks exist, add / remove / replace / destroy / create churn reuses them.
+//! chunks exist, add / remove / replace / destroy / create churn reuses them,
+//! and so does a frame of systems with reactive ones (collectors, their
+//! retains, system buffers, feature timings).
 //! (allocation-counter counts per thread, so other tests do not interfere.)
 
 mod common;
@@ -9,6 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::*;
 use reactecs::prelude::*;
+use reactecs::system::Reactive;
 
 /// One frame of churn over every entity.
 fn frame(game: &mut Context, entities: &mut [Entity], frame: usize) {
@@ -111,5 +114,144 @@ fn groups_queries_and_modify_each_allocate_nothing_once_warm() {
         "group and context events fired"
     );
     assert!(visited >= 4 * 3 * entities.len(), "every frame visited every entity");
+    check(&game);
+}
+
+/// Moves every mover through `modify_each`: each write is a replace, which
+/// `added()` collectors on `Position` collect.
+struct Move {
+    movers: Option<GroupId>,
+}
+
+impl System for Move {
+    fn initialize(&mut self, game: &mut Context) {
+        self.movers = Some(game.group(Matcher::all_of::<(Position, Velocity)>()));
+    }
+    fn execute(&mut self, game: &mut Context) {
+        let movers = self.movers.expect("initialized");
+        game.modify_each::<Position, &Velocity>(movers, |p, v| p.x += v.x)
+            .unwrap();
+    }
+}
+
+/// Freezes `BLINK` entities in `execute` and thaws them in `cleanup`, the
+/// next `BLINK` each frame: archetype moves both ways, every frame.
+struct Blink {
+    entities: Vec<Entity>,
+    frame: usize,
+}
+
+/// How many entities `Blink` freezes per frame: 100 of 2,000.
+fn blink(entities: usize) -> usize {
+    entities / 20
+}
+
+impl Blink {
+    fn window(&self) -> impl Iterator<Item = Entity> + '_ {
+        let count = blink(self.entities.len());
+        let start = (self.frame * count) % self.entities.len();
+        self.entities.iter().copied().cycle().skip(start).take(count)
+    }
+}
+
+impl System for Blink {
+    fn execute(&mut self, game: &mut Context) {
+        for e in self.window() {
+            game.add(e, Frozen).unwrap();
+        }
+    }
+    fn cleanup(&mut self, game: &mut Context) {
+        for e in self.window() {
+            game.remove::<Frozen>(e).unwrap();
+        }
+        self.frame += 1;
+    }
+}
+
+/// Sums the positions of the entities whose `Position` was added or replaced.
+struct SumPositions {
+    seen: Arc<AtomicUsize>,
+    total: f32,
+}
+
+impl ReactiveSystem for SumPositions {
+    fn trigger(&mut self, game: &mut Context) -> CollectorId {
+        game.collector(Matcher::all_of::<Position>().added())
+    }
+    fn execute(&mut self, game: &mut Context, entities: &[Entity]) {
+        for &e in entities {
+            self.total += game.get::<Position>(e).unwrap().x;
+        }
+        self.seen.fetch_add(entities.len(), Ordering::Relaxed);
+    }
+}
+
+/// Counts the entities that were frozen or thawed.
+struct WatchFrozen {
+    seen: Arc<AtomicUsize>,
+}
+
+impl ReactiveSystem for WatchFrozen {
+    fn trigger(&mut self, game: &mut Context) -> CollectorId {
+        game.collector(Matcher::all_of::<Frozen>().added_or_removed())
+    }
+    fn execute(&mut self, _game: &mut Context, entities: &[Entity]) {
+        self.seen.fetch_add(entities.len(), Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn a_reactive_frame_allocates_nothing_once_warm() {
+    let mut game = Context::new();
+    let entities: Vec<Entity> = (0..scale(2_000))
+        .map(|i| {
+            game.create_entity_with((Position { x: i as f32, y: 0.0 }, Velocity { x: 1.0, y: 0.0 }))
+                .unwrap()
+        })
+        .collect();
+    let summed = Arc::new(AtomicUsize::new(0));
+    let watched = Arc::new(AtomicUsize::new(0));
+    let mut frame = Feature::new("Frame")
+        .with(Blink {
+            entities: entities.clone(),
+            frame: 0,
+        })
+        .with(Move { movers: None })
+        .with(Reactive::new(SumPositions {
+            seen: summed.clone(),
+            total: 0.0,
+        }))
+        .with(Reactive::new(WatchFrozen { seen: watched.clone() }));
+    assert!(frame.is_timing());
+    frame.initialize(&mut game);
+    // Warm-up: archetypes, edges, chunks, collector and system buffers, and
+    // one full cycle of `Blink`, so its collector has seen every entity
+    // index (its per-index table grows as higher indices first show up).
+    let warm_up = entities.len() / blink(entities.len()) + 1;
+    for _ in 0..warm_up {
+        frame.execute(&mut game);
+        frame.cleanup(&mut game);
+    }
+    let (summed_before, watched_before) = (summed.load(Ordering::Relaxed), watched.load(Ordering::Relaxed));
+    let frames = 4;
+    let info = allocation_counter::measure(|| {
+        for _ in 0..frames {
+            frame.execute(&mut game);
+            frame.cleanup(&mut game);
+        }
+    });
+    assert_eq!(info.count_total, 0, "a steady reactive frame allocated: {info:?}");
+    assert_eq!(
+        summed.load(Ordering::Relaxed) - summed_before,
+        frames * entities.len(),
+        "every moved entity was summed, every frame"
+    );
+    // Those frozen this frame, and those thawed at the end of the last one.
+    assert_eq!(
+        watched.load(Ordering::Relaxed) - watched_before,
+        frames * 2 * blink(entities.len())
+    );
+    let runs = frame.timings().get("SumPositions").unwrap().execute().runs();
+    assert_eq!(runs, (warm_up + frames) as u64, "timed every frame");
     check(&game);
 }
