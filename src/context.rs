@@ -606,7 +606,9 @@ impl Context {
                 let Some(new) = archetype.component_ref(id, location) else {
                     return Ok(());
                 };
-                let old = ComponentRef::new(T::component_info(), &old);
+                let Some(old) = new.sibling(&old) else {
+                    return Ok(());
+                };
                 if self.groups.has_consumers() {
                     for i in 0..self.groups.of_archetype(location.archetype).len() {
                         let index = self.groups.of_archetype(location.archetype)[i];

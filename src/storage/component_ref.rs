@@ -51,6 +51,17 @@ impl<'a> ComponentRef<'a> {
         }
     }
 
+    /// A view of `value`, a value of the same component type as `self`'s
+    /// (e.g. the old value beside a new one); `None` if `T` is another type.
+    #[inline]
+    pub(crate) fn sibling<'b, T: 'static>(&self, value: &'b T) -> Option<ComponentRef<'b>> {
+        (self.info.ty.type_id() == TypeId::of::<T>()).then(|| ComponentRef {
+            info: self.info,
+            ptr: NonNull::from(value).cast(),
+            _borrow: PhantomData,
+        })
+    }
+
     /// A maker of views of `T` values described by `info`, for many values:
     /// the type check is done here, once.
     ///
