@@ -394,7 +394,10 @@ impl Context {
     /// Destroys the entity: fires `EntityWillBeDestroyed` (components still
     /// readable), group `Removed` for each group it was in, one
     /// `ComponentRemoved` per component, drops the components, then fires
-    /// `EntityDestroyed`. The handle is stale afterwards.
+    /// `EntityDestroyed`. If nothing retains the entity, its slot is freed
+    /// and `EntityReleased` fires; the handle is stale afterwards. If
+    /// something does ([`aerc`](crate::aerc)), the entity stays disabled
+    /// (`is_enabled == Ok(false)`) until its last release.
     ///
     /// If an `EntityWillBeDestroyed` handler panics, nothing has changed yet:
     /// the entity stays alive. If a later handler panics, the entity is still
