@@ -47,6 +47,12 @@ impl Trigger {
         }
     }
 
+    /// Whether a replacement on a member (`Updated`) triggers.
+    #[inline]
+    pub(crate) fn on_updated(self) -> bool {
+        !matches!(self, Trigger::Removed)
+    }
+
     /// The method name that makes this trigger from a matcher.
     pub(crate) fn method(self) -> &'static str {
         match self {
@@ -254,20 +260,29 @@ impl Collectors {
         entities: &mut Entities,
         aerc: &mut Aerc,
     ) {
-        let collector = &mut self.list[key];
-        if !collector.active || !trigger.accepts(event) {
+        if !trigger.accepts(event) {
             return;
         }
-        let entity = event.entity();
-        if collector.insert(entity) {
+        self.collect(key, event.entity(), entities, aerc);
+        if let GroupEvent::Removed { entity, removed, .. } = event {
+            let collector = &mut self.list[key];
+            if let (true, Some(store)) = (collector.active, &mut collector.removed) {
+                store.record(*entity, *removed);
+            }
+        }
+    }
+
+    /// Collector `key` collects `entity` (if active), retaining it the first
+    /// time.
+    #[inline(always)]
+    pub(crate) fn collect(&mut self, key: CollectorKey, entity: Entity, entities: &mut Entities, aerc: &mut Aerc) {
+        let collector = &mut self.list[key];
+        if collector.active && collector.insert(entity) {
             let meta = entities
                 .slot_mut(entity)
                 .expect("a group event is about an entity in a slot");
             aerc.retain(meta, entity, collector.owner)
                 .expect("a collector retains an entity once, while it holds it");
-        }
-        if let (GroupEvent::Removed { entity, removed, .. }, Some(store)) = (event, &mut collector.removed) {
-            store.record(*entity, *removed);
         }
     }
 }

@@ -24,7 +24,8 @@ use crate::unique::Uniques;
 mod builder;
 mod dispatch;
 
-pub(crate) use dispatch::emit_group;
+pub(crate) use dispatch::collect_updated;
+
 mod invariants;
 
 pub use builder::ContextBuilder;
@@ -602,7 +603,27 @@ impl Context {
         let location = self.location(entity)?;
         match self.archetypes.replace(location, id, value) {
             Ok(old) => {
-                if self.subscribers.is_empty() && !self.groups.has_consumers() {
+                let mut handlers = false;
+                if self.groups.has_consumers() {
+                    // Collectors need only the entity; values are looked up
+                    // below only if a subscriber is to see them.
+                    for i in 0..self.groups.of_archetype(location.archetype).len() {
+                        let index = self.groups.of_archetype(location.archetype)[i];
+                        let group = self.groups.get(index);
+                        if group.matcher.watches(id) {
+                            handlers |= group.handler_count() != 0;
+                            collect_updated(
+                                &self.groups,
+                                &mut self.collectors,
+                                &mut self.entities,
+                                &mut self.aerc,
+                                index,
+                                entity,
+                            );
+                        }
+                    }
+                }
+                if !handlers && self.subscribers.is_empty() {
                     return Ok(());
                 }
                 let archetype = self.archetypes.get(location.archetype);
@@ -612,26 +633,18 @@ impl Context {
                 let Some(old) = new.sibling(&old) else {
                     return Ok(());
                 };
-                if self.groups.has_consumers() {
+                if handlers {
                     for i in 0..self.groups.of_archetype(location.archetype).len() {
                         let index = self.groups.of_archetype(location.archetype)[i];
                         let group = self.groups.get(index);
-                        if group.has_consumers() && group.matcher.watches(id) {
-                            let group = self.groups.id(index);
+                        if group.handler_count() != 0 && group.matcher.watches(id) {
                             let event = GroupEvent::Updated {
-                                group,
+                                group: self.groups.id(index),
                                 entity,
                                 old,
                                 new,
                             };
-                            emit_group(
-                                &mut self.groups,
-                                &mut self.collectors,
-                                &mut self.entities,
-                                &mut self.aerc,
-                                index,
-                                &event,
-                            );
+                            self.groups.emit(index, &event);
                         }
                     }
                 }

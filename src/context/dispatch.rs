@@ -123,7 +123,7 @@ impl Context {
 /// subscribers. Takes the context's parts, so callers can hold its storage
 /// borrowed.
 #[inline(always)]
-pub(crate) fn emit_group(
+fn emit_group(
     groups: &mut Groups,
     collectors: &mut Collectors,
     entities: &mut Entities,
@@ -152,5 +152,25 @@ fn membership_event<'a>(
         GroupEvent::Added { group, entity }
     } else {
         GroupEvent::Removed { group, entity, removed }
+    }
+}
+
+/// A component of group `index`'s matcher was replaced on member `entity`:
+/// the group's collectors that take `Updated` collect it. (The group's
+/// subscribers get the event separately, only if there are any, so that the
+/// values are not looked up for collectors alone.)
+#[inline(always)]
+pub(crate) fn collect_updated(
+    groups: &Groups,
+    collectors: &mut Collectors,
+    entities: &mut Entities,
+    aerc: &mut Aerc,
+    index: u32,
+    entity: Entity,
+) {
+    for &(key, trigger) in &groups.get(index).collectors {
+        if trigger.on_updated() {
+            collectors.collect(key, entity, entities, aerc);
+        }
     }
 }

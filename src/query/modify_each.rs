@@ -5,7 +5,7 @@ use smallvec::SmallVec;
 
 use super::param::{Access, ReadOnlyQueryParam};
 use crate::component::Component;
-use crate::context::{Context, emit_group};
+use crate::context::{Context, collect_updated};
 use crate::error::Error;
 use crate::event::ContextEvent;
 use crate::group::{GroupEvent, GroupId};
@@ -72,13 +72,18 @@ impl Context {
             if archetype.len() == 0 || !set.is_superset(&access.required) || !matcher.matches_components(set) {
                 continue;
             }
+            // Groups whose collectors take the replacement, and those whose
+            // subscribers need the values (only these make a clone).
             let watchers: SmallVec<[u32; 4]> = groups
                 .of_archetype(archetype.id())
                 .iter()
                 .copied()
                 .filter(|&g| groups.get(g).matcher.watches(id) && groups.get(g).has_consumers())
                 .collect();
-            let observed = !subscribers.is_empty() || !watchers.is_empty();
+            let mut listening = watchers.clone();
+            listening.retain(|g| groups.get(*g).handler_count() != 0);
+            let observed = !subscribers.is_empty() || !listening.is_empty();
+            let (watchers, listening) = (watchers.as_slice(), listening.as_slice());
             let mut columns = ColumnAccess::exclusive(archetype);
             let lens = columns.chunk_lens();
             let mut entities = columns.entities();
@@ -92,6 +97,9 @@ impl Context {
                 let entity_chunk = entities.next().unwrap_or_default();
                 visited += chunk.len();
                 for ((value, item), &entity) in chunk.iter_mut().zip(rows).zip(entity_chunk) {
+                    for &g in watchers {
+                        collect_updated(groups, collectors, slots, aerc, g, entity);
+                    }
                     if !observed {
                         f(value, item);
                         continue;
@@ -99,15 +107,17 @@ impl Context {
                     let before = value.clone();
                     f(value, item);
                     let (old, new) = (make.make(&before), make.make(&*value));
-                    for &g in &watchers {
+                    for &g in listening {
                         let group = groups.id(g);
-                        let event = GroupEvent::Updated {
-                            group,
-                            entity,
-                            old,
-                            new,
-                        };
-                        emit_group(groups, collectors, slots, aerc, g, &event);
+                        groups.emit(
+                            g,
+                            &GroupEvent::Updated {
+                                group,
+                                entity,
+                                old,
+                                new,
+                            },
+                        );
                     }
                     if !subscribers.is_empty() {
                         subscribers.emit(&ContextEvent::ComponentReplaced { entity, old, new });
