@@ -107,13 +107,14 @@ impl fmt::Display for Owner {
 pub(crate) enum Misuse {
     AlreadyRetained,
     NotRetained,
+    TooManyRetains,
 }
 
-/// A context's retain bookkeeping beyond the per-entity count: in safe mode,
-/// each slot's owners.
+/// A context's retain bookkeeping beyond the per-entity counts: in safe mode,
+/// each slot's user owners.
 pub(crate) struct Aerc {
     mode: AercMode,
-    /// Per slot index, the owners holding a retain (safe mode only).
+    /// Per slot index, the user owners holding a retain (safe mode only).
     owners: Vec<SmallVec<[Owner; 2]>>,
 }
 
@@ -130,11 +131,17 @@ impl Aerc {
     }
 
     /// Adds `owner`'s retain to the entity whose meta is `meta`. Internal
-    /// owners are only counted: they cannot misuse retains, and a collector
-    /// or reactive system pays no owner bookkeeping per entity.
+    /// owners (collectors, reactive systems) are only counted, apart from
+    /// users': they cannot misuse retains, and they pay no owner bookkeeping
+    /// per entity.
     #[inline]
     pub(crate) fn retain(&mut self, meta: &mut EntityMeta, entity: Entity, owner: Owner) -> Result<(), Misuse> {
-        if self.mode == AercMode::Safe && !owner.is_internal() {
+        if owner.is_internal() {
+            meta.internal_retains = meta.internal_retains.checked_add(1).ok_or(Misuse::TooManyRetains)?;
+            return Ok(());
+        }
+        let count = meta.user_retains.checked_add(1).ok_or(Misuse::TooManyRetains)?;
+        if self.mode == AercMode::Safe {
             let index = entity.index() as usize;
             if index >= self.owners.len() {
                 self.owners.resize_with(index + 1, SmallVec::new);
@@ -145,25 +152,36 @@ impl Aerc {
             }
             owners.push(owner);
         }
-        meta.retains += 1;
+        meta.user_retains = count;
         Ok(())
     }
 
     /// Takes `owner`'s retain off the entity whose meta is `meta`.
     #[inline]
     pub(crate) fn release(&mut self, meta: &mut EntityMeta, entity: Entity, owner: Owner) -> Result<(), Misuse> {
-        if self.mode == AercMode::Safe && !owner.is_internal() {
+        if owner.is_internal() {
+            meta.internal_retains = meta.internal_retains.checked_sub(1).ok_or(Misuse::NotRetained)?;
+            return Ok(());
+        }
+        let count = meta.user_retains.checked_sub(1).ok_or(Misuse::NotRetained)?;
+        if self.mode == AercMode::Safe {
             let owners = self
                 .owners
                 .get_mut(entity.index() as usize)
                 .ok_or(Misuse::NotRetained)?;
             let at = owners.iter().position(|&o| o == owner).ok_or(Misuse::NotRetained)?;
             owners.swap_remove(at);
-        } else if meta.retains == 0 {
-            return Err(Misuse::NotRetained);
         }
-        meta.retains -= 1;
+        meta.user_retains = count;
         Ok(())
+    }
+
+    /// Forgets the owners recorded for slot `index`, whose entity is gone.
+    pub(crate) fn forget(&mut self, index: u32) {
+        if let Some(owners) = self.owners.get_mut(index as usize) {
+            debug_assert!(owners.is_empty(), "a freed slot had owners");
+            owners.clear();
+        }
     }
 
     /// The owners of the entity in slot `index` (safe mode; empty otherwise).
@@ -237,23 +255,42 @@ impl Context {
         self.aerc
             .release(meta, entity, owner)
             .map_err(|misuse| misuse_error(misuse, context, entity, owner))?;
-        if meta.retains == 0 && !meta.enabled {
+        if !meta.is_retained() && !meta.enabled {
             self.free_released(entity);
+            self.fire_released();
         }
         Ok(())
     }
 
-    /// Frees the slot of a destroyed entity whose last retain went, and says so.
-    pub(crate) fn free_released(&mut self, entity: Entity) {
+    /// Frees the slot of a destroyed entity whose last retain went, and
+    /// queues its `EntityReleased` for [`fire_released`](Context::fire_released).
+    fn free_released(&mut self, entity: Entity) {
         self.entities.free_disabled(entity);
+        self.aerc.forget(entity.index());
         if !self.subscribers.is_empty() {
-            self.subscribers.emit(&ContextEvent::EntityReleased { entity });
+            self.released.push(entity);
         }
     }
 
+    /// Fires the queued `EntityReleased` events. Batch releases queue them and
+    /// fire them only once every count is settled, so a panicking handler
+    /// cannot leave a batch half released.
+    pub(crate) fn fire_released(&mut self) {
+        if self.released.is_empty() {
+            return;
+        }
+        let mut queued = std::mem::take(&mut self.released);
+        for &entity in &queued {
+            self.subscribers.emit(&ContextEvent::EntityReleased { entity });
+        }
+        queued.clear();
+        self.released = queued;
+    }
+
     /// Releases a retain the context itself made (for a collector or a
-    /// reactive system), freeing the slot if it was the last one. (User code
-    /// cannot release an internal owner's retain, so it is there.)
+    /// reactive system), freeing the slot if it was the last one; the
+    /// `EntityReleased` event waits for [`fire_released`](Context::fire_released).
+    /// (User code cannot release an internal owner's retain, so it is there.)
     #[inline]
     pub(crate) fn release_own(&mut self, entity: Entity, owner: Owner) {
         let Some(meta) = self.entities.slot_mut(entity) else {
@@ -262,9 +299,19 @@ impl Context {
         };
         let released = self.aerc.release(meta, entity, owner);
         debug_assert!(released.is_ok(), "{owner} did not retain {entity}");
-        if released.is_ok() && meta.retains == 0 && !meta.enabled {
+        if released.is_ok() && !meta.is_retained() && !meta.enabled {
             self.free_released(entity);
         }
+    }
+
+    /// Releases `owner`'s retain on each of `entities` (emptied), then fires
+    /// the `EntityReleased` events.
+    pub(crate) fn release_all(&mut self, entities: &mut Vec<Entity>, owner: Owner) {
+        for &entity in entities.iter() {
+            self.release_own(entity, owner);
+        }
+        entities.clear();
+        self.fire_released();
     }
 
     /// How many retains hold the entity (enabled or destroyed).
@@ -274,7 +321,7 @@ impl Context {
     pub fn retain_count(&self, entity: Entity) -> Result<usize, Error> {
         self.entities
             .slot(entity)
-            .map(|meta| meta.retains as usize)
+            .map(EntityMeta::retain_count)
             .ok_or(Error::StaleEntity {
                 context: self.name,
                 entity,
@@ -312,6 +359,7 @@ impl Context {
 
 fn misuse_error(misuse: Misuse, context: &'static str, entity: Entity, owner: Owner) -> Error {
     match misuse {
+        Misuse::TooManyRetains => Error::TooManyRetains { context, entity },
         Misuse::AlreadyRetained => Error::AlreadyRetained { context, entity, owner },
         Misuse::NotRetained => Error::NotRetained { context, entity, owner },
     }

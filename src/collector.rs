@@ -345,7 +345,9 @@ impl Context {
             triggers.push((group.index, trigger));
         }
         let removed = spec.keep.map(|make| make());
-        let key = self.collectors.insert(triggers.clone(), removed);
+        let key = self
+            .collectors
+            .insert(triggers.clone(), removed, self.entities.slot_capacity());
         for (index, trigger) in triggers {
             self.groups.attach_collector(index, key, trigger);
         }
@@ -409,13 +411,11 @@ impl Context {
     pub fn clear_collector(&mut self, id: CollectorId) -> Result<(), Error> {
         let collector = self.collector_mut(id)?;
         let owner = collector.owner;
-        let batch = collector.take_batch();
+        let mut batch = collector.take_batch();
         if let Some(store) = &mut collector.removed {
             store.clear();
         }
-        for &entity in &batch {
-            self.release_own(entity, owner);
-        }
+        self.release_all(&mut batch, owner);
         self.collector_mut(id)?.return_batch(batch);
         Ok(())
     }
@@ -486,6 +486,7 @@ impl Context {
             }
             keep
         });
+        self.fire_released();
         Ok(())
     }
 

@@ -233,13 +233,16 @@ impl Collectors {
         &mut self,
         triggers: SmallVec<[(u32, Trigger); 2]>,
         removed: Option<Box<dyn RemovedStore>>,
+        slots: usize,
     ) -> CollectorKey {
         self.list.insert(CollectorData {
             owner: Owner::internal(),
             triggers,
             active: true,
             entities: Vec::new(),
-            position: Vec::new(),
+            // Sized for the slots the context has now, so a collector over a
+            // populated context does not grow while warming up.
+            position: vec![NOT_HELD; slots],
             spare: Vec::new(),
             removed,
         })

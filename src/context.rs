@@ -71,6 +71,8 @@ pub struct Context {
     pub(crate) groups: Groups,
     pub(crate) uniques: Uniques,
     pub(crate) collectors: Collectors,
+    /// Entities whose `EntityReleased` waits for the end of a batch release.
+    pub(crate) released: Vec<Entity>,
     /// For a declared context, the components it accepts (`None`: all).
     accepts: Option<ComponentSet>,
     next_subscription: u64,
@@ -116,6 +118,7 @@ impl Context {
             groups: Groups::new(id),
             uniques: Uniques::new(registry()),
             collectors: Collectors::new(id),
+            released: Vec::new(),
             accepts,
             next_subscription: 0,
         };
@@ -356,7 +359,8 @@ impl Context {
             EntityMeta {
                 location: at,
                 creation_index,
-                retains: 0,
+                user_retains: 0,
+                internal_retains: 0,
                 enabled: true,
             }
         });
@@ -406,7 +410,8 @@ impl Context {
     /// one (including `EntityDestroyed`) are not fired.
     ///
     /// # Errors
-    /// [`Error::StaleEntity`] if the entity is not alive.
+    /// [`Error::StaleEntity`] if the entity is not alive ([`Error::EntityDisabled`]
+    /// if it was destroyed and is still retained).
     pub fn destroy_entity(&mut self, entity: Entity) -> Result<(), Error> {
         let location = self.location(entity)?;
         let archetype = self.archetypes.get(location.archetype);
@@ -437,6 +442,9 @@ impl Context {
             self.entities.relocate(displaced, location);
         }
         let freed = self.entities.disable(entity);
+        if freed {
+            self.aerc.forget(entity.index());
+        }
         self.archetypes.despawn(location);
         if let Err(payload) = notified {
             panic::resume_unwind(payload);
@@ -485,7 +493,11 @@ impl Context {
 
     /// [`Error::EntitiesRetained`] if any entity is retained.
     pub(crate) fn check_resettable(&self) -> Result<(), Error> {
-        let count = self.entities.iter_slots().filter(|(_, meta)| meta.retains > 0).count();
+        let count = self
+            .entities
+            .iter_slots()
+            .filter(|(_, meta)| meta.is_retained())
+            .count();
         if count > 0 {
             return Err(Error::EntitiesRetained {
                 context: self.name,
@@ -499,7 +511,9 @@ impl Context {
     /// for each group the entity joins or leaves, then `ComponentAdded`.
     ///
     /// # Errors
-    /// [`Error::StaleEntity`], or [`Error::ComponentAlreadyPresent`] if the
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
+    /// entity), [`Error::WrongContext`] for a component this declared context does
+    /// not accept, or [`Error::ComponentAlreadyPresent`] if the
     /// entity has a `T` already (use [`replace`](Context::replace) to
     /// overwrite); `value` is dropped and nothing changes.
     pub fn add<T: Component>(&mut self, entity: Entity, value: T) -> Result<(), Error> {
@@ -556,7 +570,8 @@ impl Context {
     /// `ComponentRemoved` (with the value), before the drop.
     ///
     /// # Errors
-    /// [`Error::StaleEntity`], or [`Error::ComponentAbsent`] if there is no `T`.
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
+    /// entity), or [`Error::ComponentAbsent`] if there is no `T`.
     pub fn remove<T: Component>(&mut self, entity: Entity) -> Result<(), Error> {
         self.take::<T>(entity).map(drop)
     }
@@ -565,7 +580,8 @@ impl Context {
     /// [`remove`](Context::remove).
     ///
     /// # Errors
-    /// [`Error::StaleEntity`], or [`Error::ComponentAbsent`] if there is no `T`.
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
+    /// entity), or [`Error::ComponentAbsent`] if there is no `T`.
     pub fn take<T: Component>(&mut self, entity: Entity) -> Result<T, Error> {
         let id = T::component_id();
         let Some(meta) = self.entities.get_mut(entity) else {
@@ -597,7 +613,8 @@ impl Context {
     /// then drops the old value; if not, this is an [`add`](Context::add).
     ///
     /// # Errors
-    /// [`Error::StaleEntity`].
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
+    /// entity).
     pub fn replace<T: Component>(&mut self, entity: Entity, value: T) -> Result<(), Error> {
         let id = T::component_id();
         let location = self.location(entity)?;
@@ -661,7 +678,8 @@ impl Context {
     /// The entity's `T`.
     ///
     /// # Errors
-    /// [`Error::StaleEntity`], or [`Error::ComponentAbsent`] if there is no `T`.
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
+    /// entity), or [`Error::ComponentAbsent`] if there is no `T`.
     #[inline]
     pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, Error> {
         if let Some(meta) = self.entities.get(entity)
@@ -688,7 +706,8 @@ impl Context {
     /// (use [`replace`](Context::replace) when observers must hear of it).
     ///
     /// # Errors
-    /// [`Error::StaleEntity`], or [`Error::ComponentAbsent`] if there is no `T`.
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
+    /// entity), or [`Error::ComponentAbsent`] if there is no `T`.
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, Error> {
         let location = self.location(entity)?;
         let context = self.name;
@@ -739,7 +758,8 @@ impl Context {
     /// The entity's component ids, increasing.
     ///
     /// # Errors
-    /// [`Error::StaleEntity`].
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
+    /// entity).
     pub fn component_ids(&self, entity: Entity) -> Result<impl Iterator<Item = ComponentId> + '_, Error> {
         Ok(self.entity(entity)?.component_ids())
     }
@@ -747,7 +767,8 @@ impl Context {
     /// The declared names of the entity's components, by increasing id.
     ///
     /// # Errors
-    /// [`Error::StaleEntity`].
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
+    /// entity).
     pub fn component_names(&self, entity: Entity) -> Result<impl Iterator<Item = &'static str> + '_, Error> {
         Ok(self.entity(entity)?.component_names())
     }

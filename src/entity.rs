@@ -44,10 +44,26 @@ pub(crate) struct EntityMeta {
     pub(crate) location: Location,
     /// The position of the entity in creation order since the last `reset`.
     pub(crate) creation_index: u64,
-    /// How many retains hold the entity (AERC).
-    pub(crate) retains: u32,
+    /// Retains held by user owners (AERC).
+    pub(crate) user_retains: u32,
+    /// Retains held by collectors and reactive systems, counted apart so a
+    /// user release can never take one.
+    pub(crate) internal_retains: u32,
     /// False once destroyed: the slot is kept only for its retainers.
     pub(crate) enabled: bool,
+}
+
+impl EntityMeta {
+    /// Whether anything retains the entity.
+    #[inline]
+    pub(crate) fn is_retained(&self) -> bool {
+        self.user_retains != 0 || self.internal_retains != 0
+    }
+
+    /// How many retains hold the entity.
+    pub(crate) fn retain_count(&self) -> usize {
+        self.user_retains as usize + self.internal_retains as usize
+    }
 }
 
 /// The entity slots of a context: enabled entities, and destroyed ones whose
@@ -97,6 +113,11 @@ impl Entities {
         self.slots.len() - self.disabled
     }
 
+    /// How many slots exist, used or free (an upper bound on slot indices).
+    pub(crate) fn slot_capacity(&self) -> usize {
+        self.slots.capacity() + 1
+    }
+
     /// The number of destroyed entities kept for their retainers.
     pub(crate) fn disabled_len(&self) -> usize {
         self.disabled
@@ -131,7 +152,7 @@ impl Entities {
     pub(crate) fn disable(&mut self, entity: Entity) -> bool {
         let meta = &mut self.slots[entity];
         debug_assert!(meta.enabled);
-        if meta.retains == 0 {
+        if !meta.is_retained() {
             self.slots.remove(entity);
             true
         } else {
@@ -143,7 +164,7 @@ impl Entities {
 
     /// Frees the slot of a disabled entity whose last retain went.
     pub(crate) fn free_disabled(&mut self, entity: Entity) {
-        debug_assert!(self.slots.get(entity).is_some_and(|m| !m.enabled && m.retains == 0));
+        debug_assert!(self.slots.get(entity).is_some_and(|m| !m.enabled && !m.is_retained()));
         self.slots.remove(entity);
         self.disabled -= 1;
     }

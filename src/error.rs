@@ -212,6 +212,15 @@ pub enum Error {
         owner: Owner,
     },
 
+    /// A retain that would overflow the entity's retain count (2^32 - 1).
+    #[error("entity {entity} in context `{context}` cannot be retained more than 4294967295 times")]
+    TooManyRetains {
+        /// The context asked.
+        context: &'static str,
+        /// The entity.
+        entity: Entity,
+    },
+
     /// `reset` while entities are retained.
     #[error(
         "context `{context}` cannot reset: {count} entities are still retained; clear collectors \

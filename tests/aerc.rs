@@ -605,3 +605,26 @@ fn a_collectors_owner_cannot_be_used_to_retain_or_release() {
     assert!(game.is_enabled(e).is_err(), "the collector released it");
     game.check_invariants().unwrap();
 }
+
+#[test]
+fn in_fast_mode_a_user_release_cannot_take_a_collectors_retain() {
+    let mut game = Context::builder().aerc(AercMode::Fast).build();
+    let id = game.collector(Matcher::all_of::<Position>().added());
+    let e = game.create_entity_with((Position { x: 0.0, y: 0.0 },)).unwrap();
+    let stranger = Owner::new();
+    assert_eq!(
+        game.release(e, stranger),
+        Err(Error::NotRetained {
+            context: "Context",
+            entity: e,
+            owner: stranger
+        })
+    );
+    game.destroy_entity(e).unwrap();
+    assert_eq!(game.is_enabled(e), Ok(false), "the collector still holds it");
+    let next = game.create_entity();
+    assert_ne!(next.index(), e.index(), "its slot is not reused");
+    game.clear_collector(id).unwrap();
+    assert!(game.is_enabled(e).is_err());
+    game.check_invariants().unwrap();
+}

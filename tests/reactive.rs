@@ -1108,3 +1108,187 @@ fn in_context_runs_a_reactive_system_on_its_context_inside_a_feature_of_contexts
     assert_eq!(contexts.get::<Game>().collectors().count(), 0);
     check_all(&contexts);
 }
+
+// Regressions from the review of the first version.
+
+#[test]
+fn a_panicking_released_handler_during_a_clear_leaves_no_retain_behind() {
+    let mut game = game();
+    let id = game.collector(Matcher::all_of::<Position>().added());
+    let (a, b) = (
+        game.create_entity_with(pos(0.0)).unwrap(),
+        game.create_entity_with(pos(1.0)).unwrap(),
+    );
+    game.destroy_entity(a).unwrap();
+    game.destroy_entity(b).unwrap();
+    let panics = Arc::new(Mutex::new(1));
+    let left = panics.clone();
+    game.subscribe(move |event: &ContextEvent<'_>| {
+        if let ContextEvent::EntityReleased { .. } = event {
+            let mut left = left.lock().unwrap();
+            if *left > 0 {
+                *left -= 1;
+                panic!("handler fails once");
+            }
+        }
+    });
+    assert!(catch_unwind(AssertUnwindSafe(|| game.clear_collector(id))).is_err());
+    for e in [a, b] {
+        assert!(
+            game.is_enabled(e).is_err(),
+            "{e}'s slot is free although the handler panicked"
+        );
+    }
+    assert_eq!(game.retained_destroyed_entities().count(), 0);
+    game.reset().unwrap();
+    check(&game);
+}
+
+#[test]
+fn a_panicking_released_handler_after_execute_leaves_no_retain_behind() {
+    let mut game = game();
+    let mut reactive = Reactive::new(Probe::added().on_execute(|game, entities, _| {
+        for &e in entities {
+            game.destroy_entity(e).unwrap();
+        }
+    }));
+    reactive.initialize(&mut game);
+    let (a, b) = (
+        game.create_entity_with(pos(0.0)).unwrap(),
+        game.create_entity_with(pos(1.0)).unwrap(),
+    );
+    let armed = Arc::new(Mutex::new(false));
+    let trigger = armed.clone();
+    game.subscribe(move |event: &ContextEvent<'_>| {
+        if matches!(event, ContextEvent::EntityReleased { .. }) && std::mem::take(&mut *trigger.lock().unwrap()) {
+            panic!("handler fails once");
+        }
+    });
+    *armed.lock().unwrap() = true;
+    assert!(catch_unwind(AssertUnwindSafe(|| reactive.execute(&mut game))).is_err());
+    for e in [a, b] {
+        assert!(
+            game.is_enabled(e).is_err(),
+            "{e} was released although a handler panicked"
+        );
+    }
+    reactive.execute(&mut game);
+    game.reset().unwrap();
+    check(&game);
+}
+
+#[test]
+fn teardown_and_switches_release_what_a_panicking_execute_left() {
+    for switch in 0..4 {
+        let mut game = game();
+        let mut reactive = Reactive::new(Probe::added().on_execute(|_, _, _| panic!("execute fails")));
+        reactive.initialize(&mut game);
+        let e = game.create_entity_with(pos(0.0)).unwrap();
+        assert!(catch_unwind(AssertUnwindSafe(|| reactive.execute(&mut game))).is_err());
+        assert_eq!(game.retain_count(e), Ok(1), "held by the system after the panic");
+        match switch {
+            0 => reactive.teardown(&mut game),
+            1 => reactive.deactivate_reactive_systems(&mut game),
+            2 => reactive.clear_reactive_systems(&mut game),
+            _ => reactive.activate_reactive_systems(&mut game),
+        }
+        assert_eq!(game.retain_count(e), Ok(0), "switch {switch} released it");
+        check(&game);
+    }
+}
+
+#[test]
+fn a_reactive_system_run_on_another_context_does_nothing_there_and_keeps_its_collector() {
+    let (mut first, mut second) = (game(), game());
+    let probe = Probe::added();
+    let record = probe.record();
+    let mut reactive = Reactive::new(probe);
+    reactive.initialize(&mut first);
+    let e = first.create_entity_with(pos(0.0)).unwrap();
+    second.create_entity_with(pos(0.0)).unwrap();
+    reactive.execute(&mut second);
+    assert!(record.runs().is_empty());
+    assert_eq!(
+        second.collectors().count(),
+        0,
+        "no collector was made in the other context"
+    );
+    reactive.execute(&mut first);
+    assert_eq!(record.runs(), [vec![e]]);
+    reactive.teardown(&mut first);
+    assert_eq!(first.collectors().count(), 0);
+    first.reset().unwrap();
+    check(&first);
+}
+
+/// Collects `Sprite` added in Game twice (two collectors) and in Ui; its
+/// filter panics on a sprite of 0 in Ui.
+struct Twice(Arc<Mutex<Vec<Vec<ContextEntity>>>>);
+
+impl MultiReactiveSystem for Twice {
+    fn trigger(&mut self, contexts: &mut Contexts) -> Vec<CollectorId> {
+        let added = || Matcher::all_of::<Sprite>().added();
+        vec![
+            contexts.get_mut::<Game>().collector(added()),
+            contexts.get_mut::<Ui>().collector(added()),
+            contexts.get_mut::<Game>().collector(added()),
+        ]
+    }
+
+    fn filter(&self, context: &Context, entity: Entity) -> bool {
+        assert!(context.get::<Sprite>(entity).is_ok_and(|s| s.0 != 0), "filter fails");
+        true
+    }
+
+    fn execute(&mut self, _contexts: &mut Contexts, entities: &[ContextEntity]) {
+        self.0.lock().unwrap().push(entities.to_vec());
+    }
+}
+
+#[test]
+fn a_multi_reactive_system_executes_an_entity_two_collectors_gathered_once() {
+    let mut contexts = Contexts::new();
+    let runs = Arc::new(Mutex::new(Vec::new()));
+    let mut multi = MultiReactive::new(Twice(runs.clone()));
+    multi.initialize(&mut contexts);
+    let e = contexts.get_mut::<Game>().create_entity_with(Sprite(1)).unwrap();
+    multi.execute(&mut contexts);
+    let game_id = contexts.get::<Game>().id();
+    assert_eq!(
+        *runs.lock().unwrap(),
+        [vec![ContextEntity {
+            context: game_id,
+            entity: e
+        }]]
+    );
+    assert_eq!(contexts.get::<Game>().retain_count(e), Ok(0));
+    check_all(&contexts);
+}
+
+#[test]
+fn a_multi_reactive_filter_panic_releases_in_the_right_context() {
+    let mut contexts = Contexts::new();
+    let runs = Arc::new(Mutex::new(Vec::new()));
+    let mut multi = MultiReactive::new(Twice(runs.clone()));
+    multi.initialize(&mut contexts);
+    let me = Owner::new();
+    let g = contexts.get_mut::<Game>().create_entity_with(Sprite(1)).unwrap();
+    contexts.get_mut::<Game>().retain(g, me).unwrap();
+    let u = contexts.get_mut::<Ui>().create_entity_with(Sprite(0)).unwrap();
+    assert_eq!(g.index(), u.index(), "the same slot in both contexts");
+    assert!(catch_unwind(AssertUnwindSafe(|| multi.execute(&mut contexts))).is_err());
+    contexts.get_mut::<Ui>().replace(u, Sprite(2)).unwrap();
+    multi.execute(&mut contexts);
+    multi.execute(&mut contexts);
+    assert_eq!(
+        contexts.get::<Game>().retain_count(g),
+        Ok(1),
+        "only my retain is left in Game"
+    );
+    assert_eq!(contexts.get::<Game>().retain_owners(g), Ok(Some(&[me][..])));
+    assert_eq!(contexts.get::<Ui>().retain_count(u), Ok(0));
+    multi.teardown(&mut contexts);
+    contexts.get_mut::<Game>().release(g, me).unwrap();
+    contexts.reset().unwrap();
+    check_all(&contexts);
+}

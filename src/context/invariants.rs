@@ -41,7 +41,7 @@ impl Context {
         let mut indices = HashSet::new();
         for (entity, meta) in self.entities.iter_slots() {
             if !meta.enabled {
-                if meta.retains == 0 {
+                if !meta.is_retained() {
                     return Err(format!("destroyed entity {entity} keeps its slot with no retain"));
                 }
                 continue;
@@ -81,28 +81,35 @@ impl Context {
         if safe {
             for (entity, meta) in self.entities.iter_slots() {
                 let owners = self.aerc.owners(entity.index());
-                if owners.len() > meta.retains as usize {
+                if owners.len() != meta.user_retains as usize {
                     return Err(format!(
-                        "entity {entity} has {} retains but {} recorded owners",
-                        meta.retains,
+                        "entity {entity} has {} user retains but {} recorded owners",
+                        meta.user_retains,
                         owners.len()
                     ));
                 }
             }
         }
+        // Each collector holding an entity accounts for one internal retain
+        // (reactive systems, outside the context, may hold more).
+        let mut held: std::collections::HashMap<crate::Entity, u32> = std::collections::HashMap::new();
         for collector in self.collectors() {
             for entity in collector.iter() {
-                let Some(meta) = self.entities.slot(entity) else {
+                if self.entities.slot(entity).is_none() {
                     return Err(format!("{} holds freed entity {entity}", collector.id()));
-                };
-                let users = if safe {
-                    self.aerc.owners(entity.index()).len()
-                } else {
-                    0
-                };
-                if meta.retains as usize <= users || !collector.contains(entity) {
-                    return Err(format!("{} holds {entity} without retaining it", collector.id()));
                 }
+                if !collector.contains(entity) {
+                    return Err(format!("{} lists {entity} but does not find it", collector.id()));
+                }
+                *held.entry(entity).or_default() += 1;
+            }
+        }
+        for (entity, count) in held {
+            let internal = self.entities.slot(entity).map_or(0, |meta| meta.internal_retains);
+            if internal < count {
+                return Err(format!(
+                    "{count} collectors hold {entity}, which has {internal} internal retains"
+                ));
             }
         }
         Ok(())

@@ -1,5 +1,7 @@
 //! Reactive systems over several contexts.
 
+use std::collections::HashSet;
+
 use crate::aerc::Owner;
 use crate::collector::CollectorId;
 use crate::context::Context;
@@ -97,13 +99,19 @@ pub trait MultiReactiveSystem {
 }
 
 /// Runs a [`MultiReactiveSystem`] as a `System<Contexts>`.
-/// `teardown` removes its collectors; a later run makes new ones.
+/// `teardown` removes its collectors; a later run makes new ones. A collector
+/// the user removes is skipped from then on. An entity gathered by two of
+/// its collectors is executed once.
 pub struct MultiReactive<S> {
     system: S,
     collectors: Option<Vec<CollectorId>>,
     owner: Owner,
+    /// One collector's entities while it is drained, and their context.
     scratch: Vec<Entity>,
+    scratch_context: Option<ContextId>,
     buffer: Vec<ContextEntity>,
+    /// For dropping an entity that two collectors gathered (reused).
+    seen: HashSet<ContextEntity>,
 }
 
 impl<S: MultiReactiveSystem> MultiReactive<S> {
@@ -115,7 +123,9 @@ impl<S: MultiReactiveSystem> MultiReactive<S> {
             collectors: None,
             owner: Owner::internal(),
             scratch: Vec::new(),
+            scratch_context: None,
             buffer: Vec::new(),
+            seen: HashSet::new(),
         }
     }
 
@@ -140,16 +150,30 @@ impl<S: MultiReactiveSystem> MultiReactive<S> {
         }
     }
 
+    /// Releases what is held: after `execute`, or what a panicking
+    /// `filter` or `execute` left (in `scratch` or `buffer`), each in its own
+    /// context.
     fn release_buffer(&mut self, contexts: &mut Contexts) {
+        if let Some(id) = self.scratch_context.take()
+            && let Some(context) = contexts.by_id_mut(id)
+        {
+            context.release_all(&mut self.scratch, self.owner);
+        }
+        self.scratch.clear();
         for held in self.buffer.drain(..) {
             if let Some(context) = contexts.by_id_mut(held.context) {
                 context.release_own(held.entity, self.owner);
             }
         }
+        for context in contexts.iter_mut() {
+            context.fire_released();
+        }
     }
 
-    /// Applies `f` to each collector in its context.
+    /// Releases what is held, then applies `f` to each collector in its
+    /// context.
     fn each_collector(&mut self, contexts: &mut Contexts, f: impl Fn(&mut Context, CollectorId)) {
+        self.release_buffer(contexts);
         self.ensure_collectors(contexts);
         for &id in self.collectors() {
             if let Some(context) = contexts.by_id_mut(id.context()) {
@@ -177,19 +201,35 @@ impl<S: MultiReactiveSystem> System<Contexts> for MultiReactive<S> {
             collectors,
             owner,
             scratch,
+            scratch_context,
             buffer,
+            seen,
         } = self;
         let include_destroyed = system.include_destroyed();
         for &id in collectors.as_deref().unwrap_or_default() {
             let Some(context) = contexts.by_id_mut(id.context()) else {
                 continue;
             };
+            *scratch_context = Some(id.context());
             // An unknown (removed) collector drains nothing.
             let _ = context.drain_collector(id, *owner, include_destroyed, scratch, |context, entity| {
                 system.filter(context, entity)
             });
             let context = id.context();
             buffer.extend(scratch.drain(..).map(|entity| ContextEntity { context, entity }));
+            *scratch_context = None;
+        }
+        // Two collectors of one context may gather the same entity: keep the
+        // first, and release the second's retain (never the last one).
+        if collectors.as_ref().is_some_and(|c| c.len() > 1) {
+            buffer.retain(|&held| {
+                let first = seen.insert(held);
+                if !first && let Some(context) = contexts.by_id_mut(held.context) {
+                    context.release_own(held.entity, *owner);
+                }
+                first
+            });
+            seen.clear();
         }
         if !self.buffer.is_empty() {
             self.system.execute(contexts, &self.buffer);
@@ -206,6 +246,7 @@ impl<S: MultiReactiveSystem> System<Contexts> for MultiReactive<S> {
 
     fn teardown(&mut self, contexts: &mut Contexts) {
         self.system.teardown(contexts);
+        self.release_buffer(contexts);
         for id in self.collectors.take().unwrap_or_default() {
             if let Some(context) = contexts.by_id_mut(id.context()) {
                 let _ = context.remove_collector(id);

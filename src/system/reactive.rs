@@ -103,9 +103,11 @@ pub trait ReactiveSystem {
 /// system's collector id, the buffer of entities being executed (reused, so
 /// a steady frame allocates nothing), and the [`Owner`] of their retains.
 ///
-/// The collector belongs to the context the system first ran on.
-/// `teardown` removes the collector (releasing what it held); a later run
-/// makes a new one.
+/// The collector belongs to the context the system first ran on; on another
+/// context the system does nothing. `teardown` removes the collector
+/// (releasing what it held); a later run makes a new one. Entities a
+/// panicking `filter` or `execute` left retained are released by the next
+/// `execute`, `teardown` or switch (`activate_reactive_systems`, ...).
 pub struct Reactive<S> {
     system: S,
     collector: Option<CollectorId>,
@@ -145,30 +147,31 @@ impl<S: ReactiveSystem> Reactive<S> {
         self.owner
     }
 
-    fn collector_in(&mut self, context: &mut Context) -> CollectorId {
-        match self.collector {
+    /// The collector, made in `context` if there is none yet; `None` if it
+    /// lives in another context (then the system does nothing here).
+    fn collector_in(&mut self, context: &mut Context) -> Option<CollectorId> {
+        let id = match self.collector {
             Some(id) => id,
             None => *self.collector.insert(self.system.trigger(context)),
-        }
+        };
+        (id.context() == context.id()).then_some(id)
     }
 
-    /// Applies `f` to the collector; forgets an id the context no longer
-    /// knows (it was removed), so the next run makes a new collector.
+    /// Releases what is left retained (after a panic in `filter` or
+    /// `execute`), then applies `f` to the collector; forgets an id the
+    /// context no longer knows (it was removed), so the next run makes a new
+    /// collector.
     fn with_collector(
         &mut self,
         context: &mut Context,
         f: impl FnOnce(&mut Context, CollectorId) -> Result<(), Error>,
     ) {
-        let id = self.collector_in(context);
+        let Some(id) = self.collector_in(context) else {
+            return;
+        };
+        context.release_all(&mut self.buffer, self.owner);
         if let Err(Error::UnknownCollector { .. }) = f(context, id) {
             self.collector = None;
-        }
-    }
-
-    /// Releases what a panicking `execute` left retained.
-    fn release_buffer(&mut self, context: &mut Context) {
-        for entity in self.buffer.drain(..) {
-            context.release_own(entity, self.owner);
         }
     }
 }
@@ -184,8 +187,11 @@ impl<S: ReactiveSystem> System<Context> for Reactive<S> {
     }
 
     fn execute(&mut self, context: &mut Context) {
-        self.release_buffer(context);
-        let id = self.collector_in(context);
+        let Some(id) = self.collector_in(context) else {
+            return;
+        };
+        // What a panicking `filter` or `execute` left retained goes first.
+        context.release_all(&mut self.buffer, self.owner);
         let Reactive {
             system, owner, buffer, ..
         } = self;
@@ -199,7 +205,7 @@ impl<S: ReactiveSystem> System<Context> for Reactive<S> {
         }
         if !self.buffer.is_empty() {
             self.system.execute(context, &self.buffer);
-            self.release_buffer(context);
+            context.release_all(&mut self.buffer, self.owner);
         }
         // Unknown only if `execute` removed the collector.
         if context.finish_batch(id).is_err() {
@@ -213,9 +219,9 @@ impl<S: ReactiveSystem> System<Context> for Reactive<S> {
 
     fn teardown(&mut self, context: &mut Context) {
         self.system.teardown(context);
-        if let Some(id) = self.collector.take() {
-            // Already removed by the user is fine: nothing is held then.
-            let _ = context.remove_collector(id);
+        self.with_collector(context, Context::remove_collector);
+        if self.collector.is_some_and(|id| id.context() == context.id()) {
+            self.collector = None;
         }
     }
 
