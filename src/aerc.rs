@@ -18,8 +18,10 @@
 //! twice with one owner or releasing without a retain is an error (the
 //! context's own owners, of collectors and reactive systems, are only
 //! counted: user code cannot retain or release with them);
-//! [`AercMode::Fast`] keeps only a count (releasing below zero is still an
-//! error).
+//! [`AercMode::Fast`] keeps only a count of user retains (releasing more
+//! than users retained is still an error). In both modes the retains of
+//! collectors and reactive systems are counted apart from users', so no user
+//! release can take one.
 //!
 //! [`ContextBuilder::aerc`]: crate::ContextBuilder::aerc
 
@@ -240,7 +242,8 @@ impl Context {
     ///
     /// # Errors
     /// [`Error::StaleEntity`] if the slot is free; [`Error::NotRetained`] if
-    /// `owner` holds no retain (safe mode) or the count is zero (fast mode);
+    /// `owner` holds no retain (safe mode) or no user retain is left (fast
+    /// mode);
     /// [`Error::InternalOwner`] for the owner of a collector or a reactive
     /// system. Nothing changes on error.
     pub fn release(&mut self, entity: Entity, owner: Owner) -> Result<(), Error> {
