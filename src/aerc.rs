@@ -139,8 +139,7 @@ impl Aerc {
     #[inline]
     pub(crate) fn retain(&mut self, meta: &mut EntityMeta, entity: Entity, owner: Owner) -> Result<(), Misuse> {
         if owner.is_internal() {
-            meta.internal_retains = meta.internal_retains.checked_add(1).ok_or(Misuse::TooManyRetains)?;
-            return Ok(());
+            return Self::retain_internal(meta);
         }
         let count = meta.user_retains.checked_add(1).ok_or(Misuse::TooManyRetains)?;
         if self.mode == AercMode::Safe {
@@ -155,6 +154,13 @@ impl Aerc {
             owners.push(owner);
         }
         meta.user_retains = count;
+        Ok(())
+    }
+
+    /// Adds a collector's or reactive system's retain.
+    #[inline(always)]
+    pub(crate) fn retain_internal(meta: &mut EntityMeta) -> Result<(), Misuse> {
+        meta.internal_retains = meta.internal_retains.checked_add(1).ok_or(Misuse::TooManyRetains)?;
         Ok(())
     }
 
@@ -300,9 +306,13 @@ impl Context {
             debug_assert!(false, "retained entity {entity} lost its slot");
             return;
         };
-        let released = self.aerc.release(meta, entity, owner);
-        debug_assert!(released.is_ok(), "{owner} did not retain {entity}");
-        if released.is_ok() && !meta.is_retained() && !meta.enabled {
+        debug_assert!(owner.is_internal());
+        let released = meta
+            .internal_retains
+            .checked_sub(1)
+            .map(|count| meta.internal_retains = count);
+        debug_assert!(released.is_some(), "{owner} did not retain {entity}");
+        if released.is_some() && !meta.is_retained() && !meta.enabled {
             self.free_released(entity);
         }
     }

@@ -478,8 +478,10 @@ impl Context {
         // stays in `out`, held by `to`, for the caller to release.
         out.extend_from_slice(&batch);
         self.collector_mut(id)?.return_batch(batch);
+        // With no destroyed entity kept anywhere, every collected one is enabled.
+        let all_enabled = self.entities.disabled_len() == 0;
         out.retain(|&entity| {
-            let enabled = self.entities.get(entity).is_some();
+            let enabled = all_enabled || self.entities.get(entity).is_some();
             let keep = (enabled || include_destroyed) && filter(self, entity);
             if !keep {
                 self.release_own(entity, to);

@@ -261,12 +261,11 @@ impl Collectors {
         trigger: Trigger,
         event: &GroupEvent<'_>,
         entities: &mut Entities,
-        aerc: &mut Aerc,
     ) {
         if !trigger.accepts(event) {
             return;
         }
-        self.collect(key, event.entity(), entities, aerc);
+        self.collect(key, event.entity(), entities);
         if let GroupEvent::Removed { entity, removed, .. } = event {
             let collector = &mut self.list[key];
             if let (true, Some(store)) = (collector.active, &mut collector.removed) {
@@ -278,14 +277,14 @@ impl Collectors {
     /// Collector `key` collects `entity` (if active), retaining it the first
     /// time.
     #[inline(always)]
-    pub(crate) fn collect(&mut self, key: CollectorKey, entity: Entity, entities: &mut Entities, aerc: &mut Aerc) {
+    pub(crate) fn collect(&mut self, key: CollectorKey, entity: Entity, entities: &mut Entities) {
         let collector = &mut self.list[key];
         if collector.active && collector.insert(entity) {
             let meta = entities
                 .slot_mut(entity)
                 .expect("a group event is about an entity in a slot");
-            aerc.retain(meta, entity, collector.owner)
-                .expect("a collector retains an entity once, while it holds it");
+            // Fewer than 2^32 collectors exist, so the count cannot overflow.
+            Aerc::retain_internal(meta).expect("one retain per collector holding the entity");
         }
     }
 }

@@ -624,19 +624,11 @@ impl Context {
                 if self.groups.has_consumers() {
                     // Collectors need only the entity; values are looked up
                     // below only if a subscriber is to see them.
-                    for i in 0..self.groups.of_archetype(location.archetype).len() {
-                        let index = self.groups.of_archetype(location.archetype)[i];
+                    for &index in self.groups.of_archetype(location.archetype) {
                         let group = self.groups.get(index);
                         if group.matcher.watches(id) {
                             handlers |= group.handler_count() != 0;
-                            collect_updated(
-                                &self.groups,
-                                &mut self.collectors,
-                                &mut self.entities,
-                                &mut self.aerc,
-                                index,
-                                entity,
-                            );
+                            collect_updated(&self.groups, &mut self.collectors, &mut self.entities, index, entity);
                         }
                     }
                 }

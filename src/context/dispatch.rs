@@ -2,7 +2,6 @@
 //! two, after every group's membership is updated).
 
 use super::Context;
-use crate::aerc::Aerc;
 use crate::collectors::Collectors;
 use crate::entity::Entities;
 use crate::entity::Entity;
@@ -84,7 +83,6 @@ impl Context {
                 &mut self.groups,
                 &mut self.collectors,
                 &mut self.entities,
-                &mut self.aerc,
                 change.group,
                 &event,
             );
@@ -111,7 +109,6 @@ impl Context {
                 &mut self.groups,
                 &mut self.collectors,
                 &mut self.entities,
-                &mut self.aerc,
                 index,
                 &event,
             );
@@ -127,14 +124,13 @@ fn emit_group(
     groups: &mut Groups,
     collectors: &mut Collectors,
     entities: &mut Entities,
-    aerc: &mut Aerc,
     index: u32,
     event: &GroupEvent<'_>,
 ) {
     let group = groups.get(index);
     if !group.collectors.is_empty() {
         for &(key, trigger) in &group.collectors {
-            collectors.deliver(key, trigger, event, entities, aerc);
+            collectors.deliver(key, trigger, event, entities);
         }
     }
     groups.emit(index, event);
@@ -164,13 +160,12 @@ pub(crate) fn collect_updated(
     groups: &Groups,
     collectors: &mut Collectors,
     entities: &mut Entities,
-    aerc: &mut Aerc,
     index: u32,
     entity: Entity,
 ) {
     for &(key, trigger) in &groups.get(index).collectors {
         if trigger.on_updated() {
-            collectors.collect(key, entity, entities, aerc);
+            collectors.collect(key, entity, entities);
         }
     }
 }

@@ -64,7 +64,6 @@ impl Context {
             subscribers,
             collectors,
             entities: slots,
-            aerc,
             ..
         } = self;
         for archetype in archetypes.iter_mut() {
@@ -98,7 +97,7 @@ impl Context {
                 visited += chunk.len();
                 for ((value, item), &entity) in chunk.iter_mut().zip(rows).zip(entity_chunk) {
                     for &g in watchers {
-                        collect_updated(groups, collectors, slots, aerc, g, entity);
+                        collect_updated(groups, collectors, slots, g, entity);
                     }
                     if !observed {
                         f(value, item);

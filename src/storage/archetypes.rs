@@ -367,6 +367,7 @@ impl Archetypes {
 
     /// Swaps the `T` of component `id` at `loc` for `value`, giving back the old
     /// one; gives `value` back if there is no such `T` there.
+    #[inline]
     pub(crate) fn replace<T: 'static>(&mut self, loc: Location, id: ComponentId, value: T) -> Result<T, T> {
         match self.list[loc.archetype.index()].get_mut::<T>(id, loc) {
             Some(slot) => Ok(std::mem::replace(slot, value)),
