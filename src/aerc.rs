@@ -132,15 +132,13 @@ impl Aerc {
         self.mode
     }
 
-    /// Adds `owner`'s retain to the entity whose meta is `meta`. Internal
-    /// owners (collectors, reactive systems) are only counted, apart from
-    /// users': they cannot misuse retains, and they pay no owner bookkeeping
-    /// per entity.
+    /// Adds user `owner`'s retain to the entity whose meta is `meta`. (The
+    /// retains of collectors and reactive systems are only counted, apart
+    /// from users', by `retain_internal`: they cannot misuse retains, and pay
+    /// no owner bookkeeping per entity.)
     #[inline]
     pub(crate) fn retain(&mut self, meta: &mut EntityMeta, entity: Entity, owner: Owner) -> Result<(), Misuse> {
-        if owner.is_internal() {
-            return Self::retain_internal(meta);
-        }
+        debug_assert!(!owner.is_internal(), "internal retains go through `retain_internal`");
         let count = meta.user_retains.checked_add(1).ok_or(Misuse::TooManyRetains)?;
         if self.mode == AercMode::Safe {
             let index = entity.index() as usize;
@@ -164,13 +162,10 @@ impl Aerc {
         Ok(())
     }
 
-    /// Takes `owner`'s retain off the entity whose meta is `meta`.
+    /// Takes user `owner`'s retain off the entity whose meta is `meta`.
     #[inline]
     pub(crate) fn release(&mut self, meta: &mut EntityMeta, entity: Entity, owner: Owner) -> Result<(), Misuse> {
-        if owner.is_internal() {
-            meta.internal_retains = meta.internal_retains.checked_sub(1).ok_or(Misuse::NotRetained)?;
-            return Ok(());
-        }
+        debug_assert!(!owner.is_internal(), "internal retains go through `release_own`");
         let count = meta.user_retains.checked_sub(1).ok_or(Misuse::NotRetained)?;
         if self.mode == AercMode::Safe {
             let owners = self
