@@ -4,8 +4,9 @@
 use smallvec::SmallVec;
 
 use super::param::{Access, ReadOnlyQueryParam};
+use crate::collectors::CollectorKey;
 use crate::component::Component;
-use crate::context::{Context, collect_updated};
+use crate::context::Context;
 use crate::error::Error;
 use crate::event::ContextEvent;
 use crate::group::{GroupEvent, GroupId};
@@ -82,7 +83,14 @@ impl Context {
             let mut listening = watchers.clone();
             listening.retain(|g| groups.get(*g).handler_count() != 0);
             let observed = !subscribers.is_empty() || !listening.is_empty();
-            let (watchers, listening) = (watchers.as_slice(), listening.as_slice());
+            // The collectors those groups feed with replacements, found once.
+            let direct: SmallVec<[CollectorKey; 4]> = watchers
+                .iter()
+                .flat_map(|&g| groups.get(g).collectors.iter())
+                .filter(|(_, trigger)| trigger.on_updated())
+                .map(|&(key, _)| key)
+                .collect();
+            let (direct, listening) = (direct.as_slice(), listening.as_slice());
             let mut columns = ColumnAccess::exclusive(archetype);
             let lens = columns.chunk_lens();
             let mut entities = columns.entities();
@@ -96,8 +104,8 @@ impl Context {
                 let entity_chunk = entities.next().unwrap_or_default();
                 visited += chunk.len();
                 for ((value, item), &entity) in chunk.iter_mut().zip(rows).zip(entity_chunk) {
-                    for &g in watchers {
-                        collect_updated(groups, collectors, slots, g, entity);
+                    for &key in direct {
+                        collectors.collect(key, entity, slots);
                     }
                     if !observed {
                         f(value, item);
