@@ -43,7 +43,7 @@ impl Trigger {
         match event {
             GroupEvent::Added { .. } => matches!(self, Trigger::Added | Trigger::AddedOrRemoved),
             GroupEvent::Removed { .. } => matches!(self, Trigger::Removed | Trigger::AddedOrRemoved),
-            GroupEvent::Updated { .. } => matches!(self, Trigger::Added | Trigger::AddedOrRemoved | Trigger::Updated),
+            GroupEvent::Updated { .. } => self.on_updated(),
         }
     }
 

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use super::System;
 use super::registry;
-use super::systems::SystemsIter;
+use super::systems::{Systems, SystemsIter};
 use super::timings::{PhaseStats, SystemTimings, TimedChildren, Timings};
 use crate::Context;
 
@@ -67,7 +67,8 @@ const DEFAULT_WINDOW: usize = 60;
 /// ```
 pub struct Feature<W = Context> {
     name: String,
-    systems: Vec<Box<dyn System<W>>>,
+    /// The children; the phases that are not timed run through `Systems`.
+    systems: Systems<W>,
     /// One entry per system, at the same index.
     stats: Vec<ChildStats>,
     timing: bool,
@@ -95,7 +96,7 @@ impl<W: 'static> Feature<W> {
     pub fn new(name: impl Into<String>) -> Self {
         Feature {
             name: name.into(),
-            systems: Vec::new(),
+            systems: Systems::new(),
             stats: Vec::new(),
             timing: true,
             window: DEFAULT_WINDOW,
@@ -117,7 +118,7 @@ impl<W: 'static> Feature<W> {
     }
 
     fn push(&mut self, system: Box<dyn System<W>>) {
-        self.systems.push(system);
+        self.systems.systems.push(system);
         self.stats.push(ChildStats::new(self.window));
     }
 
@@ -174,9 +175,7 @@ impl<W: 'static> Feature<W> {
 
     /// The direct children, in the order they run.
     pub fn iter(&self) -> SystemsIter<'_, W> {
-        SystemsIter {
-            inner: self.systems.iter(),
-        }
+        self.systems.iter()
     }
 
     /// Switches measuring on or off. While off, children run unmeasured and
@@ -245,7 +244,7 @@ impl<W: 'static> TimedChildren for Feature<W> {
 
     fn child(&self, index: usize) -> SystemTimings<'_> {
         let stats = &self.stats[index];
-        let system = &self.systems[index];
+        let system = &self.systems.systems[index];
         SystemTimings {
             name: system.name(),
             execute: &stats.execute,
@@ -259,7 +258,9 @@ impl<W> fmt::Debug for Feature<W> {
     /// The name and the children's names, e.g. `Feature("Game")["Move", "Render"]`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Feature({:?})", self.name)?;
-        f.debug_list().entries(self.systems.iter().map(|s| s.name())).finish()
+        f.debug_list()
+            .entries(self.systems.systems.iter().map(|s| s.name()))
+            .finish()
     }
 }
 
@@ -270,19 +271,14 @@ impl<W: 'static> System<W> for Feature<W> {
     }
 
     fn initialize(&mut self, world: &mut W) {
-        for system in &mut self.systems {
-            system.initialize(world);
-        }
+        self.systems.initialize(world);
     }
 
     fn execute(&mut self, world: &mut W) {
         if !self.timing {
-            for system in &mut self.systems {
-                system.execute(world);
-            }
-            return;
+            return self.systems.execute(world);
         }
-        for (system, stats) in self.systems.iter_mut().zip(&mut self.stats) {
+        for (system, stats) in self.systems.systems.iter_mut().zip(&mut self.stats) {
             let start = Instant::now();
             system.execute(world);
             stats.execute.record(start.elapsed());
@@ -291,12 +287,9 @@ impl<W: 'static> System<W> for Feature<W> {
 
     fn cleanup(&mut self, world: &mut W) {
         if !self.timing {
-            for system in &mut self.systems {
-                system.cleanup(world);
-            }
-            return;
+            return self.systems.cleanup(world);
         }
-        for (system, stats) in self.systems.iter_mut().zip(&mut self.stats) {
+        for (system, stats) in self.systems.systems.iter_mut().zip(&mut self.stats) {
             let start = Instant::now();
             system.cleanup(world);
             stats.cleanup.record(start.elapsed());
@@ -304,27 +297,19 @@ impl<W: 'static> System<W> for Feature<W> {
     }
 
     fn teardown(&mut self, world: &mut W) {
-        for system in &mut self.systems {
-            system.teardown(world);
-        }
+        self.systems.teardown(world);
     }
 
     fn activate_reactive_systems(&mut self, world: &mut W) {
-        for system in &mut self.systems {
-            system.activate_reactive_systems(world);
-        }
+        self.systems.activate_reactive_systems(world);
     }
 
     fn deactivate_reactive_systems(&mut self, world: &mut W) {
-        for system in &mut self.systems {
-            system.deactivate_reactive_systems(world);
-        }
+        self.systems.deactivate_reactive_systems(world);
     }
 
     fn clear_reactive_systems(&mut self, world: &mut W) {
-        for system in &mut self.systems {
-            system.clear_reactive_systems(world);
-        }
+        self.systems.clear_reactive_systems(world);
     }
 
     fn timings(&self) -> Option<Timings<'_>> {

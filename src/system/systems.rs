@@ -50,7 +50,8 @@ use crate::Context;
 /// assert_eq!(game.unique::<Counter>().map(|c| c.0), Some(6));
 /// ```
 pub struct Systems<W = Context> {
-    systems: Vec<Box<dyn System<W>>>,
+    /// Also walked by `Feature`, which times its children one by one.
+    pub(super) systems: Vec<Box<dyn System<W>>>,
 }
 
 impl<W: 'static> Systems<W> {
