@@ -2,7 +2,7 @@
 //! `Bundle` (a tuple of component values, to create an entity with).
 
 use crate::component::{Component, ComponentId};
-use crate::storage::RowWriter;
+use crate::storage::{ComponentRef, RowWriter};
 
 mod sealed {
     pub trait Sealed {}
@@ -36,6 +36,11 @@ pub trait Bundle: ComponentTuple + Send + Sync {
     /// written or, if `put` refuses it, dropped here.
     #[doc(hidden)]
     fn write_into(self, row: &mut RowWriter<'_>);
+
+    /// A view of the value of component `id`, if the bundle has one (for
+    /// checks made before the entity is created).
+    #[doc(hidden)]
+    fn component_ref(&self, id: ComponentId) -> Option<ComponentRef<'_>>;
 }
 
 macro_rules! tuples {
@@ -57,6 +62,15 @@ macro_rules! tuples {
                 let ($($name,)*) = self;
                 $(let _refused = row.put($name);)*
             }
+
+            #[allow(unused_variables, non_snake_case)]
+            fn component_ref(&self, id: ComponentId) -> Option<ComponentRef<'_>> {
+                let ($($name,)*) = self;
+                $(if $name::component_id() == id {
+                    return Some(ComponentRef::new($name::component_info(), $name));
+                })*
+                None
+            }
         }
     };
 }
@@ -75,6 +89,10 @@ impl<C: Component> Bundle for C {
     #[inline]
     fn write_into(self, row: &mut RowWriter<'_>) {
         let _refused = row.put(self);
+    }
+
+    fn component_ref(&self, id: ComponentId) -> Option<ComponentRef<'_>> {
+        (C::component_id() == id).then(|| ComponentRef::new(C::component_info(), self))
     }
 }
 

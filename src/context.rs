@@ -18,11 +18,13 @@ use crate::error::Error;
 use crate::event::{ContextEvent, Subscribers};
 use crate::group::GroupEvent;
 use crate::groups::Groups;
+use crate::indices::Indices;
 use crate::storage::{ArchetypeId, Archetypes, BundleId, ComponentRef, ComponentSet, Location, Moved, StorageStats};
 use crate::unique::Uniques;
 
 mod builder;
 mod dispatch;
+mod indexing;
 
 pub(crate) use dispatch::collect_updated;
 
@@ -71,6 +73,7 @@ pub struct Context {
     pub(crate) groups: Groups,
     pub(crate) uniques: Uniques,
     pub(crate) collectors: Collectors,
+    pub(crate) indices: Indices,
     /// Entities whose `EntityReleased` waits for the end of a batch release.
     pub(crate) released: Vec<Entity>,
     /// For a declared context, the components it accepts (`None`: all).
@@ -118,6 +121,7 @@ impl Context {
             groups: Groups::new(id),
             uniques: Uniques::new(registry()),
             collectors: Collectors::new(id),
+            indices: Indices::default(),
             released: Vec::new(),
             accepts,
             next_subscription: 0,
@@ -258,6 +262,9 @@ impl Context {
             self.uniques
                 .check_free(self.archetypes.get(archetype).set(), self.name)?;
         }
+        if self.indices.any_active_primary() {
+            self.check_primary_spawn(self.archetypes.bundle_archetype(plan), &bundle)?;
+        }
         Ok(self.spawn(plan, bundle, unique.is_some()))
     }
 
@@ -279,8 +286,10 @@ impl Context {
     /// [`Error::DuplicateComponent`] if the bundle type names a component twice;
     /// nothing is created. [`Error::UniqueAlreadyHeld`] if a bundle holds a
     /// unique component that an entity (possibly one created by this call) has
-    /// already: the entities created before it stay, and the rest of `bundles`
-    /// is not consumed.
+    /// already, or [`Error::DuplicatePrimaryKey`] if a bundle has a key a
+    /// primary index has for an entity (possibly one created by this call):
+    /// the entities created before it stay, and the rest of `bundles` is not
+    /// consumed.
     ///
     /// # Example
     /// ```
@@ -303,15 +312,21 @@ impl Context {
         let expected = bundles.size_hint().0;
         self.entities.reserve(expected);
         let mut created = Vec::with_capacity(expected);
-        match self.unique_archetype(plan) {
-            None => created.extend(bundles.map(|bundle| self.spawn(plan, bundle, false))),
-            Some(archetype) => {
-                for bundle in bundles {
-                    self.uniques
-                        .check_free(self.archetypes.get(archetype).set(), self.name)?;
-                    created.push(self.spawn(plan, bundle, true));
-                }
+        let unique = self.unique_archetype(plan);
+        if unique.is_none() && !self.indices.any_active_primary() {
+            created.extend(bundles.map(|bundle| self.spawn(plan, bundle, false)));
+            return Ok(created);
+        }
+        let archetype = self.archetypes.bundle_archetype(plan);
+        for bundle in bundles {
+            if unique.is_some() {
+                self.uniques
+                    .check_free(self.archetypes.get(archetype).set(), self.name)?;
             }
+            if self.indices.any_active_primary() {
+                self.check_primary_spawn(archetype, &bundle)?;
+            }
+            created.push(self.spawn(plan, bundle, unique.is_some()));
         }
         Ok(created)
     }
@@ -371,6 +386,9 @@ impl Context {
         if !self.groups.is_empty() {
             self.groups
                 .apply_spawn_or_despawn(location.archetype, &self.archetypes, true);
+            if self.indices.any_active() {
+                self.index_archetype(entity, location, true);
+            }
         }
         if !self.subscribers.is_empty() || self.groups.has_consumers() {
             self.creation_events::<B>(entity, location);
@@ -424,6 +442,9 @@ impl Context {
         // finish even if a handler panics: catch, finish, then resume the panic.
         self.groups
             .apply_spawn_or_despawn(location.archetype, &self.archetypes, false);
+        if self.indices.any_active() {
+            self.index_archetype(entity, location, false);
+        }
         let notified = panic::catch_unwind(AssertUnwindSafe(|| {
             self.fire_archetype_groups(entity, location, None, false);
             if !self.subscribers.is_empty() {
@@ -469,14 +490,15 @@ impl Context {
     }
 
     /// Destroys every entity (with events) and restarts creation indices at 0.
-    /// Groups and subscriptions are kept, and so are collectors, emptied after
-    /// the destruction (what they collected from it is released, so every
-    /// slot is free), and the storage's memory.
+    /// Groups, entity indices and subscriptions are kept, and so are
+    /// collectors, emptied after the destruction (what they collected from it
+    /// is released, so every slot is free), and the storage's memory.
     ///
     /// # Errors
     /// [`Error::EntitiesRetained`] if any entity, alive or destroyed, is
     /// retained (by a collector, a reactive system or your own
-    /// [`retain`](Context::retain)); nothing changes then. Clear reactive
+    /// [`retain`](Context::retain); the retains of entity indices do not
+    /// count, as they go with the entities); nothing changes then. Clear reactive
     /// systems' collectors and release your retains first.
     pub fn reset(&mut self) -> Result<(), Error> {
         self.check_resettable()?;
@@ -491,12 +513,14 @@ impl Context {
         Ok(())
     }
 
-    /// [`Error::EntitiesRetained`] if any entity is retained.
+    /// [`Error::EntitiesRetained`] if any entity is retained by something
+    /// other than entity indices (whose retains go as the entities are
+    /// destroyed).
     pub(crate) fn check_resettable(&self) -> Result<(), Error> {
         let count = self
             .entities
             .iter_slots()
-            .filter(|(_, meta)| meta.is_retained())
+            .filter(|&(entity, meta)| meta.user_retains != 0 || meta.internal_retains > self.indices.holding(entity))
             .count();
         if count > 0 {
             return Err(Error::EntitiesRetained {
@@ -523,6 +547,9 @@ impl Context {
             && !accepts.contains(id)
         {
             return Err(self.wrong_context(id));
+        }
+        if self.indices.any_active_primary() {
+            self.check_primary_insert(entity, &value)?;
         }
         let Some(meta) = self.entities.get_mut(entity) else {
             return Err(self.not_alive(entity, self.entities.slot(entity).is_some()));
@@ -584,6 +611,9 @@ impl Context {
     /// entity), or [`Error::ComponentAbsent`] if there is no `T`.
     pub fn take<T: Component>(&mut self, entity: Entity) -> Result<T, Error> {
         let id = T::component_id();
+        if self.indices.any_active_primary() {
+            self.check_primary_removal(entity, id)?;
+        }
         let Some(meta) = self.entities.get_mut(entity) else {
             return Err(self.not_alive(entity, self.entities.slot(entity).is_some()));
         };
@@ -618,8 +648,14 @@ impl Context {
     pub fn replace<T: Component>(&mut self, entity: Entity, value: T) -> Result<(), Error> {
         let id = T::component_id();
         let location = self.location(entity)?;
+        if self.indices.any_active_primary() && self.archetypes.get(location.archetype).set().contains(id) {
+            self.check_primary_replace(entity, location, ComponentRef::new(T::component_info(), &value))?;
+        }
         match self.archetypes.replace(location, id, value) {
             Ok(old) => {
+                if self.indices.any_active() {
+                    self.index_replace(entity, location, id);
+                }
                 let mut handlers = false;
                 if self.groups.has_consumers() {
                     // Collectors need only the entity; values are looked up

@@ -52,6 +52,12 @@ impl<'a> EntityRef<'a> {
         self.archetype.get(T::component_id(), self.location)
     }
 
+    /// A type-erased view of the component with id `id`, if the entity has it.
+    #[inline]
+    pub(crate) fn component_ref(&self, id: ComponentId) -> Option<ComponentRef<'a>> {
+        self.archetype.component_ref(id, self.location)
+    }
+
     /// Whether the entity has a `T`.
     pub fn has<T: Component>(&self) -> bool {
         self.has_component(T::component_id())

@@ -257,4 +257,79 @@ pub enum Error {
         /// The contexts the component is declared for.
         declared: &'static [&'static str],
     },
+
+    /// A change (or a new or re-activated primary index) that would give a
+    /// second entity a key a primary index has for another.
+    #[error(
+        "primary index `{index}` in context `{context}` has key {key} for entity {holder} already, so {} \
+         cannot have it too: a primary key belongs to one entity; change or remove {holder}'s key first, \
+         or use an `EntityIndex` for keys shared by several entities",
+        entity.map_or_else(|| "a new entity".to_owned(), |e| format!("entity {e}"))
+    )]
+    DuplicatePrimaryKey {
+        /// The context asked.
+        context: &'static str,
+        /// The index's name.
+        index: &'static str,
+        /// The key, printed with `Debug`.
+        key: String,
+        /// The entity that has the key.
+        holder: Entity,
+        /// The entity that was to get it (`None` when it was to be created
+        /// with it).
+        entity: Option<Entity>,
+    },
+
+    /// An [`IndexId`](crate::IndexId) or a name that is not (or no longer)
+    /// one of this context's indices.
+    #[error(
+        "context `{context}` has no {index}: it was removed, never added here, or the id comes from another context"
+    )]
+    UnknownIndex {
+        /// The context asked.
+        context: &'static str,
+        /// The id, or the name, given.
+        index: String,
+    },
+
+    /// An index asked for by name as a type it is not.
+    #[error(
+        "index `{index}` in context `{context}` is a {found}, not a `{expected}`: ask for it with its own type and key type"
+    )]
+    WrongIndexType {
+        /// The context asked.
+        context: &'static str,
+        /// The index's name.
+        index: &'static str,
+        /// What it is (`EntityIndex` or `PrimaryEntityIndex`).
+        found: &'static str,
+        /// The type asked for.
+        expected: &'static str,
+    },
+
+    /// `add_index` with a name another index of the context has.
+    #[error("context `{context}` has an index named `{index}` already: give each index its own name")]
+    DuplicateIndexName {
+        /// The context asked.
+        context: &'static str,
+        /// The name.
+        index: &'static str,
+    },
+
+    /// An index whose matcher does not require the component its keys are
+    /// made from.
+    #[error(
+        "index `{index}` in context `{context}` makes its keys from `{component}`, but its matcher {matcher} does \
+         not require it: add `{component}` to the matcher's AllOf set"
+    )]
+    IndexNotKeyed {
+        /// The context asked.
+        context: &'static str,
+        /// The index's name.
+        index: &'static str,
+        /// The key component's declared name.
+        component: &'static str,
+        /// The matcher, printed.
+        matcher: String,
+    },
 }

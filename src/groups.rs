@@ -12,6 +12,7 @@ use crate::entity::Entity;
 use crate::error::Error;
 use crate::event::SubscriptionId;
 use crate::group::{GroupEvent, GroupId};
+use crate::indices::IndexKey;
 use crate::matcher::Matcher;
 use crate::storage::{ArchetypeId, Archetypes, TransitionId};
 
@@ -26,6 +27,8 @@ pub(crate) struct GroupData {
     cache: Mutex<EntityCache>,
     /// The collectors fed by this group, in the order they attached.
     pub(crate) collectors: Vec<(CollectorKey, Trigger)>,
+    /// The entity indices that follow this group, in the order they attached.
+    pub(crate) indices: Vec<IndexKey>,
     handlers: Vec<(SubscriptionId, GroupHandler)>,
 }
 
@@ -167,6 +170,7 @@ impl Groups {
                 list: Arc::default(),
             }),
             collectors: Vec::new(),
+            indices: Vec::new(),
             handlers: Vec::new(),
         };
         for archetype in archetypes.iter() {
@@ -194,10 +198,8 @@ impl Groups {
         }
         self.sync(archetypes);
         let (from, to) = archetypes.transition_ends(transition);
+        self.ensure_delta(transition, from, to);
         let t = transition.index();
-        if self.deltas.get(t).is_none_or(Option::is_none) {
-            self.compute_delta(t, from, to);
-        }
         let Groups {
             list,
             deltas,
@@ -217,6 +219,26 @@ impl Groups {
             list[index as usize].invalidate();
         }
         delta.len()
+    }
+
+    /// The groups a move along `transition` makes an entity join or leave,
+    /// without applying the move (for checks made before it).
+    pub(crate) fn delta(&mut self, transition: TransitionId, archetypes: &Archetypes) -> &[Change] {
+        if self.list.is_empty() {
+            return &[];
+        }
+        self.sync(archetypes);
+        let (from, to) = archetypes.transition_ends(transition);
+        self.ensure_delta(transition, from, to);
+        self.deltas[transition.index()].as_deref().expect("computed above")
+    }
+
+    #[inline]
+    fn ensure_delta(&mut self, transition: TransitionId, from: ArchetypeId, to: ArchetypeId) {
+        let t = transition.index();
+        if self.deltas.get(t).is_none_or(Option::is_none) {
+            self.compute_delta(t, from, to);
+        }
     }
 
     #[cold]
@@ -309,6 +331,16 @@ impl Groups {
         let before = collectors.len();
         collectors.retain(|(have, _)| *have != key);
         self.consumer_count -= before - collectors.len();
+    }
+
+    /// Group `index`'s membership changes reach entity index `key` too.
+    pub(crate) fn attach_index(&mut self, index: u32, key: IndexKey) {
+        self.list[index as usize].indices.push(key);
+    }
+
+    /// Stops telling entity index `key` about group `index`.
+    pub(crate) fn detach_index(&mut self, index: u32, key: IndexKey) {
+        self.list[index as usize].indices.retain(|&have| have != key);
     }
 
     /// Removes a group subscription; `false` if no group has it.

@@ -18,6 +18,8 @@
 //!   ([`ReactiveSystem`], [`system::Reactive`]): run only for what changed.
 //! - The [`aerc`] module: retain / release, so a destroyed entity that is
 //!   still held keeps its slot.
+//! - The [`index`] module: [`EntityIndex`] (key -> entities) and
+//!   [`PrimaryEntityIndex`] (key -> entity), kept current by every change.
 //! - [`context!`] and [`Contexts`]: several contexts side by side.
 //! - [`Error`]: every misuse, as one enum.
 //! - `storage` (private): archetypes of 16 KiB structure-of-arrays chunks; the
@@ -36,6 +38,8 @@ mod error;
 pub mod event;
 mod group;
 mod groups;
+pub mod index;
+mod indices;
 mod matcher;
 pub mod query;
 #[allow(
@@ -57,6 +61,7 @@ pub use entity_ref::EntityRef;
 pub use error::Error;
 pub use event::{ContextEvent, SubscriptionId};
 pub use group::{EntityList, Group, GroupEvent, GroupId, GroupIter};
+pub use index::{EntityIndex, Index, IndexId, PrimaryEntityIndex};
 pub use matcher::{Matcher, MatcherChain};
 pub use query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
 pub use storage::{CHUNK_BYTES, ComponentRef, ComponentSet, StorageStats};
@@ -65,9 +70,9 @@ pub use system::{Feature, Reactive, ReactiveSystem, System, Systems};
 /// The names most programs need: `use reactecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        AercMode, Collector, CollectorId, Component, ComponentRef, Context, ContextEvent, Contexts, Entity, EntityRef,
-        Error, Feature, Group, GroupEvent, GroupId, Matcher, MatcherChain, Owner, Reactive, ReactiveSystem, System,
-        Systems, Trigger,
+        AercMode, Collector, CollectorId, Component, ComponentRef, Context, ContextEvent, Contexts, Entity,
+        EntityIndex, EntityRef, Error, Feature, Group, GroupEvent, GroupId, Index, IndexId, Matcher, MatcherChain,
+        Owner, PrimaryEntityIndex, Reactive, ReactiveSystem, System, Systems, Trigger,
     };
 }
 

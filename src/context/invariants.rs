@@ -12,7 +12,8 @@ impl Context {
     /// every live entity's meta points at a row holding that entity, and every
     /// row belongs to a live entity; creation indices are distinct; every group
     /// lists exactly the archetypes its matcher accepts, with the right count;
-    /// unique components have the recorded holder. Tests call
+    /// unique components have the recorded holder; every entity index holds
+    /// only members of its group, each retained. Tests call
     /// it after each step; it costs a full scan.
     pub fn check_invariants(&self) -> Result<(), String> {
         self.archetypes.check()?;
@@ -104,11 +105,39 @@ impl Context {
                 *held.entry(entity).or_default() += 1;
             }
         }
+        // Each active entity index holds exactly its group's members that
+        // have keys, each with one internal retain.
+        for entry in self.indices.iter() {
+            let index = &*entry.store;
+            let filed = index.check().map_err(|broken| format!("{index}: {broken}"))?;
+            if !index.is_active() && !filed.is_empty() {
+                return Err(format!("{index} holds {} entities", filed.len()));
+            }
+            let group = self.groups.get(entry.group);
+            for &entity in &filed {
+                if !group.matcher.matches(self, entity) {
+                    return Err(format!("{index} holds {entity}, which is not in its group"));
+                }
+                *held.entry(entity).or_default() += 1;
+            }
+            if index.is_active() {
+                let member = crate::Group::new(self, self.groups.id(entry.group), group);
+                for entity in member.iter().filter(|&e| !index.holds(e)) {
+                    let value = self
+                        .entity(entity)
+                        .ok()
+                        .and_then(|e| e.component_ref(index.component()));
+                    if value.is_some_and(|value| index.has_keys(value)) {
+                        return Err(format!("{index} misses {entity}, a member of its group with keys"));
+                    }
+                }
+            }
+        }
         for (entity, count) in held {
             let internal = self.entities.slot(entity).map_or(0, |meta| meta.internal_retains);
             if internal < count {
                 return Err(format!(
-                    "{count} collectors hold {entity}, which has {internal} internal retains"
+                    "{count} collectors and indices hold {entity}, which has {internal} internal retains"
                 ));
             }
         }

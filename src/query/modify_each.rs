@@ -10,6 +10,7 @@ use crate::context::Context;
 use crate::error::Error;
 use crate::event::ContextEvent;
 use crate::group::{GroupEvent, GroupId};
+use crate::indices::IndexKey;
 use crate::storage::{ColumnAccess, ComponentRef};
 
 impl Context {
@@ -17,12 +18,19 @@ impl Context {
     /// the entity's `Q` items too (e.g. `&Velocity`, or `(Entity, &Velocity)`),
     /// and tells observers as if each value had been [`replace`](Context::replace)d:
     /// `ComponentReplaced` (old and new value) and the `Updated` event of each
-    /// group watching `T`. When nothing observes, no value is cloned. Returns
-    /// the number of entities visited (members of `group` that have `T` and
-    /// `Q`'s components).
+    /// group watching `T`; entity indices keyed on `T` move each entity to its
+    /// new keys. When nothing observes and no primary index is keyed on `T`,
+    /// no value is cloned. Returns the number of entities visited (members of
+    /// `group` that have `T` and `Q`'s components).
     ///
     /// # Errors
     /// [`Error::UnknownGroup`]; [`Error::QueryAliasing`] if `Q` reads `T`.
+    /// [`Error::DuplicatePrimaryKey`] if `f` gives an entity a key that a
+    /// primary index has for another entity: that entity's `T` is put back
+    /// as it was (no event fires for it) and `modify_each` stops there; the
+    /// entities visited before it keep their new values (their events have
+    /// fired). Keys are checked entity by entity, so two entities cannot swap
+    /// keys in one call.
     ///
     /// # Example
     /// ```
@@ -64,7 +72,9 @@ impl Context {
             groups,
             subscribers,
             collectors,
+            indices,
             entities: slots,
+            name,
             ..
         } = self;
         for archetype in archetypes.iter_mut() {
@@ -90,6 +100,19 @@ impl Context {
                 .filter(|(_, trigger)| trigger.on_updated())
                 .map(|&(key, _)| key)
                 .collect();
+            // The entity indices keyed on `T` that follow those groups.
+            let keyed: SmallVec<[IndexKey; 4]> = if indices.any_active() {
+                groups
+                    .of_archetype(archetype.id())
+                    .iter()
+                    .filter(|&&g| groups.get(g).matcher.watches(id))
+                    .flat_map(|&g| groups.get(g).indices.iter().copied())
+                    .collect()
+            } else {
+                SmallVec::new()
+            };
+            // Any primary one among them needs the old value to put back.
+            let primary = indices.any_active_primary() && indices.any_primary(&keyed);
             let (direct, listening) = (direct.as_slice(), listening.as_slice());
             let mut columns = ColumnAccess::exclusive(archetype);
             let lens = columns.chunk_lens();
@@ -104,15 +127,25 @@ impl Context {
                 let entity_chunk = entities.next().unwrap_or_default();
                 visited += chunk.len();
                 for ((value, item), &entity) in chunk.iter_mut().zip(rows).zip(entity_chunk) {
+                    let before = (observed || primary).then(|| value.clone());
+                    f(value, item);
+                    if !keyed.is_empty() {
+                        let new = make.make(&*value);
+                        if primary {
+                            let checked = indices.check(&keyed, Some(entity), |c| (c == id).then_some(new), name);
+                            if let Err(error) = checked {
+                                *value = before.expect("cloned for primary indices");
+                                return Err(error);
+                            }
+                        }
+                        indices.replaced(&keyed, entity, id, new, slots);
+                    }
                     for &key in direct {
                         collectors.collect(key, entity, slots);
                     }
-                    if !observed {
-                        f(value, item);
+                    let Some(before) = before.filter(|_| observed) else {
                         continue;
-                    }
-                    let before = value.clone();
-                    f(value, item);
+                    };
                     let (old, new) = (make.make(&before), make.make(&*value));
                     for &g in listening {
                         let group = groups.id(g);

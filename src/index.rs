@@ -1,0 +1,524 @@
+//! Entity indices: find entities by a component value in O(1).
+//!
+//! - [`EntityIndex`]: key -> entities (all entities at a grid cell).
+//! - [`PrimaryEntityIndex`]: key -> one entity (the entity with a name, a
+//!   network id); a second entity with a key in use is an
+//!   [`Error::DuplicatePrimaryKey`].
+//!
+//! An index is made with a name and a key function over one component type
+//! `T` (one key, or several with `multi`), and covers the entities of a
+//! group: by default `Matcher::all_of::<T>()`, or any matcher whose AllOf
+//! set has `T` (`.matching(..)`). [`Context::add_index`] registers it and
+//! files the group's current entities; from then on the context keeps it
+//! current, as part of every change (before any event fires):
+//!
+//! | change | index |
+//! |---|---|
+//! | an entity joins the group (create, add, remove) | filed under its keys |
+//! | an entity leaves the group (remove, destroy, destroy_all, reset) | taken out of every key |
+//! | `replace` / `modify_each` of `T` on a member | moved from the old keys to the new ones; nothing when they are equal |
+//! | `replace` of another component | nothing |
+//! | `get_mut`, `query_mut` | nothing: silent writes are not seen (use `replace`) |
+//!
+//! An index remembers the keys it filed each entity under (made from the
+//! value the entity had then), so taking an entity out never calls the key
+//! function again, and stays right even after a silent write.
+//!
+//! An index retains (AERC) each entity it holds and releases it when the
+//! entity leaves. These retains count in
+//! [`Context::retain_count`], but they never keep a destroyed entity, since a
+//! destroyed entity has left every group; so [`Context::reset`] does not count
+//! them as retains that forbid a reset.
+//!
+//! Indices are registered under a name unique in their context and found
+//! again with the typed [`IndexId`] that `add_index` returns
+//! ([`Context::index`]) or by name ([`Context::index_named`]).
+//! [`Context::deactivate_index`] empties an index and releases what it held;
+//! [`Context::activate_index`] files the group's current entities again.
+//!
+//! A key function is user code called during a change; it sees only the
+//! component value. If it panics, the change itself is done, the entity is
+//! left out of (or keeps its old keys in) that index, and the panic goes on.
+//!
+//! # Example
+//! ```
+//! use reactecs::prelude::*;
+//! #[derive(Clone, Debug, PartialEq)] struct NetId(u64);
+//! #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)] struct Cell(i32, i32);
+//! reactecs::component!(NetId, Cell);
+//!
+//! let mut game = Context::with_name("Game");
+//! let by_net = game.add_index(PrimaryEntityIndex::new("NetId", |id: &NetId| id.0))?;
+//! let by_cell = game.add_index(EntityIndex::new("Cell", |c: &Cell| *c))?;
+//!
+//! let a = game.create_entity_with((NetId(7), Cell(0, 0)))?;
+//! let b = game.create_entity_with((NetId(8), Cell(0, 0)))?;
+//! assert_eq!(game.entity_with(by_net, &8)?, Some(b));
+//! assert_eq!(game.entities_with(by_cell, &Cell(0, 0))?, [a, b]);
+//!
+//! // Found again by name, with its type:
+//! let cells = game.index_named::<EntityIndex<Cell>>("Cell")?;
+//! assert_eq!(cells.to_string(), r#"EntityIndex "Cell" on AllOf(Cell): 1 key, 2 entities"#);
+//!
+//! game.destroy_entity(a)?;
+//! assert_eq!(game.entities_with(by_cell, &Cell(0, 0))?, [b]);
+//! assert_eq!(game.entity_with(by_net, &7)?, None);
+//! # Ok::<(), reactecs::Error>(())
+//! ```
+
+use std::fmt;
+use std::hash::Hash;
+use std::marker::PhantomData;
+
+use crate::component::ComponentId;
+use crate::context::Context;
+use crate::entity::Entity;
+use crate::error::Error;
+use crate::group::GroupId;
+use crate::indices::{IndexKey, fill};
+use crate::matcher::Matcher;
+
+mod entity_index;
+mod keys;
+mod primary;
+
+pub use entity_index::EntityIndex;
+pub use primary::PrimaryEntityIndex;
+
+/// What the context needs of an index. Sealed: only this crate's indices
+/// implement it.
+pub(crate) mod sealed {
+    use std::any::Any;
+    use std::fmt;
+
+    use crate::component::ComponentInfo;
+    use crate::entity::Entity;
+    use crate::group::GroupId;
+    use crate::matcher::Matcher;
+    use crate::storage::ComponentRef;
+
+    /// What every index has besides its keys.
+    pub struct IndexCore {
+        pub(crate) name: &'static str,
+        pub(crate) matcher: Matcher,
+        pub(crate) component: &'static ComponentInfo,
+        pub(crate) group: Option<GroupId>,
+        pub(crate) active: bool,
+    }
+
+    impl IndexCore {
+        /// An index named `name` keyed on `component`, over that
+        /// component's own group until told otherwise.
+        pub(crate) fn new(name: &'static str, component: &'static ComponentInfo) -> Self {
+            IndexCore {
+                name,
+                matcher: Matcher::all_of_ids([component.id()]),
+                component,
+                group: None,
+                active: true,
+            }
+        }
+
+        /// The fields every index's `Debug` starts with.
+        pub(crate) fn debug<'a, 'b>(&self, f: &'a mut fmt::Formatter<'b>, kind: &str) -> fmt::DebugStruct<'a, 'b> {
+            let mut debug = f.debug_struct(kind);
+            debug
+                .field("name", &self.name)
+                .field("matcher", &format_args!("{}", self.matcher))
+                .field("active", &self.active);
+            debug
+        }
+    }
+
+    /// How re-filing an entity changed whether the index holds it.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Filing {
+        /// Held before and after, or neither.
+        Unchanged,
+        /// Now held (it has keys again): retain it.
+        Filed,
+        /// No longer held (no keys left): release it.
+        Unfiled,
+    }
+
+    impl Filing {
+        pub(crate) fn of(was: bool, now: bool) -> Self {
+            match (was, now) {
+                (false, true) => Filing::Filed,
+                (true, false) => Filing::Unfiled,
+                _ => Filing::Unchanged,
+            }
+        }
+    }
+
+    /// An index as the context drives it. Values come as [`ComponentRef`]s
+    /// of the key component; the context retains an entity when `file`
+    /// returns true and releases it when `unfile` does.
+    pub trait IndexStore: Any + Send + Sync {
+        fn core(&self) -> &IndexCore;
+        fn core_mut(&mut self) -> &mut IndexCore;
+        /// `EntityIndex` or `PrimaryEntityIndex`.
+        fn kind(&self) -> &'static str;
+        fn is_primary(&self) -> bool;
+        /// Files `entity` (not filed yet) under the keys of `value`; true if
+        /// it now holds the entity (there was at least one key).
+        fn file(&mut self, entity: Entity, value: ComponentRef<'_>) -> bool;
+        /// Takes `entity` out of every key; true if it was held.
+        fn unfile(&mut self, entity: Entity) -> bool;
+        /// Moves `entity` to the keys of its new `value` (no work when they
+        /// are its keys already).
+        fn refile(&mut self, entity: Entity, value: ComponentRef<'_>) -> Filing;
+        /// For a primary index: a key of `value` held by an entity other than
+        /// `entity`, printed, and that holder.
+        fn conflict(&self, entity: Option<Entity>, value: ComponentRef<'_>) -> Option<(String, Entity)>;
+        /// Whether `entity` is held.
+        fn holds(&self, entity: Entity) -> bool;
+        /// Whether `value` has at least one key.
+        fn has_keys(&self, value: ComponentRef<'_>) -> bool;
+        /// Empties the index, calling `each` once per entity it held.
+        fn clear(&mut self, each: &mut dyn FnMut(Entity));
+        fn keys_len(&self) -> usize;
+        fn held_len(&self) -> usize;
+        /// Checks the index's own bookkeeping; gives the entities held.
+        fn check(&self) -> Result<Vec<Entity>, String>;
+        fn as_any(&self) -> &dyn Any;
+    }
+}
+
+pub(crate) use sealed::{Filing, IndexCore, IndexStore};
+
+/// What [`EntityIndex`] and [`PrimaryEntityIndex`] have in common: a name,
+/// the group they cover, counts. In the [prelude](crate::prelude). Sealed:
+/// implemented by this crate's indices only.
+pub trait Index: IndexStore + fmt::Display + fmt::Debug {
+    /// The index's name, unique in its context.
+    fn name(&self) -> &'static str {
+        self.core().name
+    }
+
+    /// The matcher of the group whose entities are indexed.
+    fn matcher(&self) -> &Matcher {
+        &self.core().matcher
+    }
+
+    /// The component the keys are made from.
+    fn component(&self) -> ComponentId {
+        self.core().component.id()
+    }
+
+    /// The group indexed, once the index is added to a context.
+    fn group(&self) -> Option<GroupId> {
+        self.core().group
+    }
+
+    /// Whether the index follows its group (see
+    /// [`Context::deactivate_index`]).
+    fn is_active(&self) -> bool {
+        self.core().active
+    }
+
+    /// How many keys have an entity.
+    fn key_count(&self) -> usize {
+        self.keys_len()
+    }
+
+    /// How many entities are filed (under one key or more).
+    fn entity_count(&self) -> usize {
+        self.held_len()
+    }
+
+    /// Whether no entity is filed.
+    fn is_empty(&self) -> bool {
+        self.held_len() == 0
+    }
+}
+
+impl<K: Hash + Eq + Clone + Send + Sync + 'static> Index for EntityIndex<K> {}
+
+impl<K: Hash + Eq + Clone + fmt::Debug + Send + Sync + 'static> Index for PrimaryEntityIndex<K> {}
+
+/// `EntityIndex "Cell" on AllOf(Position): 12 keys, 40 entities[, inactive]`.
+pub(crate) fn describe(
+    f: &mut fmt::Formatter<'_>,
+    kind: &str,
+    core: &IndexCore,
+    keys: usize,
+    entities: usize,
+) -> fmt::Result {
+    let plural = |n: usize, one: &'static str, many: &'static str| if n == 1 { one } else { many };
+    write!(
+        f,
+        "{kind} \"{}\" on {}: {keys} {}, {entities} {}",
+        core.name,
+        core.matcher,
+        plural(keys, "key", "keys"),
+        plural(entities, "entity", "entities")
+    )?;
+    if !core.active {
+        write!(f, ", inactive")?;
+    }
+    Ok(())
+}
+
+/// Identifies an index of one context and its type, from
+/// [`Context::add_index`]: [`Context::index`] gives the index back typed.
+/// Valid until [`Context::remove_index`]; it knows its context, so using it
+/// with another is [`Error::UnknownIndex`].
+pub struct IndexId<I> {
+    pub(crate) context: u32,
+    pub(crate) key: IndexKey,
+    index: PhantomData<fn() -> I>,
+}
+
+impl<I> IndexId<I> {
+    pub(crate) fn new(context: u32, key: IndexKey) -> Self {
+        IndexId {
+            context,
+            key,
+            index: PhantomData,
+        }
+    }
+}
+
+impl<I> Clone for IndexId<I> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<I> Copy for IndexId<I> {}
+
+impl<I> PartialEq for IndexId<I> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.context, self.key) == (other.context, other.key)
+    }
+}
+
+impl<I> Eq for IndexId<I> {}
+
+impl<I> Hash for IndexId<I> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.context, self.key).hash(state);
+    }
+}
+
+impl<I> fmt::Display for IndexId<I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use slotmap::Key;
+        let raw = self.key.data().as_ffi();
+        write!(f, "index {}v{}", raw as u32, raw >> 32)
+    }
+}
+
+impl<I> fmt::Debug for IndexId<I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "IndexId({self})")
+    }
+}
+
+impl Context {
+    /// Registers `index` under its name and files the entities of its group
+    /// now (the group is made if needed); from then on every change keeps it
+    /// current. Returns the typed id to find it again.
+    ///
+    /// # Errors
+    /// - [`Error::DuplicateIndexName`] if an index of this context has the
+    ///   name;
+    /// - [`Error::IndexNotKeyed`] if the index's matcher does not have the key
+    ///   component in its AllOf set;
+    /// - [`Error::DuplicatePrimaryKey`] if, for a primary index, two
+    ///   entities of the group have the same key already.
+    ///
+    /// The index is not added then, and nothing is retained.
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::prelude::*;
+    /// #[derive(Debug)] struct Name(String);
+    /// struct Enemy;
+    /// reactecs::component!(Name, Enemy);
+    ///
+    /// let mut game = Context::new();
+    /// let boss = game.create_entity_with((Name("boss".into()), Enemy))?;
+    /// game.create_entity_with(Name("hero".into()))?;
+    /// // Enemies only; made after the entities, so it indexes them at once.
+    /// let enemies = game.add_index(
+    ///     PrimaryEntityIndex::new("Enemy", |n: &Name| n.0.clone()).matching(Matcher::all_of::<(Name, Enemy)>()),
+    /// )?;
+    /// assert_eq!(game.entity_with(enemies, "boss")?, Some(boss));
+    /// assert_eq!(game.entity_with(enemies, "hero")?, None);
+    /// assert_eq!(game.retain_count(boss)?, 1); // the index holds it
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn add_index<I: Index>(&mut self, index: I) -> Result<IndexId<I>, Error> {
+        let (name, component) = (index.name(), index.core().component);
+        if self.indices.find(name).is_some() {
+            return Err(Error::DuplicateIndexName {
+                context: self.name,
+                index: name,
+            });
+        }
+        if !index.matcher().all().contains(component.id()) {
+            return Err(Error::IndexNotKeyed {
+                context: self.name,
+                index: name,
+                component: component.name(),
+                matcher: index.matcher().to_string(),
+            });
+        }
+        let group = self.group(index.matcher().clone());
+        let mut store: Box<dyn Index> = Box::new(index);
+        let core = store.core_mut();
+        (core.group, core.active) = (Some(group), false);
+        fill(
+            &mut *store,
+            self.groups.get(group.index),
+            &self.archetypes,
+            &mut self.entities,
+            self.name,
+        )?;
+        let key = self.indices.insert(group.index, store);
+        self.groups.attach_index(group.index, key);
+        Ok(IndexId::new(self.instance(), key))
+    }
+
+    /// The index with id `id`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownIndex`] if it was removed or belongs to another
+    /// context.
+    pub fn index<I: Index>(&self, id: IndexId<I>) -> Result<&I, Error> {
+        self.index_store(id)
+            .and_then(|store| store.as_any().downcast_ref::<I>())
+            .ok_or_else(|| self.unknown_index(id))
+    }
+
+    /// The id of the index named `name`, which must be an `I` (e.g.
+    /// `EntityIndex<(i32, i32)>`).
+    ///
+    /// # Errors
+    /// [`Error::UnknownIndex`] if no index has the name;
+    /// [`Error::WrongIndexType`] if it is not an `I`.
+    pub fn index_id<I: Index>(&self, name: &str) -> Result<IndexId<I>, Error> {
+        let key = self.indices.find(name).ok_or_else(|| Error::UnknownIndex {
+            context: self.name,
+            index: format!("`{name}`"),
+        })?;
+        let store = &*self.indices.get(key).expect("found by name").store;
+        if store.as_any().downcast_ref::<I>().is_none() {
+            return Err(Error::WrongIndexType {
+                context: self.name,
+                index: store.core().name,
+                found: store.kind(),
+                expected: std::any::type_name::<I>(),
+            });
+        }
+        Ok(IndexId::new(self.instance(), key))
+    }
+
+    /// The index named `name`, which must be an `I`.
+    ///
+    /// # Errors
+    /// As [`index_id`](Context::index_id).
+    pub fn index_named<I: Index>(&self, name: &str) -> Result<&I, Error> {
+        self.index(self.index_id::<I>(name)?)
+    }
+
+    /// Every index, in slot order (creation order, except that a new index
+    /// may take the slot of a removed one).
+    pub fn indices(&self) -> impl Iterator<Item = &dyn Index> + '_ {
+        self.indices.iter().map(|entry| &*entry.store)
+    }
+
+    /// The entities filed under `key` in entity index `id`: shorthand for
+    /// `self.index(id)?.get(key)`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownIndex`].
+    pub fn entities_with<K, Q>(&self, id: IndexId<EntityIndex<K>>, key: &Q) -> Result<&[Entity], Error>
+    where
+        K: Hash + Eq + Clone + Send + Sync + 'static + std::borrow::Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        Ok(self.index(id)?.get(key))
+    }
+
+    /// The entity filed under `key` in primary index `id`: shorthand for
+    /// `self.index(id)?.get(key)`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownIndex`].
+    pub fn entity_with<K, Q>(&self, id: IndexId<PrimaryEntityIndex<K>>, key: &Q) -> Result<Option<Entity>, Error>
+    where
+        K: Hash + Eq + Clone + fmt::Debug + Send + Sync + 'static + std::borrow::Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        Ok(self.index(id)?.get(key))
+    }
+
+    /// Files the current entities of the index's group again, and follows the
+    /// group from now on. Does nothing if the index is active.
+    ///
+    /// # Errors
+    /// [`Error::UnknownIndex`]; [`Error::DuplicatePrimaryKey`] if, for a
+    /// primary index, two entities of the group have the same key (changes
+    /// made while it was inactive were not checked): it stays inactive and
+    /// empty.
+    pub fn activate_index<I: Index>(&mut self, id: IndexId<I>) -> Result<(), Error> {
+        let key = self.index_key(id)?;
+        let group = self.indices.get(key).expect("looked up").group;
+        self.indices.activate(
+            key,
+            self.groups.get(group),
+            &self.archetypes,
+            &mut self.entities,
+            self.name,
+        )
+    }
+
+    /// Empties the index, releasing every entity it held, and stops it
+    /// following its group until [`activate_index`](Context::activate_index).
+    /// Does nothing if it is inactive.
+    ///
+    /// # Errors
+    /// [`Error::UnknownIndex`].
+    pub fn deactivate_index<I: Index>(&mut self, id: IndexId<I>) -> Result<(), Error> {
+        let key = self.index_key(id)?;
+        self.indices.deactivate(key, &mut self.entities);
+        Ok(())
+    }
+
+    /// Removes the index, releasing every entity it held. Its id is then
+    /// unknown; its name is free again.
+    ///
+    /// # Errors
+    /// [`Error::UnknownIndex`].
+    pub fn remove_index<I: Index>(&mut self, id: IndexId<I>) -> Result<(), Error> {
+        let key = self.index_key(id)?;
+        self.indices.deactivate(key, &mut self.entities);
+        let entry = self.indices.remove(key).expect("looked up");
+        self.groups.detach_index(entry.group, key);
+        Ok(())
+    }
+
+    fn index_store<I>(&self, id: IndexId<I>) -> Option<&dyn Index> {
+        (id.context == self.instance())
+            .then(|| self.indices.get(id.key))
+            .flatten()
+            .map(|entry| &*entry.store)
+    }
+
+    fn index_key<I>(&self, id: IndexId<I>) -> Result<IndexKey, Error> {
+        self.index_store(id)
+            .map(|_| id.key)
+            .ok_or_else(|| self.unknown_index(id))
+    }
+
+    #[cold]
+    fn unknown_index<I>(&self, id: IndexId<I>) -> Error {
+        Error::UnknownIndex {
+            context: self.name,
+            index: id.to_string(),
+        }
+    }
+}

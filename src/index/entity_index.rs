@@ -1,0 +1,379 @@
+//! `EntityIndex`: key -> the entities filed under it.
+
+use std::any::Any;
+use std::borrow::Borrow;
+use std::fmt;
+use std::hash::Hash;
+
+use indexmap::IndexMap;
+use smallvec::SmallVec;
+
+use super::keys::KeyFn;
+use super::sealed::{Filing, IndexStore};
+use super::{IndexCore, describe};
+use crate::component::Component;
+use crate::entity::Entity;
+use crate::matcher::Matcher;
+use crate::storage::ComponentRef;
+
+/// Finds entities by a key made from one of their components: all entities
+/// at a grid cell, all units of a team. Key -> entities, in O(1), without
+/// allocating.
+///
+/// Build one with [`EntityIndex::new`] (one key per entity) or
+/// [`EntityIndex::multi`] (several keys per entity, e.g. every cell a
+/// bounding box covers), give it to [`Context::add_index`], and look up with
+/// [`get`](EntityIndex::get) through [`Context::index`] (or the shorthand
+/// [`Context::entities_with`]). The context keeps it current: an entity that
+/// joins the index's group is filed under its keys, one that leaves it
+/// (removal, destroy) is taken out, and a [`replace`](Context::replace) of
+/// the key component moves it from the old keys to the new ones (nothing
+/// happens when the keys are unchanged). See the [`index`](crate::index)
+/// module for the rules all indices share.
+///
+/// The entities of one key are in the order they were filed, except that
+/// taking one out moves the last-filed entity of that key into its place.
+/// Keys are in the order they were first used, with the same exception.
+///
+/// # Example
+/// ```
+/// use reactecs::prelude::*;
+/// #[derive(Clone, Copy, Debug, PartialEq)] struct Position { x: f32, y: f32 }
+/// reactecs::component!(Position);
+///
+/// fn cell(p: &Position) -> (i32, i32) { ((p.x / 10.0).floor() as i32, (p.y / 10.0).floor() as i32) }
+///
+/// let mut game = Context::new();
+/// let a = game.create_entity_with(Position { x: 1.0, y: 1.0 })?;
+/// let cells = game.add_index(EntityIndex::new("Cell", cell))?; // indexes `a` now
+/// let b = game.create_entity_with(Position { x: 5.0, y: 2.0 })?;
+///
+/// assert_eq!(game.index(cells)?.get(&(0, 0)), [a, b]);
+/// game.replace(a, Position { x: 15.0, y: 1.0 })?;        // moves to cell (1, 0)
+/// assert_eq!(game.entities_with(cells, &(0, 0))?, [b]);
+/// assert_eq!(game.entities_with(cells, &(1, 0))?, [a]);
+/// assert!(game.entities_with(cells, &(7, 7))?.is_empty()); // a missing key: empty
+/// # Ok::<(), reactecs::Error>(())
+/// ```
+///
+/// [`Context::add_index`]: crate::Context::add_index
+/// [`Context::index`]: crate::Context::index
+/// [`Context::entities_with`]: crate::Context::entities_with
+/// [`Context::replace`]: crate::Context::replace
+pub struct EntityIndex<K> {
+    core: IndexCore,
+    keys: KeyFn<K>,
+    /// Key -> its entities (never empty: an emptied key is removed).
+    map: IndexMap<K, Vec<Entity>>,
+    /// Per entity slot, the keys the entity is filed under and its position
+    /// in each key's list (empty: not filed).
+    filed: Vec<SmallVec<[(K, u32); 1]>>,
+    /// How many entities are filed.
+    entities: usize,
+    /// Emptied entity lists, kept so that churn does not allocate.
+    spare: Vec<Vec<Entity>>,
+    /// The keys of the value being filed.
+    scratch: Vec<K>,
+}
+
+impl<K> EntityIndex<K>
+where
+    K: Hash + Eq + Clone + Send + Sync + 'static,
+{
+    /// An index named `name` that files each entity of `T`'s group
+    /// (`Matcher::all_of::<T>()`, see [`matching`](EntityIndex::matching))
+    /// under `key(&t)`.
+    pub fn new<T: Component>(name: &'static str, key: impl Fn(&T) -> K + Send + Sync + 'static) -> Self {
+        Self::with_keys(name, KeyFn::single(key))
+    }
+
+    /// An index that files each entity under every key `keys(&t)` gives
+    /// (none, one or several; a repeated key counts once). For example the
+    /// grid cells a bounding box covers.
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::prelude::*;
+    /// struct Span { from: i32, to: i32 }   // covers cells from..=to
+    /// reactecs::component!(Span);
+    ///
+    /// let mut game = Context::new();
+    /// let cells = game.add_index(EntityIndex::multi("Cells", |s: &Span| s.from..=s.to))?;
+    /// let wide = game.create_entity_with(Span { from: 0, to: 2 })?;
+    /// let narrow = game.create_entity_with(Span { from: 2, to: 2 })?;
+    /// assert_eq!(game.entities_with(cells, &1)?, [wide]);
+    /// assert_eq!(game.entities_with(cells, &2)?, [wide, narrow]);
+    /// assert_eq!(game.index(cells)?.entity_count(), 2);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn multi<T, I>(name: &'static str, keys: impl Fn(&T) -> I + Send + Sync + 'static) -> Self
+    where
+        T: Component,
+        I: IntoIterator<Item = K>,
+    {
+        Self::with_keys(name, KeyFn::multi(keys))
+    }
+
+    fn with_keys(name: &'static str, keys: KeyFn<K>) -> Self {
+        EntityIndex {
+            core: IndexCore::new(name, keys.info()),
+            keys,
+            map: IndexMap::new(),
+            filed: Vec::new(),
+            entities: 0,
+            spare: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Indexes the entities of `matcher`'s group instead of the key
+    /// component's own group, e.g. `Matcher::all_of::<(Position, Enemy)>()`
+    /// for enemies only. The matcher must have the key component in its
+    /// AllOf set ([`Error::IndexNotKeyed`](crate::Error::IndexNotKeyed)
+    /// otherwise, from [`Context::add_index`](crate::Context::add_index)).
+    pub fn matching(mut self, matcher: Matcher) -> Self {
+        self.core.matcher = matcher;
+        self
+    }
+
+    /// The entities filed under `key`, in filing order (empty when none).
+    #[inline]
+    pub fn get<Q>(&self, key: &Q) -> &[Entity]
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.map.get(key).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether any entity is filed under `key`.
+    pub fn contains_key<Q>(&self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.map.contains_key(key)
+    }
+
+    /// The keys `entity` is filed under (none if it is not in the index).
+    pub fn keys_of(&self, entity: Entity) -> impl Iterator<Item = &K> + '_ {
+        let filed = self.filed_keys(entity);
+        filed.iter().map(|(key, _)| key)
+    }
+
+    /// Every key with its entities.
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &[Entity])> + '_ {
+        self.map.iter().map(|(key, entities)| (key, entities.as_slice()))
+    }
+
+    /// Every key.
+    pub fn keys(&self) -> impl Iterator<Item = &K> + '_ {
+        self.map.keys()
+    }
+
+    fn filed_keys(&self, entity: Entity) -> &[(K, u32)] {
+        let filed = self.filed.get(entity.index() as usize).map_or(&[][..], |f| f);
+        // A slot's keys belong to the entity filed there, never to an older
+        // handle of the slot.
+        match filed.first() {
+            Some((key, at)) if self.map.get(key).and_then(|list| list.get(*at as usize)) == Some(&entity) => filed,
+            _ => &[],
+        }
+    }
+
+    /// Adds `entity` to `key`'s list (the entity is being filed).
+    fn push(&mut self, key: K, entity: Entity) -> u32 {
+        let spare = &mut self.spare;
+        let list = self.map.entry(key).or_insert_with(|| spare.pop().unwrap_or_default());
+        list.push(entity);
+        u32::try_from(list.len() - 1).expect("fewer than 2^32 entities per key")
+    }
+
+    /// Takes the entity at `at` out of `key`'s list, mending the position of
+    /// the entity moved into its place.
+    fn pull(&mut self, key: &K, at: u32) {
+        let Some(list) = self.map.get_mut(key) else {
+            debug_assert!(false, "a filed key has a list");
+            return;
+        };
+        list.swap_remove(at as usize);
+        if let Some(&moved) = list.get(at as usize) {
+            let entry = self.filed[moved.index() as usize].iter_mut().find(|(k, _)| k == key);
+            if let Some((_, position)) = entry {
+                *position = at;
+            }
+        } else if list.is_empty()
+            && let Some(empty) = self.map.swap_remove(key)
+        {
+            self.spare.push(empty);
+        }
+    }
+
+    /// Files `entity` (not filed yet) under `keys` (drained); true if there
+    /// was at least one.
+    fn file_keys(&mut self, entity: Entity, keys: &mut Vec<K>) -> bool {
+        let slot = entity.index() as usize;
+        if self.filed.len() <= slot {
+            self.filed.resize_with(slot + 1, SmallVec::new);
+        }
+        debug_assert!(self.filed[slot].is_empty(), "{entity} is filed twice");
+        let mut filed = std::mem::take(&mut self.filed[slot]);
+        for key in keys.drain(..) {
+            let at = self.push(key.clone(), entity);
+            filed.push((key, at));
+        }
+        let held = !filed.is_empty();
+        self.filed[slot] = filed;
+        self.entities += usize::from(held);
+        held
+    }
+}
+
+impl<K> IndexStore for EntityIndex<K>
+where
+    K: Hash + Eq + Clone + Send + Sync + 'static,
+{
+    fn core(&self) -> &IndexCore {
+        &self.core
+    }
+
+    fn core_mut(&mut self) -> &mut IndexCore {
+        &mut self.core
+    }
+
+    fn kind(&self) -> &'static str {
+        "EntityIndex"
+    }
+
+    fn is_primary(&self) -> bool {
+        false
+    }
+
+    fn file(&mut self, entity: Entity, value: ComponentRef<'_>) -> bool {
+        let mut keys = std::mem::take(&mut self.scratch);
+        self.keys.collect(value, &mut keys);
+        let held = self.file_keys(entity, &mut keys);
+        self.scratch = keys;
+        held
+    }
+
+    fn unfile(&mut self, entity: Entity) -> bool {
+        let slot = entity.index() as usize;
+        let Some(filed) = self.filed.get_mut(slot).filter(|filed| !filed.is_empty()) else {
+            return false;
+        };
+        let mut filed = std::mem::take(filed);
+        for (key, at) in filed.drain(..) {
+            self.pull(&key, at);
+        }
+        // Keep the slot's memory for the next entity filed there.
+        self.filed[slot] = filed;
+        self.entities -= 1;
+        true
+    }
+
+    fn refile(&mut self, entity: Entity, value: ComponentRef<'_>) -> Filing {
+        let mut keys = std::mem::take(&mut self.scratch);
+        self.keys.collect(value, &mut keys);
+        let filed = self.filed.get(entity.index() as usize).map_or(&[][..], |f| f);
+        let unchanged = filed.len() == keys.len() && filed.iter().zip(&keys).all(|((old, _), new)| old == new);
+        let filing = if unchanged {
+            Filing::Unchanged
+        } else {
+            let was = self.unfile(entity);
+            Filing::of(was, self.file_keys(entity, &mut keys))
+        };
+        self.scratch = keys;
+        filing
+    }
+
+    fn conflict(&self, _entity: Option<Entity>, _value: ComponentRef<'_>) -> Option<(String, Entity)> {
+        None
+    }
+
+    fn holds(&self, entity: Entity) -> bool {
+        !self.filed_keys(entity).is_empty()
+    }
+
+    fn has_keys(&self, value: ComponentRef<'_>) -> bool {
+        let mut any = false;
+        self.keys.each(value, &mut |_| any = true);
+        any
+    }
+
+    fn clear(&mut self, each: &mut dyn FnMut(Entity)) {
+        for filed in &mut self.filed {
+            if let Some((key, at)) = filed.first()
+                && let Some(&entity) = self.map.get(key).and_then(|list| list.get(*at as usize))
+            {
+                each(entity);
+            }
+            filed.clear();
+        }
+        for (_, mut list) in self.map.drain(..) {
+            list.clear();
+            self.spare.push(list);
+        }
+        self.entities = 0;
+    }
+
+    fn keys_len(&self) -> usize {
+        self.map.len()
+    }
+
+    fn held_len(&self) -> usize {
+        self.entities
+    }
+
+    fn check(&self) -> Result<Vec<Entity>, String> {
+        let mut held = Vec::new();
+        let mut pairs = 0;
+        for (slot, filed) in self.filed.iter().enumerate() {
+            let Some(&(ref key, at)) = filed.first() else { continue };
+            let entity = self.map.get(key).and_then(|list| list.get(at as usize)).copied();
+            let Some(entity) = entity.filter(|e| e.index() as usize == slot) else {
+                return Err(format!("slot {slot} is filed at a position that holds {entity:?}"));
+            };
+            for (key, at) in filed {
+                if self.map.get(key).and_then(|list| list.get(*at as usize)) != Some(&entity) {
+                    return Err(format!(
+                        "{entity}'s position {at} in one of its keys holds another entity"
+                    ));
+                }
+            }
+            pairs += filed.len();
+            held.push(entity);
+        }
+        let listed: usize = self.map.values().map(Vec::len).sum();
+        if listed != pairs || held.len() != self.entities || self.map.values().any(Vec::is_empty) {
+            return Err(format!(
+                "{listed} entries for {pairs} filed keys, {} entities counted for {} filed",
+                self.entities,
+                held.len()
+            ));
+        }
+        Ok(held)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl<K> fmt::Display for EntityIndex<K> {
+    /// `EntityIndex "Cell" on AllOf(Position): 12 keys, 40 entities` (and
+    /// `, inactive` when deactivated).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        describe(f, "EntityIndex", &self.core, self.map.len(), self.entities)
+    }
+}
+
+impl<K> fmt::Debug for EntityIndex<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.core
+            .debug(f, "EntityIndex")
+            .field("keys", &self.map.len())
+            .field("entities", &self.entities)
+            .finish()
+    }
+}

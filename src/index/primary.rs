@@ -1,0 +1,350 @@
+//! `PrimaryEntityIndex`: key -> the one entity that has it.
+
+use std::any::Any;
+use std::borrow::Borrow;
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::Hash;
+
+use slotmap::Key;
+use smallvec::SmallVec;
+
+use super::keys::KeyFn;
+use super::sealed::{Filing, IndexStore};
+use super::{IndexCore, describe};
+use crate::component::Component;
+use crate::entity::Entity;
+use crate::matcher::Matcher;
+use crate::storage::ComponentRef;
+
+/// Finds the one entity with a key: the entity with a given name, network
+/// id or account. Key -> entity, in O(1).
+///
+/// Like [`EntityIndex`](crate::EntityIndex), but each key belongs to at most
+/// one entity. A change that would give a second entity a key in use
+/// ([`add`](crate::Context::add), [`replace`](crate::Context::replace),
+/// [`create_entity_with`](crate::Context::create_entity_with), a removal
+/// that makes an entity join the index's group, ...) is refused with
+/// [`Error::DuplicatePrimaryKey`](crate::Error::DuplicatePrimaryKey), which
+/// names the key and both entities, and **is not applied**: the context is
+/// as it was before the call (the value given is dropped), and no event
+/// fires. See the [`index`](crate::index) module for the rules all indices
+/// share.
+///
+/// # Example
+/// ```
+/// use reactecs::prelude::*;
+/// #[derive(Clone, Debug, PartialEq)] struct Name(String);
+/// reactecs::component!(Name);
+///
+/// let mut game = Context::new();
+/// let names = game.add_index(PrimaryEntityIndex::new("Name", |n: &Name| n.0.clone()))?;
+/// let hero = game.create_entity_with(Name("hero".into()))?;
+/// assert_eq!(game.entity_with(names, "hero")?, Some(hero));
+/// assert_eq!(game.entity_with(names, "nobody")?, None);
+///
+/// // A second "hero" is refused, and nothing changes.
+/// let other = game.create_entity();
+/// let err = game.add(other, Name("hero".into())).unwrap_err();
+/// assert!(matches!(err, Error::DuplicatePrimaryKey { holder, entity: Some(e), .. } if holder == hero && e == other));
+/// assert!(!game.has::<Name>(other));
+/// assert_eq!(game.entity_with(names, "hero")?, Some(hero));
+/// # Ok::<(), reactecs::Error>(())
+/// ```
+pub struct PrimaryEntityIndex<K> {
+    core: IndexCore,
+    keys: KeyFn<K>,
+    map: HashMap<K, Entity>,
+    /// Per entity slot, the entity filed there (null if none) and its keys.
+    filed: Vec<Filed<K>>,
+    /// How many entities are filed.
+    entities: usize,
+    /// The keys of the value being filed.
+    scratch: Vec<K>,
+}
+
+struct Filed<K> {
+    entity: Entity,
+    keys: SmallVec<[K; 1]>,
+}
+
+impl<K> Default for Filed<K> {
+    fn default() -> Self {
+        Filed {
+            entity: Entity::null(),
+            keys: SmallVec::new(),
+        }
+    }
+}
+
+impl<K> PrimaryEntityIndex<K>
+where
+    K: Hash + Eq + Clone + fmt::Debug + Send + Sync + 'static,
+{
+    /// A primary index named `name` that files each entity of `T`'s group
+    /// (`Matcher::all_of::<T>()`, see [`matching`](PrimaryEntityIndex::matching))
+    /// under `key(&t)`.
+    pub fn new<T: Component>(name: &'static str, key: impl Fn(&T) -> K + Send + Sync + 'static) -> Self {
+        Self::with_keys(name, KeyFn::single(key))
+    }
+
+    /// A primary index that files each entity under every key `keys(&t)`
+    /// gives (aliases, say); each of them must be free.
+    pub fn multi<T, I>(name: &'static str, keys: impl Fn(&T) -> I + Send + Sync + 'static) -> Self
+    where
+        T: Component,
+        I: IntoIterator<Item = K>,
+    {
+        Self::with_keys(name, KeyFn::multi(keys))
+    }
+
+    fn with_keys(name: &'static str, keys: KeyFn<K>) -> Self {
+        PrimaryEntityIndex {
+            core: IndexCore::new(name, keys.info()),
+            keys,
+            map: HashMap::new(),
+            filed: Vec::new(),
+            entities: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Indexes the entities of `matcher`'s group instead of the key
+    /// component's own group. The matcher must have the key component in its
+    /// AllOf set.
+    pub fn matching(mut self, matcher: Matcher) -> Self {
+        self.core.matcher = matcher;
+        self
+    }
+
+    /// The entity filed under `key`, if any.
+    #[inline]
+    pub fn get<Q>(&self, key: &Q) -> Option<Entity>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.map.get(key).copied()
+    }
+
+    /// Whether an entity is filed under `key`.
+    pub fn contains_key<Q>(&self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.map.contains_key(key)
+    }
+
+    /// The keys `entity` is filed under (none if it is not in the index).
+    pub fn keys_of(&self, entity: Entity) -> impl Iterator<Item = &K> + '_ {
+        let filed = self.filed.get(entity.index() as usize).filter(|f| f.entity == entity);
+        filed.into_iter().flat_map(|filed| &filed.keys)
+    }
+
+    /// Every key with its entity, entity by entity in slot order (so the same
+    /// operations give the same order).
+    pub fn iter(&self) -> impl Iterator<Item = (&K, Entity)> + '_ {
+        self.filed
+            .iter()
+            .flat_map(|filed| filed.keys.iter().map(move |key| (key, filed.entity)))
+    }
+
+    /// Every key, in [`iter`](PrimaryEntityIndex::iter)'s order.
+    pub fn keys(&self) -> impl Iterator<Item = &K> + '_ {
+        self.iter().map(|(key, _)| key)
+    }
+
+    /// Files `entity` (not filed yet) under `keys` (drained); true if there
+    /// was at least one.
+    fn file_keys(&mut self, entity: Entity, keys: &mut Vec<K>) -> bool {
+        let slot = entity.index() as usize;
+        if self.filed.len() <= slot {
+            self.filed.resize_with(slot + 1, Filed::default);
+        }
+        debug_assert!(self.filed[slot].keys.is_empty(), "{entity} is filed twice");
+        let mut filed = std::mem::take(&mut self.filed[slot].keys);
+        for key in keys.drain(..) {
+            match self.map.get(&key) {
+                // Checked before the change (`conflict`), so this is a bug;
+                // the key stays with its holder.
+                Some(&holder) if holder != entity => debug_assert!(false, "{key:?} is {holder}'s, not {entity}'s"),
+                _ => {
+                    self.map.insert(key.clone(), entity);
+                    filed.push(key);
+                }
+            }
+        }
+        let held = !filed.is_empty();
+        self.filed[slot] = Filed {
+            entity: if held { entity } else { Entity::null() },
+            keys: filed,
+        };
+        self.entities += usize::from(held);
+        held
+    }
+}
+
+impl<K> IndexStore for PrimaryEntityIndex<K>
+where
+    K: Hash + Eq + Clone + fmt::Debug + Send + Sync + 'static,
+{
+    fn core(&self) -> &IndexCore {
+        &self.core
+    }
+
+    fn core_mut(&mut self) -> &mut IndexCore {
+        &mut self.core
+    }
+
+    fn kind(&self) -> &'static str {
+        "PrimaryEntityIndex"
+    }
+
+    fn is_primary(&self) -> bool {
+        true
+    }
+
+    fn file(&mut self, entity: Entity, value: ComponentRef<'_>) -> bool {
+        let mut keys = std::mem::take(&mut self.scratch);
+        self.keys.collect(value, &mut keys);
+        let held = self.file_keys(entity, &mut keys);
+        self.scratch = keys;
+        held
+    }
+
+    fn unfile(&mut self, entity: Entity) -> bool {
+        let slot = entity.index() as usize;
+        let Some(filed) = self.filed.get_mut(slot).filter(|filed| filed.entity == entity) else {
+            return false;
+        };
+        filed.entity = Entity::null();
+        for key in filed.keys.drain(..) {
+            self.map.remove(&key);
+        }
+        self.entities -= 1;
+        true
+    }
+
+    fn refile(&mut self, entity: Entity, value: ComponentRef<'_>) -> Filing {
+        let mut keys = std::mem::take(&mut self.scratch);
+        self.keys.collect(value, &mut keys);
+        let filed = self.filed.get(entity.index() as usize).filter(|f| f.entity == entity);
+        let old = filed.map_or(&[][..], |filed| &filed.keys);
+        let filing = if old[..] == keys[..] {
+            Filing::Unchanged
+        } else {
+            let was = self.unfile(entity);
+            Filing::of(was, self.file_keys(entity, &mut keys))
+        };
+        self.scratch = keys;
+        filing
+    }
+
+    fn conflict(&self, entity: Option<Entity>, value: ComponentRef<'_>) -> Option<(String, Entity)> {
+        let mut found = None;
+        self.keys.each(value, &mut |key| {
+            if found.is_none()
+                && let Some(&holder) = self.map.get(&key)
+                && Some(holder) != entity
+            {
+                found = Some((format!("{key:?}"), holder));
+            }
+        });
+        found
+    }
+
+    fn holds(&self, entity: Entity) -> bool {
+        self.filed
+            .get(entity.index() as usize)
+            .is_some_and(|filed| filed.entity == entity)
+    }
+
+    fn has_keys(&self, value: ComponentRef<'_>) -> bool {
+        let mut any = false;
+        self.keys.each(value, &mut |_| any = true);
+        any
+    }
+
+    fn clear(&mut self, each: &mut dyn FnMut(Entity)) {
+        for filed in &mut self.filed {
+            if !filed.keys.is_empty() {
+                each(filed.entity);
+                filed.keys.clear();
+                filed.entity = Entity::null();
+            }
+        }
+        self.map.clear();
+        self.entities = 0;
+    }
+
+    fn keys_len(&self) -> usize {
+        self.map.len()
+    }
+
+    fn held_len(&self) -> usize {
+        self.entities
+    }
+
+    fn check(&self) -> Result<Vec<Entity>, String> {
+        let mut held = Vec::new();
+        let mut keys = 0;
+        for (slot, filed) in self.filed.iter().enumerate() {
+            if filed.keys.is_empty() != filed.entity.is_null() {
+                return Err(format!(
+                    "slot {slot} has {} keys for entity {}",
+                    filed.keys.len(),
+                    filed.entity
+                ));
+            }
+            if filed.entity.is_null() {
+                continue;
+            }
+            if filed.entity.index() as usize != slot {
+                return Err(format!("{} is filed in slot {slot}", filed.entity));
+            }
+            for key in &filed.keys {
+                if self.map.get(key) != Some(&filed.entity) {
+                    return Err(format!(
+                        "key {key:?} of {} maps to {:?}",
+                        filed.entity,
+                        self.map.get(key)
+                    ));
+                }
+            }
+            keys += filed.keys.len();
+            held.push(filed.entity);
+        }
+        if keys != self.map.len() || held.len() != self.entities {
+            return Err(format!(
+                "{} keys mapped for {keys} filed, {} entities counted for {} filed",
+                self.map.len(),
+                self.entities,
+                held.len()
+            ));
+        }
+        Ok(held)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl<K> fmt::Display for PrimaryEntityIndex<K> {
+    /// `PrimaryEntityIndex "Name" on AllOf(Name): 3 keys, 3 entities` (and
+    /// `, inactive` when deactivated).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        describe(f, "PrimaryEntityIndex", &self.core, self.map.len(), self.entities)
+    }
+}
+
+impl<K> fmt::Debug for PrimaryEntityIndex<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.core
+            .debug(f, "PrimaryEntityIndex")
+            .field("keys", &self.map.len())
+            .field("entities", &self.entities)
+            .finish()
+    }
+}
