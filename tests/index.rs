@@ -1,0 +1,888 @@
+//! Entity indices: `EntityIndex` (key -> entities) and `PrimaryEntityIndex`
+//! (key -> entity) kept current through add, remove, replace (changed and
+//! unchanged keys), destroy, destroy_all and reset; multi-key entities;
+//! duplicate primary keys refused with the context unchanged; indices made
+//! late; missing keys; AERC; activation; lookup by name and typed id;
+//! `Display`; key-function panics; `modify_each`.
+
+mod common;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use common::*;
+use reactecs::prelude::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Cell(i32, i32);
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct NetId(u64);
+
+/// Covers the cells `from..=to` on one row.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Span {
+    from: i32,
+    to: i32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Enemy;
+
+reactecs::component!(Cell, NetId, Span, Enemy);
+
+fn game() -> Context {
+    Context::with_name("Game")
+}
+
+fn cells(game: &mut Context) -> IndexId<EntityIndex<Cell>> {
+    game.add_index(EntityIndex::new("Cell", |c: &Cell| *c)).unwrap()
+}
+
+fn net_ids(game: &mut Context) -> IndexId<PrimaryEntityIndex<u64>> {
+    game.add_index(PrimaryEntityIndex::new("NetId", |id: &NetId| id.0))
+        .unwrap()
+}
+
+fn spans(game: &mut Context) -> IndexId<EntityIndex<i32>> {
+    game.add_index(EntityIndex::multi("Span", |s: &Span| s.from..=s.to))
+        .unwrap()
+}
+
+fn at(game: &Context, id: IndexId<EntityIndex<Cell>>, cell: Cell) -> Vec<Entity> {
+    game.entities_with(id, &cell).unwrap().to_vec()
+}
+
+fn name(text: &str) -> Name {
+    Name(text.to_owned())
+}
+
+// --- EntityIndex: following the group ------------------------------------
+
+#[test]
+fn an_entity_is_filed_when_it_gets_the_key_component() {
+    let mut game = game();
+    let index = cells(&mut game);
+    let a = game.create_entity_with(Cell(0, 0)).unwrap();
+    let b = game.create_entity();
+    game.add(b, Cell(0, 0)).unwrap();
+    let c = game.create_entity_with(Cell(1, 0)).unwrap();
+    check(&game);
+    assert_eq!(at(&game, index, Cell(0, 0)), [a, b]);
+    assert_eq!(at(&game, index, Cell(1, 0)), [c]);
+    let index = game.index(index).unwrap();
+    assert_eq!((index.key_count(), index.entity_count()), (2, 3));
+    assert_eq!(index.keys_of(b).collect::<Vec<_>>(), [&Cell(0, 0)]);
+}
+
+#[test]
+fn an_index_made_late_files_the_entities_that_exist() {
+    let mut game = game();
+    let a = game.create_entity_with(Cell(3, 4)).unwrap();
+    let b = game.create_entity_with((Cell(3, 4), Frozen)).unwrap();
+    game.create_entity_with(Frozen).unwrap();
+    assert_eq!(game.retain_count(a).unwrap(), 0);
+    let index = cells(&mut game);
+    check(&game);
+    assert_eq!(at(&game, index, Cell(3, 4)), [a, b]);
+    assert_eq!(game.retain_count(a).unwrap(), 1, "the index retains what it holds");
+    assert_eq!(game.index(index).unwrap().entity_count(), 2);
+}
+
+#[test]
+fn lookups_of_missing_keys_are_empty_and_no_lookup_allocates() {
+    let mut game = game();
+    let index = cells(&mut game);
+    let ids = net_ids(&mut game);
+    let e = game.create_entity_with((Cell(0, 0), NetId(9))).unwrap();
+    let (cells, ids) = (game.index(index).unwrap(), game.index(ids).unwrap());
+    let info = allocation_counter::measure(|| {
+        assert!(cells.get(&Cell(5, 5)).is_empty());
+        assert!(!cells.contains_key(&Cell(5, 5)));
+        assert_eq!(cells.get(&Cell(0, 0)), [e]);
+        assert_eq!(ids.get(&10), None);
+        assert_eq!(ids.get(&9), Some(e));
+    });
+    assert_eq!(info.count_total, 0, "lookups allocated: {info:?}");
+    assert_eq!(game.entities_with(index, &Cell(-1, 7)).unwrap(), &[] as &[Entity]);
+    assert_eq!(game.entity_with(net_ids_of(&game), &77).unwrap(), None);
+}
+
+fn net_ids_of(game: &Context) -> IndexId<PrimaryEntityIndex<u64>> {
+    game.index_id("NetId").unwrap()
+}
+
+#[test]
+fn removing_the_key_component_takes_the_entity_out_and_releases_it() {
+    let mut game = game();
+    let index = cells(&mut game);
+    let a = game.create_entity_with((Cell(0, 0), Frozen)).unwrap();
+    let b = game.create_entity_with(Cell(0, 0)).unwrap();
+    game.remove::<Cell>(a).unwrap();
+    check(&game);
+    assert_eq!(at(&game, index, Cell(0, 0)), [b]);
+    assert_eq!(game.retain_count(a).unwrap(), 0);
+    assert_eq!(game.index(index).unwrap().keys_of(a).count(), 0);
+    let taken = game.take::<Cell>(b).unwrap();
+    assert_eq!(taken, Cell(0, 0));
+    assert!(at(&game, index, Cell(0, 0)).is_empty());
+    assert_eq!(game.index(index).unwrap().key_count(), 0, "an emptied key is gone");
+    check(&game);
+}
+
+#[test]
+fn replace_with_a_changed_key_moves_the_entity_from_the_old_key_to_the_new() {
+    let mut game = game();
+    let index = cells(&mut game);
+    let a = game.create_entity_with(Cell(0, 0)).unwrap();
+    let b = game.create_entity_with(Cell(0, 0)).unwrap();
+    game.replace(a, Cell(2, 0)).unwrap();
+    check(&game);
+    assert_eq!(at(&game, index, Cell(0, 0)), [b]);
+    assert_eq!(at(&game, index, Cell(2, 0)), [a]);
+    assert_eq!(game.retain_count(a).unwrap(), 1, "still held once");
+    assert_eq!(game.index(index).unwrap().keys_of(a).collect::<Vec<_>>(), [&Cell(2, 0)]);
+}
+
+#[test]
+fn replace_with_the_same_key_changes_nothing_in_the_index() {
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Tile {
+        cell: Cell,
+        shade: u8,
+    }
+    reactecs::component!(Tile);
+
+    let mut game = game();
+    let index = game.add_index(EntityIndex::new("Tile", |t: &Tile| t.cell)).unwrap();
+    let tile = |shade| Tile {
+        cell: Cell(1, 1),
+        shade,
+    };
+    let a = game.create_entity_with(tile(0)).unwrap();
+    let b = game.create_entity_with(tile(0)).unwrap();
+    game.replace(a, tile(9)).unwrap();
+    check(&game);
+    // Had `a` been taken out and filed again, it would now come after `b`.
+    assert_eq!(game.entities_with(index, &Cell(1, 1)).unwrap(), [a, b]);
+    assert_eq!(game.retain_count(a).unwrap(), 1);
+    assert_eq!(game.get::<Tile>(a).unwrap().shade, 9);
+}
+
+#[test]
+fn replacing_another_component_of_the_group_leaves_the_index_alone() {
+    let mut game = game();
+    let index = game
+        .add_index(EntityIndex::new("Moving", |c: &Cell| *c).matching(Matcher::all_of::<(Cell, Velocity)>()))
+        .unwrap();
+    let v = Velocity { x: 1.0, y: 0.0 };
+    let a = game.create_entity_with((Cell(0, 0), v)).unwrap();
+    let b = game.create_entity_with((Cell(0, 0), v)).unwrap();
+    game.replace(a, Velocity { x: 2.0, y: 0.0 }).unwrap();
+    assert_eq!(game.entities_with(index, &Cell(0, 0)).unwrap(), [a, b]);
+    check(&game);
+}
+
+#[test]
+fn a_custom_group_indexes_only_its_members() {
+    let mut game = game();
+    let index = game
+        .add_index(EntityIndex::new("EnemyCell", |c: &Cell| *c).matching(Matcher::all_of::<(Cell, Enemy)>()))
+        .unwrap();
+    let enemy = game.create_entity_with((Cell(0, 0), Enemy)).unwrap();
+    let friend = game.create_entity_with(Cell(0, 0)).unwrap();
+    assert_eq!(game.entities_with(index, &Cell(0, 0)).unwrap(), [enemy]);
+    game.add(friend, Enemy).unwrap();
+    game.remove::<Enemy>(enemy).unwrap();
+    assert_eq!(game.entities_with(index, &Cell(0, 0)).unwrap(), [friend]);
+    assert_eq!(game.retain_count(enemy).unwrap(), 0);
+    check(&game);
+}
+
+#[test]
+fn destroy_takes_the_entity_out_and_does_not_keep_its_slot() {
+    let mut game = game();
+    let index = cells(&mut game);
+    let spy = Spy::attach(&mut game);
+    let a = game.create_entity_with(Cell(0, 0)).unwrap();
+    let b = game.create_entity_with(Cell(0, 0)).unwrap();
+    spy.take();
+    game.destroy_entity(a).unwrap();
+    check(&game);
+    assert_eq!(at(&game, index, Cell(0, 0)), [b]);
+    assert!(
+        game.is_enabled(a).is_err(),
+        "the index does not keep a destroyed entity"
+    );
+    assert_eq!(spy.take_starting_with("released"), [format!("released {a}")]);
+}
+
+#[test]
+fn destroy_all_entities_empties_the_index() {
+    let mut game = game();
+    let index = cells(&mut game);
+    let ids = net_ids(&mut game);
+    for i in 0..scale(300) {
+        game.create_entity_with((Cell(i as i32 % 7, 0), NetId(i as u64)))
+            .unwrap();
+    }
+    game.destroy_all_entities();
+    check(&game);
+    assert!(game.index(index).unwrap().is_empty());
+    assert_eq!(game.index(index).unwrap().key_count(), 0);
+    assert_eq!(game.index(ids).unwrap().key_count(), 0);
+    assert_eq!(game.entities().count(), 0);
+    assert_eq!(game.retained_destroyed_entities().count(), 0);
+}
+
+#[test]
+fn reset_is_not_refused_for_index_retains_and_keeps_the_indices() {
+    let mut game = game();
+    let index = cells(&mut game);
+    let ids = net_ids(&mut game);
+    let old = game.create_entity_with((Cell(0, 0), NetId(1))).unwrap();
+    assert_eq!(game.retain_count(old).unwrap(), 2);
+    game.reset().unwrap();
+    check(&game);
+    assert!(game.index(index).unwrap().is_empty() && game.index(ids).unwrap().is_empty());
+    assert!(game.index(index).unwrap().is_active());
+    // The indices follow the group again after the reset.
+    let new = game.create_entity_with((Cell(0, 0), NetId(1))).unwrap();
+    assert_eq!(at(&game, index, Cell(0, 0)), [new]);
+    assert_eq!(game.entity_with(ids, &1).unwrap(), Some(new));
+    assert_eq!(game.creation_index(new).unwrap(), 0);
+    // A user retain still forbids a reset.
+    let me = Owner::new();
+    game.retain(new, me).unwrap();
+    assert!(matches!(game.reset(), Err(Error::EntitiesRetained { count: 1, .. })));
+    assert_eq!(game.entity_with(ids, &1).unwrap(), Some(new));
+    game.release(new, me).unwrap();
+    game.reset().unwrap();
+    check(&game);
+}
+
+#[test]
+fn taking_an_entity_out_moves_the_last_filed_of_its_key_into_its_place() {
+    let mut game = game();
+    let index = cells(&mut game);
+    let e: Vec<Entity> = (0..4).map(|_| game.create_entity_with(Cell(0, 0)).unwrap()).collect();
+    game.remove::<Cell>(e[1]).unwrap();
+    assert_eq!(at(&game, index, Cell(0, 0)), [e[0], e[3], e[2]]);
+    game.remove::<Cell>(e[2]).unwrap(); // the last: nothing moves
+    assert_eq!(at(&game, index, Cell(0, 0)), [e[0], e[3]]);
+    check(&game);
+}
+
+// --- multi-key -------------------------------------------------------------
+
+#[test]
+fn a_multi_key_entity_is_filed_under_each_key_and_held_once() {
+    let mut game = game();
+    let index = spans(&mut game);
+    let wide = game.create_entity_with(Span { from: 0, to: 2 }).unwrap();
+    let narrow = game.create_entity_with(Span { from: 2, to: 3 }).unwrap();
+    check(&game);
+    let view = game.index(index).unwrap();
+    assert_eq!(view.get(&0), [wide]);
+    assert_eq!(view.get(&2), [wide, narrow]);
+    assert_eq!(view.get(&3), [narrow]);
+    assert_eq!((view.key_count(), view.entity_count()), (4, 2));
+    assert_eq!(view.keys_of(wide).copied().collect::<Vec<_>>(), [0, 1, 2]);
+    assert_eq!(game.retain_count(wide).unwrap(), 1, "one retain, however many keys");
+
+    // Replace: out of the keys no longer covered, into the new ones.
+    game.replace(wide, Span { from: 1, to: 1 }).unwrap();
+    check(&game);
+    let view = game.index(index).unwrap();
+    assert!(view.get(&0).is_empty() && view.get(&2) == [narrow]);
+    assert_eq!(view.get(&1), [wide]);
+    assert_eq!(game.retain_count(wide).unwrap(), 1);
+
+    game.destroy_entity(narrow).unwrap();
+    let view = game.index(index).unwrap();
+    assert!(view.get(&2).is_empty() && view.get(&3).is_empty());
+    assert_eq!(view.key_count(), 1);
+    check(&game);
+}
+
+#[test]
+fn a_repeated_key_counts_once_and_no_key_means_not_held() {
+    let mut game = game();
+    let index = game
+        .add_index(EntityIndex::multi("Ends", |s: &Span| [s.from, s.to]))
+        .unwrap();
+    let point = game.create_entity_with(Span { from: 4, to: 4 }).unwrap();
+    assert_eq!(game.entities_with(index, &4).unwrap(), [point]);
+    assert_eq!(game.index(index).unwrap().keys_of(point).count(), 1);
+
+    let empty = game
+        .add_index(EntityIndex::multi("Inside", |s: &Span| s.from + 1..s.to))
+        .unwrap();
+    assert_eq!(
+        game.index(empty).unwrap().entity_count(),
+        0,
+        "a span of one cell has no inside"
+    );
+    assert_eq!(game.retain_count(point).unwrap(), 1, "held by `Ends` only");
+    game.replace(point, Span { from: 4, to: 6 }).unwrap();
+    assert_eq!(game.entities_with(empty, &5).unwrap(), [point]);
+    assert_eq!(game.retain_count(point).unwrap(), 2);
+    game.replace(point, Span { from: 4, to: 4 }).unwrap();
+    assert_eq!(game.index(empty).unwrap().entity_count(), 0);
+    assert_eq!(game.retain_count(point).unwrap(), 1);
+    check(&game);
+}
+
+// --- PrimaryEntityIndex ----------------------------------------------------
+
+#[test]
+fn a_primary_index_finds_the_one_entity_with_a_key() {
+    let mut game = game();
+    let names = game
+        .add_index(PrimaryEntityIndex::new("Name", |n: &Name| n.0.clone()))
+        .unwrap();
+    let hero = game.create_entity_with(name("hero")).unwrap();
+    let imp = game.create_entity_with(name("imp")).unwrap();
+    assert_eq!(game.entity_with(names, "hero").unwrap(), Some(hero));
+    assert_eq!(game.entity_with(names, "imp").unwrap(), Some(imp));
+    assert_eq!(game.entity_with(names, "nobody").unwrap(), None);
+    let index = game.index(names).unwrap();
+    let pairs: Vec<(String, Entity)> = index.iter().map(|(k, e)| (k.clone(), e)).collect();
+    assert_eq!(pairs, [("hero".to_owned(), hero), ("imp".to_owned(), imp)]);
+    game.replace(hero, name("champion")).unwrap();
+    assert_eq!(game.entity_with(names, "hero").unwrap(), None);
+    assert_eq!(game.entity_with(names, "champion").unwrap(), Some(hero));
+    check(&game);
+}
+
+/// Asserts `result` is the duplicate-key error for `key` held by `holder`,
+/// wanted by `entity`, and that its message names all three.
+fn assert_duplicate(result: Result<impl std::fmt::Debug, Error>, key: &str, holder: Entity, entity: Option<Entity>) {
+    let error = result.expect_err("a duplicate primary key is an error");
+    let Error::DuplicatePrimaryKey {
+        context,
+        index,
+        key: printed,
+        holder: had,
+        entity: wanted,
+    } = &error
+    else {
+        panic!("expected DuplicatePrimaryKey, got {error:?}");
+    };
+    assert_eq!(
+        (*context, printed.as_str(), *had, *wanted),
+        ("Game", key, holder, entity)
+    );
+    let message = error.to_string();
+    assert!(message.contains(index) && message.contains(key) && message.contains(&holder.to_string()));
+    if let Some(entity) = entity {
+        assert!(message.contains(&entity.to_string()), "{message}");
+    }
+}
+
+#[test]
+fn a_duplicate_primary_key_on_add_is_an_error_and_changes_nothing() {
+    let mut game = game();
+    let ids = net_ids(&mut game);
+    let group = game.group(Matcher::all_of::<NetId>());
+    let holder = game.create_entity_with(NetId(7)).unwrap();
+    let other = game.create_entity_with(Frozen).unwrap();
+    let spy = Spy::attach(&mut game);
+
+    assert_duplicate(game.add(other, NetId(7)), "7", holder, Some(other));
+    assert_eq!(spy.take(), Vec::<String>::new(), "no event fires");
+    assert!(!game.has::<NetId>(other));
+    assert_eq!(game.component_names(other).unwrap().collect::<Vec<_>>(), ["Frozen"]);
+    assert_eq!(game.entity_with(ids, &7).unwrap(), Some(holder));
+    assert_eq!(game.get_group(group).unwrap().len(), 1);
+    assert_eq!(game.retain_count(other).unwrap(), 0);
+    check(&game);
+
+    // `replace` of an absent component is an add, with the same check.
+    assert_duplicate(game.replace(other, NetId(7)), "7", holder, Some(other));
+    assert!(!game.has::<NetId>(other));
+    game.add(other, NetId(8)).unwrap();
+    assert_eq!(game.entity_with(ids, &8).unwrap(), Some(other));
+    check(&game);
+}
+
+#[test]
+fn a_duplicate_primary_key_on_replace_keeps_the_old_value() {
+    let mut game = game();
+    let ids = net_ids(&mut game);
+    let a = game.create_entity_with(NetId(1)).unwrap();
+    let b = game.create_entity_with(NetId(2)).unwrap();
+    let moved = game.collector(Matcher::all_of::<NetId>().updated());
+    let spy = Spy::attach(&mut game);
+
+    assert_duplicate(game.replace(b, NetId(1)), "1", a, Some(b));
+    assert_eq!(game.get::<NetId>(b).unwrap(), &NetId(2));
+    assert_eq!(game.entity_with(ids, &1).unwrap(), Some(a));
+    assert_eq!(game.entity_with(ids, &2).unwrap(), Some(b));
+    assert!(game.get_collector(moved).unwrap().is_empty());
+    assert_eq!(spy.take(), Vec::<String>::new());
+    check(&game);
+
+    // Its own key is no clash.
+    game.replace(b, NetId(2)).unwrap();
+    assert_eq!(game.entity_with(ids, &2).unwrap(), Some(b));
+    check(&game);
+}
+
+#[test]
+fn a_duplicate_primary_key_on_create_creates_nothing_and_drops_the_bundle_once() {
+    let counter = Counter::default();
+    let mut game = game();
+    let labels = game
+        .add_index(PrimaryEntityIndex::new("Label", |c: &Counted| c.label.clone()))
+        .unwrap();
+    let holder = game.create_entity_with((counter.make("x"), Cell(0, 0))).unwrap();
+    let spy = Spy::attach(&mut game);
+    let before = game.len();
+    assert_duplicate(
+        game.create_entity_with((Cell(1, 1), counter.make("x"))),
+        "\"x\"",
+        holder,
+        None,
+    );
+    assert_eq!(game.len(), before);
+    assert_eq!(spy.take(), Vec::<String>::new());
+    assert_eq!(counter.live(), 1, "the refused bundle was dropped");
+    assert_eq!(game.entity_with(labels, "x").unwrap(), Some(holder));
+    check(&game);
+    drop(game);
+    assert_eq!(counter.live(), 0);
+}
+
+#[test]
+fn create_entities_with_stops_at_a_duplicate_primary_key() {
+    let mut game = game();
+    let ids = net_ids(&mut game);
+    let result = game.create_entities_with([NetId(1), NetId(2), NetId(1), NetId(3)]);
+    let first = game.entity_with(ids, &1).unwrap().unwrap();
+    assert_duplicate(result, "1", first, None);
+    assert_eq!(game.len(), 2, "the entities before the clash stay");
+    assert_eq!(game.entity_with(ids, &3).unwrap(), None, "the rest is not consumed");
+    check(&game);
+}
+
+#[test]
+fn a_removal_that_makes_an_entity_join_a_primary_indexs_group_is_checked() {
+    let mut game = game();
+    let active = game
+        .add_index(
+            PrimaryEntityIndex::new("Active", |id: &NetId| id.0)
+                .matching(Matcher::all_of::<NetId>().none_of::<Frozen>()),
+        )
+        .unwrap();
+    let holder = game.create_entity_with(NetId(5)).unwrap();
+    let frozen = game.create_entity_with((NetId(5), Frozen)).unwrap();
+    assert_eq!(game.entity_with(active, &5).unwrap(), Some(holder));
+
+    assert_duplicate(game.remove::<Frozen>(frozen), "5", holder, Some(frozen));
+    assert!(game.has::<Frozen>(frozen), "the removal is not applied");
+    assert_duplicate(game.take::<Frozen>(frozen), "5", holder, Some(frozen));
+    check(&game);
+
+    game.add(holder, Frozen).unwrap(); // `holder` leaves the group: its key is free
+    game.remove::<Frozen>(frozen).unwrap();
+    assert_eq!(game.entity_with(active, &5).unwrap(), Some(frozen));
+    check(&game);
+}
+
+#[test]
+fn a_key_freed_by_replace_remove_or_destroy_can_be_taken() {
+    let mut game = game();
+    let ids = net_ids(&mut game);
+    let a = game.create_entity_with(NetId(1)).unwrap();
+    let b = game.create_entity_with(NetId(2)).unwrap();
+    game.replace(a, NetId(10)).unwrap();
+    game.replace(b, NetId(1)).unwrap();
+    assert_eq!(game.entity_with(ids, &1).unwrap(), Some(b));
+    game.remove::<NetId>(b).unwrap();
+    let c = game.create_entity_with(NetId(1)).unwrap();
+    game.destroy_entity(c).unwrap();
+    let d = game.create_entity_with(NetId(1)).unwrap();
+    assert_eq!(game.entity_with(ids, &1).unwrap(), Some(d));
+    check(&game);
+}
+
+#[test]
+fn a_primary_index_over_existing_duplicates_is_not_added() {
+    let mut game = game();
+    let a = game.create_entity_with(NetId(3)).unwrap();
+    let b = game.create_entity_with(NetId(3)).unwrap();
+    let result = game.add_index(PrimaryEntityIndex::new("NetId", |id: &NetId| id.0));
+    assert_duplicate(result, "3", a, Some(b));
+    assert!(matches!(
+        game.index_id::<PrimaryEntityIndex<u64>>("NetId"),
+        Err(Error::UnknownIndex { .. })
+    ));
+    assert_eq!(game.retain_count(a).unwrap(), 0, "nothing stays retained");
+    assert_eq!(game.indices().count(), 0);
+    check(&game);
+
+    game.replace(b, NetId(4)).unwrap();
+    let ids = net_ids(&mut game); // the name is free
+    assert_eq!(game.entity_with(ids, &4).unwrap(), Some(b));
+    check(&game);
+}
+
+#[test]
+fn a_multi_key_primary_index_needs_every_key_free() {
+    let mut game = game();
+    let aliases = game
+        .add_index(PrimaryEntityIndex::multi("Alias", |s: &Span| [s.from, s.to]))
+        .unwrap();
+    let a = game.create_entity_with(Span { from: 1, to: 2 }).unwrap();
+    let b = game.create_entity();
+    assert_duplicate(game.add(b, Span { from: 3, to: 2 }), "2", a, Some(b));
+    game.add(b, Span { from: 3, to: 4 }).unwrap();
+    game.replace(a, Span { from: 2, to: 2 }).unwrap(); // keys repeat: one key
+    let index = game.index(aliases).unwrap();
+    assert_eq!((index.key_count(), index.entity_count()), (3, 2));
+    assert_eq!(index.get(&1), None);
+    check(&game);
+}
+
+// --- modify_each -----------------------------------------------------------
+
+#[test]
+fn modify_each_moves_entities_to_their_new_keys() {
+    let mut game = game();
+    let index = cells(&mut game);
+    let group = game.group(Matcher::all_of::<Cell>());
+    let a = game.create_entity_with(Cell(0, 0)).unwrap();
+    let b = game.create_entity_with(Cell(1, 0)).unwrap();
+    game.modify_each::<Cell, ()>(group, |c, ()| c.0 += 1).unwrap();
+    assert!(at(&game, index, Cell(0, 0)).is_empty());
+    assert_eq!(at(&game, index, Cell(1, 0)), [a]);
+    assert_eq!(at(&game, index, Cell(2, 0)), [b]);
+    check(&game);
+}
+
+#[test]
+fn modify_each_stops_at_a_duplicate_primary_key_and_puts_that_value_back() {
+    let mut game = game();
+    let ids = net_ids(&mut game);
+    let group = game.group(Matcher::all_of::<NetId>());
+    let e: Vec<Entity> = (0..3)
+        .map(|i| game.create_entity_with(NetId(i * 10)).unwrap())
+        .collect();
+    // 0 -> 1, then 10 -> 0 clashes with nothing (0 is free now), 20 -> 1 clashes.
+    let spy = Spy::attach(&mut game);
+    let result = game.modify_each::<NetId, ()>(group, |id, ()| {
+        id.0 = match id.0 {
+            0 => 1,
+            10 => 0,
+            _ => 1,
+        }
+    });
+    assert_duplicate(result, "1", e[0], Some(e[2]));
+    assert_eq!(game.get::<NetId>(e[2]).unwrap(), &NetId(20), "put back");
+    assert_eq!(game.entity_with(ids, &20).unwrap(), Some(e[2]));
+    assert_eq!(game.entity_with(ids, &1).unwrap(), Some(e[0]));
+    assert_eq!(game.entity_with(ids, &0).unwrap(), Some(e[1]));
+    assert_eq!(spy.take().len(), 2, "events for the two entities changed");
+    check(&game);
+}
+
+// --- activation, registration, errors --------------------------------------
+
+#[test]
+fn deactivate_empties_and_releases_and_activate_files_the_group_again() {
+    let mut game = game();
+    let index = cells(&mut game);
+    let a = game.create_entity_with(Cell(0, 0)).unwrap();
+    game.deactivate_index(index).unwrap();
+    assert!(!game.index(index).unwrap().is_active());
+    assert!(game.index(index).unwrap().is_empty());
+    assert_eq!(game.retain_count(a).unwrap(), 0);
+    // Inactive: changes are not followed.
+    let b = game.create_entity_with(Cell(0, 0)).unwrap();
+    game.replace(a, Cell(5, 5)).unwrap();
+    assert!(at(&game, index, Cell(0, 0)).is_empty());
+    game.deactivate_index(index).unwrap(); // again: nothing to do
+    check(&game);
+
+    game.activate_index(index).unwrap();
+    assert_eq!(at(&game, index, Cell(0, 0)), [b]);
+    assert_eq!(at(&game, index, Cell(5, 5)), [a]);
+    assert_eq!(game.retain_count(a).unwrap(), 1);
+    game.activate_index(index).unwrap(); // again: nothing to do
+    assert_eq!(game.retain_count(a).unwrap(), 1);
+    check(&game);
+}
+
+#[test]
+fn activating_a_primary_index_over_duplicates_fails_and_it_stays_inactive() {
+    let mut game = game();
+    let ids = net_ids(&mut game);
+    let a = game.create_entity_with(NetId(1)).unwrap();
+    game.deactivate_index(ids).unwrap();
+    let b = game.create_entity_with(NetId(1)).unwrap(); // not checked while inactive
+    assert_duplicate(game.activate_index(ids), "1", a, Some(b));
+    let index = game.index(ids).unwrap();
+    assert!(!index.is_active() && index.is_empty());
+    assert_eq!(game.retain_count(a).unwrap(), 0);
+    check(&game);
+    game.destroy_entity(b).unwrap();
+    game.activate_index(ids).unwrap();
+    assert_eq!(game.entity_with(ids, &1).unwrap(), Some(a));
+    check(&game);
+}
+
+#[test]
+fn remove_index_releases_and_frees_its_name() {
+    let mut game = game();
+    let index = cells(&mut game);
+    let a = game.create_entity_with(Cell(0, 0)).unwrap();
+    game.remove_index(index).unwrap();
+    assert_eq!(game.retain_count(a).unwrap(), 0);
+    assert!(matches!(game.index(index), Err(Error::UnknownIndex { .. })));
+    assert!(matches!(game.remove_index(index), Err(Error::UnknownIndex { .. })));
+    game.replace(a, Cell(1, 1)).unwrap(); // no index to update
+    check(&game);
+    let again = cells(&mut game);
+    assert_ne!(again, index);
+    assert_eq!(at(&game, again, Cell(1, 1)), [a]);
+}
+
+#[test]
+fn an_index_is_found_by_typed_id_and_by_name() {
+    let mut game = game();
+    let index = cells(&mut game);
+    let e = game.create_entity_with(Cell(0, 1)).unwrap();
+    let group = game.group(Matcher::all_of::<Cell>());
+    let by_name = game.index_named::<EntityIndex<Cell>>("Cell").unwrap();
+    assert_eq!(by_name.get(&Cell(0, 1)), [e]);
+    assert_eq!(game.index_id::<EntityIndex<Cell>>("Cell").unwrap(), index);
+    assert_eq!(by_name.name(), "Cell");
+    assert_eq!(by_name.group(), Some(group));
+    assert_eq!(by_name.component(), <Cell as Component>::component_id());
+
+    let wrong = game.index_named::<PrimaryEntityIndex<Cell>>("Cell").unwrap_err();
+    assert!(
+        matches!(
+            wrong,
+            Error::WrongIndexType {
+                found: "EntityIndex",
+                ..
+            }
+        ),
+        "{wrong:?}"
+    );
+    assert!(wrong.to_string().contains("PrimaryEntityIndex"));
+    let wrong_key = game.index_named::<EntityIndex<u64>>("Cell").unwrap_err();
+    assert!(matches!(wrong_key, Error::WrongIndexType { .. }));
+    let missing = game.index_named::<EntityIndex<Cell>>("Nope").unwrap_err();
+    assert!(matches!(missing, Error::UnknownIndex { .. }));
+    assert!(missing.to_string().contains("`Nope`"));
+}
+
+#[test]
+fn an_index_id_of_another_context_is_unknown() {
+    let mut game = game();
+    let mut ui = Context::with_name("Ui");
+    let index = cells(&mut game);
+    cells(&mut ui);
+    let error = ui.index(index).unwrap_err();
+    assert!(matches!(error, Error::UnknownIndex { context: "Ui", .. }));
+    assert!(matches!(ui.deactivate_index(index), Err(Error::UnknownIndex { .. })));
+    assert!(game.index(index).unwrap().is_active());
+}
+
+#[test]
+fn index_registration_errors_change_nothing() {
+    let mut game = game();
+    cells(&mut game);
+    let e = game.create_entity_with(Cell(0, 0)).unwrap();
+    let twice = game.add_index(EntityIndex::new("Cell", |c: &Cell| c.0));
+    assert!(matches!(twice, Err(Error::DuplicateIndexName { index: "Cell", .. })));
+
+    let unkeyed = game.add_index(EntityIndex::new("Moving", |c: &Cell| *c).matching(Matcher::all_of::<Velocity>()));
+    let error = unkeyed.unwrap_err();
+    assert!(
+        matches!(error, Error::IndexNotKeyed { component: "Cell", .. }),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("AllOf(Velocity)"));
+    let any = game.add_index(EntityIndex::new("Any", |c: &Cell| *c).matching(Matcher::any_of::<(Cell, Velocity)>()));
+    assert!(matches!(any, Err(Error::IndexNotKeyed { .. })));
+
+    assert_eq!(game.indices().count(), 1);
+    assert_eq!(game.retain_count(e).unwrap(), 1);
+    check(&game);
+}
+
+#[test]
+fn display_and_debug_name_the_index_and_count_keys_and_entities() {
+    let mut game = game();
+    let index = cells(&mut game);
+    let names = game
+        .add_index(PrimaryEntityIndex::new("Name", |n: &Name| n.0.clone()))
+        .unwrap();
+    game.create_entity_with(Cell(0, 0)).unwrap();
+    game.create_entity_with(Cell(0, 0)).unwrap();
+    game.create_entity_with((Cell(1, 0), name("solo"))).unwrap();
+    let view = game.index(index).unwrap();
+    assert_eq!(
+        view.to_string(),
+        r#"EntityIndex "Cell" on AllOf(Cell): 2 keys, 3 entities"#
+    );
+    assert_eq!(
+        format!("{view:?}"),
+        r#"EntityIndex { name: "Cell", matcher: AllOf(Cell), active: true, keys: 2, entities: 3 }"#
+    );
+    assert_eq!(
+        game.index(names).unwrap().to_string(),
+        r#"PrimaryEntityIndex "Name" on AllOf(Name): 1 key, 1 entity"#
+    );
+    game.deactivate_index(names).unwrap();
+    let listed: Vec<String> = game.indices().map(|i| i.to_string()).collect();
+    assert_eq!(
+        listed,
+        [
+            r#"EntityIndex "Cell" on AllOf(Cell): 2 keys, 3 entities"#,
+            r#"PrimaryEntityIndex "Name" on AllOf(Name): 0 keys, 0 entities, inactive"#,
+        ]
+    );
+    assert_eq!(
+        format!("{index}"),
+        format!("{index:?}").replace("IndexId(", "").replace(')', "")
+    );
+}
+
+// --- AERC, silent writes, panics, drops, allocation -------------------------
+
+#[test]
+fn an_index_retain_counts_beside_user_retains() {
+    let mut game = game();
+    cells(&mut game);
+    let spy = Spy::attach(&mut game);
+    let e = game.create_entity_with(Cell(0, 0)).unwrap();
+    let me = Owner::new();
+    game.retain(e, me).unwrap();
+    assert_eq!(game.retain_count(e).unwrap(), 2);
+    assert_eq!(
+        game.retain_owners(e).unwrap(),
+        Some(&[me][..]),
+        "internal owners are not listed"
+    );
+    game.destroy_entity(e).unwrap();
+    assert_eq!(game.retain_count(e).unwrap(), 1, "the index let go as the entity left");
+    assert!(!game.is_enabled(e).unwrap());
+    check(&game);
+    spy.take();
+    game.release(e, me).unwrap();
+    assert_eq!(spy.take_starting_with("released"), [format!("released {e}")]);
+    check(&game);
+}
+
+#[test]
+fn a_silent_write_is_not_indexed_but_the_entity_still_leaves_its_old_key() {
+    let mut game = game();
+    let index = cells(&mut game);
+    let e = game.create_entity_with(Cell(0, 0)).unwrap();
+    game.get_mut::<Cell>(e).unwrap().0 = 9; // silent: the index is not told
+    assert_eq!(at(&game, index, Cell(0, 0)), [e]);
+    assert!(at(&game, index, Cell(9, 0)).is_empty());
+    // The index remembers where it filed `e`, so removing it still works.
+    game.remove::<Cell>(e).unwrap();
+    assert!(game.index(index).unwrap().is_empty());
+    assert_eq!(game.retain_count(e).unwrap(), 0);
+    check(&game);
+}
+
+#[test]
+fn a_panicking_key_function_leaves_the_entity_out_and_the_context_consistent() {
+    let mut game = game();
+    let index = game
+        .add_index(EntityIndex::new("Picky", |c: &Cell| {
+            assert!(c.0 >= 0, "no negative cells");
+            *c
+        }))
+        .unwrap();
+    let good = game.create_entity_with(Cell(1, 0)).unwrap();
+    let bad = game.create_entity();
+    let panicked = catch_unwind(AssertUnwindSafe(|| game.add(bad, Cell(-1, 0))));
+    assert!(panicked.is_err());
+    assert!(game.has::<Cell>(bad), "the add itself is done");
+    assert_eq!(game.retain_count(bad).unwrap(), 0, "not held, not retained");
+    assert_eq!(game.index(index).unwrap().entity_count(), 1);
+    // A panic on replace keeps the old keys.
+    let panicked = catch_unwind(AssertUnwindSafe(|| game.replace(good, Cell(-5, 0))));
+    assert!(panicked.is_err());
+    assert_eq!(at(&game, index, Cell(1, 0)), [good]);
+    game.destroy_entity(good).unwrap();
+    assert!(game.index(index).unwrap().is_empty());
+    game.remove_index(index).unwrap();
+    check(&game);
+
+    // A panic while filing the existing entities: the index is not added.
+    let e = game.create_entity_with(Cell(-3, 0)).unwrap();
+    let late = catch_unwind(AssertUnwindSafe(|| {
+        game.add_index(EntityIndex::new("Strict", |c: &Cell| {
+            assert!(c.0 >= 0);
+            *c
+        }))
+    }));
+    assert!(late.is_err());
+    assert_eq!(game.retain_count(e).unwrap(), 0);
+    assert!(game.index_id::<EntityIndex<Cell>>("Strict").is_err());
+    check(&game);
+}
+
+#[test]
+fn every_value_is_dropped_once_with_indices_watching() {
+    let counter = Counter::default();
+    {
+        let mut game = game();
+        game.add_index(PrimaryEntityIndex::new("Label", |c: &Counted| c.label.clone()))
+            .unwrap();
+        game.add_index(EntityIndex::multi("Letters", |c: &Counted| {
+            c.label.chars().collect::<Vec<_>>()
+        }))
+        .unwrap();
+        let a = game.create_entity_with(counter.make("ab")).unwrap();
+        let b = game.create_entity_with(counter.make("bc")).unwrap();
+        assert!(game.add(b, CountedToo(counter.make("free"))).is_ok());
+        assert!(game.replace(b, counter.make("ab")).is_err());
+        assert!(game.create_entity_with(counter.make("bc")).is_err());
+        game.replace(a, counter.make("cd")).unwrap();
+        assert_eq!(counter.live(), 3);
+        game.destroy_entity(a).unwrap();
+        check(&game);
+        assert_eq!(counter.live(), 2);
+    }
+    assert_eq!(counter.live(), 0);
+}
+
+#[test]
+fn an_entity_moving_between_keys_allocates_nothing_once_warm() {
+    let mut game = game();
+    let index = cells(&mut game);
+    let ids = net_ids(&mut game);
+    let movers: Vec<Entity> = (0..64)
+        .map(|i| game.create_entity_with((Cell(i % 8, 0), NetId(i as u64))).unwrap())
+        .collect();
+    let step = |game: &mut Context, frame: i32| {
+        for (i, &e) in movers.iter().enumerate() {
+            let i = i as i32;
+            game.replace(e, Cell((i + frame) % 8, (frame / 8) % 3)).unwrap();
+            // Each entity alternates between two keys of its own.
+            game.replace(e, NetId(i as u64 + 64 * (frame % 2) as u64)).unwrap();
+        }
+    };
+    for frame in 0..48 {
+        step(&mut game, frame);
+    }
+    let info = allocation_counter::measure(|| {
+        for frame in 48..96 {
+            step(&mut game, frame);
+        }
+    });
+    assert_eq!(info.count_total, 0, "index churn allocated: {info:?}");
+    assert_eq!(game.index(index).unwrap().entity_count(), 64);
+    assert_eq!(game.index(ids).unwrap().entity_count(), 64);
+    check(&game);
+}
