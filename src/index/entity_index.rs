@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 
 use super::keys::KeyFn;
 use super::sealed::{Filing, IndexStore};
-use super::{IndexCore, describe};
+use super::{IndexCore, KeyHasher, describe};
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::matcher::Matcher;
@@ -64,7 +64,7 @@ pub struct EntityIndex<K> {
     core: IndexCore,
     keys: KeyFn<K>,
     /// Key -> its entities (never empty: an emptied key is removed).
-    map: IndexMap<K, Vec<Entity>>,
+    map: IndexMap<K, Vec<Entity>, KeyHasher>,
     /// Per entity slot, the keys the entity is filed under and its position
     /// in each key's list (empty: not filed).
     filed: Vec<SmallVec<[(K, u32); 1]>>,
@@ -118,7 +118,7 @@ where
         EntityIndex {
             core: IndexCore::new(name, keys.info()),
             keys,
-            map: IndexMap::new(),
+            map: IndexMap::default(),
             filed: Vec::new(),
             entities: 0,
             spare: Vec::new(),

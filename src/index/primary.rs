@@ -11,7 +11,7 @@ use smallvec::SmallVec;
 
 use super::keys::KeyFn;
 use super::sealed::{Filing, IndexStore};
-use super::{IndexCore, describe};
+use super::{IndexCore, KeyHasher, describe};
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::matcher::Matcher;
@@ -54,7 +54,7 @@ use crate::storage::ComponentRef;
 pub struct PrimaryEntityIndex<K> {
     core: IndexCore,
     keys: KeyFn<K>,
-    map: HashMap<K, Entity>,
+    map: HashMap<K, Entity, KeyHasher>,
     /// Per entity slot, the entity filed there (null if none) and its keys.
     filed: Vec<Filed<K>>,
     /// How many entities are filed.
@@ -102,7 +102,7 @@ where
         PrimaryEntityIndex {
             core: IndexCore::new(name, keys.info()),
             keys,
-            map: HashMap::new(),
+            map: HashMap::default(),
             filed: Vec::new(),
             entities: 0,
             scratch: Vec::new(),

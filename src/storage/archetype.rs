@@ -36,6 +36,9 @@ const NO_COLUMN: u32 = u32::MAX;
 /// One component array of an archetype.
 pub(super) struct Column {
     pub(super) info: &'static ComponentInfo,
+    /// `info`'s type, kept here so that a typed access checks it without
+    /// following `info`.
+    type_id: TypeId,
     /// Byte offset of the array in each chunk (0 for zero-sized types).
     offset: usize,
     size: usize,
@@ -81,6 +84,7 @@ impl Archetype {
                 column_of[info.id().index()] = i as u32;
                 Column {
                     info,
+                    type_id: info.ty.type_id(),
                     offset,
                     size: info.ty.layout().size(),
                 }
@@ -160,7 +164,7 @@ impl Archetype {
     #[inline]
     pub(super) fn typed_column<T: 'static>(&self, id: ComponentId) -> Option<usize> {
         let c = self.column_index(id)?;
-        (self.columns[c].info.ty.type_id() == TypeId::of::<T>()).then_some(c)
+        (self.columns[c].type_id == TypeId::of::<T>()).then_some(c)
     }
 
     /// The location of the first row of chunk `chunk`.
