@@ -376,6 +376,8 @@ impl Context {
         }
         let group = self.group(index.matcher().clone());
         let mut store: Box<dyn Index> = Box::new(index);
+        // An index is filled here and only here (nothing it held is retained).
+        store.clear(&mut |_| {});
         let core = store.core_mut();
         (core.group, core.active) = (Some(group), false);
         fill(
