@@ -241,9 +241,11 @@ impl Context {
     /// bundle order.
     ///
     /// # Errors
-    /// [`Error::DuplicateComponent`] if the bundle names a type twice, or
+    /// [`Error::DuplicateComponent`] if the bundle names a type twice,
     /// [`Error::UniqueAlreadyHeld`] if it holds a unique component another
-    /// entity has; nothing is created and the values are dropped.
+    /// entity has, or [`Error::DuplicatePrimaryKey`] if it has a key a
+    /// [`PrimaryEntityIndex`](crate::PrimaryEntityIndex) has for another
+    /// entity; nothing is created and the values are dropped.
     ///
     /// # Example
     /// ```
@@ -262,8 +264,8 @@ impl Context {
             self.uniques
                 .check_free(self.archetypes.get(archetype).set(), self.name)?;
         }
-        if self.indices.any_active_primary() {
-            self.check_primary_spawn(self.archetypes.bundle_archetype(plan), &bundle)?;
+        if self.indices.any_active() {
+            self.prepare_spawn(self.archetypes.bundle_archetype(plan), &bundle)?;
         }
         Ok(self.spawn(plan, bundle, unique.is_some()))
     }
@@ -313,7 +315,7 @@ impl Context {
         self.entities.reserve(expected);
         let mut created = Vec::with_capacity(expected);
         let unique = self.unique_archetype(plan);
-        if unique.is_none() && !self.indices.any_active_primary() {
+        if unique.is_none() && !self.indices.any_active() {
             created.extend(bundles.map(|bundle| self.spawn(plan, bundle, false)));
             return Ok(created);
         }
@@ -323,8 +325,8 @@ impl Context {
                 self.uniques
                     .check_free(self.archetypes.get(archetype).set(), self.name)?;
             }
-            if self.indices.any_active_primary() {
-                self.check_primary_spawn(archetype, &bundle)?;
+            if self.indices.any_active() {
+                self.prepare_spawn(archetype, &bundle)?;
             }
             created.push(self.spawn(plan, bundle, unique.is_some()));
         }
@@ -387,7 +389,7 @@ impl Context {
             self.groups
                 .apply_spawn_or_despawn(location.archetype, &self.archetypes, true);
             if self.indices.any_active() {
-                self.index_archetype(entity, location, true);
+                self.index_archetype(entity, location.archetype, true);
             }
         }
         if !self.subscribers.is_empty() || self.groups.has_consumers() {
@@ -443,7 +445,7 @@ impl Context {
         self.groups
             .apply_spawn_or_despawn(location.archetype, &self.archetypes, false);
         if self.indices.any_active() {
-            self.index_archetype(entity, location, false);
+            self.index_archetype(entity, location.archetype, false);
         }
         let notified = panic::catch_unwind(AssertUnwindSafe(|| {
             self.fire_archetype_groups(entity, location, None, false);
@@ -537,9 +539,11 @@ impl Context {
     /// # Errors
     /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
     /// entity), [`Error::WrongContext`] for a component this declared context does
-    /// not accept, or [`Error::ComponentAlreadyPresent`] if the
+    /// not accept, [`Error::ComponentAlreadyPresent`] if the
     /// entity has a `T` already (use [`replace`](Context::replace) to
-    /// overwrite); `value` is dropped and nothing changes.
+    /// overwrite), or [`Error::DuplicatePrimaryKey`] if the change would give
+    /// the entity a key a [`PrimaryEntityIndex`](crate::PrimaryEntityIndex)
+    /// has for another entity; `value` is dropped and nothing changes.
     pub fn add<T: Component>(&mut self, entity: Entity, value: T) -> Result<(), Error> {
         let id = T::component_id();
         let context = self.name;
@@ -548,8 +552,8 @@ impl Context {
         {
             return Err(self.wrong_context(id));
         }
-        if self.indices.any_active_primary() {
-            self.check_primary_insert(entity, &value)?;
+        if self.indices.any_active() {
+            self.prepare_insert(entity, &value)?;
         }
         let Some(meta) = self.entities.get_mut(entity) else {
             return Err(self.not_alive(entity, self.entities.slot(entity).is_some()));
@@ -598,7 +602,11 @@ impl Context {
     ///
     /// # Errors
     /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
-    /// entity), or [`Error::ComponentAbsent`] if there is no `T`.
+    /// entity), [`Error::ComponentAbsent`] if there is no `T`, or
+    /// [`Error::DuplicatePrimaryKey`] if the removal would make the entity join
+    /// a group (one with a NoneOf set) whose
+    /// [`PrimaryEntityIndex`](crate::PrimaryEntityIndex) has one of its keys
+    /// for another entity; nothing changes then.
     pub fn remove<T: Component>(&mut self, entity: Entity) -> Result<(), Error> {
         self.take::<T>(entity).map(drop)
     }
@@ -607,12 +615,11 @@ impl Context {
     /// [`remove`](Context::remove).
     ///
     /// # Errors
-    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
-    /// entity), or [`Error::ComponentAbsent`] if there is no `T`.
+    /// As [`remove`](Context::remove).
     pub fn take<T: Component>(&mut self, entity: Entity) -> Result<T, Error> {
         let id = T::component_id();
-        if self.indices.any_active_primary() {
-            self.check_primary_removal(entity, id)?;
+        if self.indices.any_active() {
+            self.prepare_removal(entity, id)?;
         }
         let Some(meta) = self.entities.get_mut(entity) else {
             return Err(self.not_alive(entity, self.entities.slot(entity).is_some()));
@@ -644,17 +651,21 @@ impl Context {
     ///
     /// # Errors
     /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
-    /// entity).
+    /// entity); [`Error::DuplicatePrimaryKey`] if the new value has a key a
+    /// [`PrimaryEntityIndex`](crate::PrimaryEntityIndex) has for another
+    /// entity (the old value stays, nothing changes); when `T` is absent, as
+    /// [`add`](Context::add).
     pub fn replace<T: Component>(&mut self, entity: Entity, value: T) -> Result<(), Error> {
         let id = T::component_id();
         let location = self.location(entity)?;
-        if self.indices.any_active_primary() && self.archetypes.get(location.archetype).set().contains(id) {
-            self.check_primary_replace(entity, location, ComponentRef::new(T::component_info(), &value))?;
+        let indexed = self.indices.any_active() && self.archetypes.get(location.archetype).set().contains(id);
+        if indexed {
+            self.prepare_replace(entity, location, ComponentRef::new(T::component_info(), &value))?;
         }
         match self.archetypes.replace(location, id, value) {
             Ok(old) => {
-                if self.indices.any_active() {
-                    self.index_replace(entity, location, id);
+                if indexed {
+                    self.index_replace(entity, location.archetype, id);
                 }
                 let mut handlers = false;
                 if self.groups.has_consumers() {

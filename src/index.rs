@@ -41,9 +41,14 @@
 //! and several times faster than the standard library's SipHash on small
 //! keys. Lookups do not allocate.
 //!
-//! A key function is user code called during a change; it sees only the
-//! component value. If it panics, the change itself is done, the entity is
-//! left out of (or keeps its old keys in) that index, and the panic goes on.
+//! A key function is user code; it sees only the component value, and is
+//! called once per change, before anything changes (the primary-key check
+//! uses the keys it made, and filing uses them again once the change is
+//! done). So if it panics, nothing has changed (the value given is dropped;
+//! in [`Context::modify_each`], that entity gets its old value back), and the
+//! panic goes on. A key function should give the same keys for equal values;
+//! the key type's `Hash`, `Eq` and `Clone` must not panic (as for any
+//! `HashMap` key): if they do, an index may be left wrong.
 //!
 //! # Example
 //! ```
@@ -156,26 +161,30 @@ pub(crate) mod sealed {
         }
     }
 
-    /// An index as the context drives it. Values come as [`ComponentRef`]s
-    /// of the key component; the context retains an entity when `file`
-    /// returns true and releases it when `unfile` does.
+    /// An index as the context drives it. A change that files an entity
+    /// first `prepare`s every index concerned (the one call of the user's
+    /// key function, before anything changes), then, once the change is
+    /// made, files with the prepared keys. Values come as
+    /// [`ComponentRef`]s of the key component; the context retains an entity
+    /// when filing returns true (or `Filing::Filed`) and releases it when
+    /// `unfile` returns true (or `Filing::Unfiled`).
     pub trait IndexStore: Any + Send + Sync {
         fn core(&self) -> &IndexCore;
         fn core_mut(&mut self) -> &mut IndexCore;
         /// `EntityIndex` or `PrimaryEntityIndex`.
         fn kind(&self) -> &'static str;
-        fn is_primary(&self) -> bool;
-        /// Files `entity` (not filed yet) under the keys of `value`; true if
-        /// it now holds the entity (there was at least one key).
-        fn file(&mut self, entity: Entity, value: ComponentRef<'_>) -> bool;
+        /// Makes the keys of `value`, for `entity` (`None`: one being
+        /// created), to file next. For a primary index, a key another entity
+        /// has is refused: that key, printed, and its holder.
+        fn prepare(&mut self, entity: Option<Entity>, value: ComponentRef<'_>) -> Result<(), (String, Entity)>;
+        /// Files `entity` (not filed yet) under the prepared keys; true if it
+        /// now holds the entity (there was at least one key).
+        fn file_prepared(&mut self, entity: Entity) -> bool;
+        /// Moves `entity` to the prepared keys (no work when they are its
+        /// keys already).
+        fn refile_prepared(&mut self, entity: Entity) -> Filing;
         /// Takes `entity` out of every key; true if it was held.
         fn unfile(&mut self, entity: Entity) -> bool;
-        /// Moves `entity` to the keys of its new `value` (no work when they
-        /// are its keys already).
-        fn refile(&mut self, entity: Entity, value: ComponentRef<'_>) -> Filing;
-        /// For a primary index: a key of `value` held by an entity other than
-        /// `entity`, printed, and that holder.
-        fn conflict(&self, entity: Option<Entity>, value: ComponentRef<'_>) -> Option<(String, Entity)>;
         /// Whether `entity` is held.
         fn holds(&self, entity: Entity) -> bool;
         /// Whether `value` has at least one key.
@@ -337,7 +346,9 @@ impl Context {
     /// - [`Error::DuplicatePrimaryKey`] if, for a primary index, two
     ///   entities of the group have the same key already.
     ///
-    /// The index is not added then, and nothing is retained.
+    /// The index is not added then, and nothing is retained (its group, if
+    /// this call made it, stays, as [`group`](Context::group) would have
+    /// left it).
     ///
     /// # Example
     /// ```

@@ -7,7 +7,6 @@ use slotmap::SlotMap;
 use crate::aerc::Aerc;
 use crate::component::ComponentId;
 use crate::entity::{Entities, Entity};
-use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::groups::GroupData;
 use crate::index::{Filing, Index};
@@ -30,8 +29,6 @@ pub(crate) struct Indices {
     list: SlotMap<IndexKey, IndexEntry>,
     /// Active indices: zero means changes skip index work.
     active: usize,
-    /// Active primary indices: zero means changes skip the key checks.
-    active_primary: usize,
 }
 
 impl Indices {
@@ -39,13 +36,6 @@ impl Indices {
     #[inline]
     pub(crate) fn any_active(&self) -> bool {
         self.active != 0
-    }
-
-    /// Whether any primary index follows its group (else changes need no
-    /// key check).
-    #[inline]
-    pub(crate) fn any_active_primary(&self) -> bool {
-        self.active_primary != 0
     }
 
     pub(crate) fn get(&self, key: IndexKey) -> Option<&IndexEntry> {
@@ -67,26 +57,16 @@ impl Indices {
     /// Registers a filled (active) index of group `group`.
     pub(crate) fn insert(&mut self, group: u32, store: Box<dyn Index>) -> IndexKey {
         debug_assert!(store.is_active());
-        self.count(store.is_primary(), true);
+        self.active += 1;
         self.list.insert(IndexEntry { group, store })
     }
 
     pub(crate) fn remove(&mut self, key: IndexKey) -> Option<IndexEntry> {
         let entry = self.list.remove(key)?;
         if entry.store.is_active() {
-            self.count(entry.store.is_primary(), false);
+            self.active -= 1;
         }
         Some(entry)
-    }
-
-    /// Counts an index (primary or not) that became active (`up`) or
-    /// inactive.
-    fn count(&mut self, primary: bool, up: bool) {
-        let change = |n: &mut usize| if up { *n += 1 } else { *n -= 1 };
-        change(&mut self.active);
-        if primary {
-            change(&mut self.active_primary);
-        }
     }
 
     /// Files the entities of `group` in index `key` (inactive), retaining
@@ -104,8 +84,7 @@ impl Indices {
             return Ok(());
         }
         fill(store, group, archetypes, entities, context)?;
-        let primary = store.is_primary();
-        self.count(primary, true);
+        self.active += 1;
         Ok(())
     }
 
@@ -118,25 +97,51 @@ impl Indices {
         }
         store.clear(&mut |entity| release(entities, entity));
         store.core_mut().active = false;
-        let primary = store.is_primary();
-        self.count(primary, false);
+        self.active -= 1;
     }
 
-    /// `entity` joined the group of the indices `keys`: each active one files
-    /// it under the keys of its component (read from `view`), retaining it.
-    #[inline]
-    pub(crate) fn joined(&mut self, keys: &[IndexKey], view: EntityRef<'_>, entities: &mut Entities) {
+    /// Before a change about `entity` (`None`: one being created), which
+    /// makes it join the group of the indices `keys` or, for `replace`, gives
+    /// it a new value of a key component: each active index keyed on a
+    /// component that `value_of` gives a value for makes its keys (the one
+    /// call of its key function for the change). [`Error::DuplicatePrimaryKey`]
+    /// if a primary index has one of them for another entity.
+    pub(crate) fn prepare<'v>(
+        &mut self,
+        keys: &[IndexKey],
+        entity: Option<Entity>,
+        value_of: impl Fn(ComponentId) -> Option<ComponentRef<'v>>,
+        context: &'static str,
+    ) -> Result<(), Error> {
         for &key in keys {
             let store = &mut *self.list[key].store;
             if !store.is_active() {
                 continue;
             }
-            let Some(value) = view.component_ref(store.component()) else {
-                debug_assert!(false, "a group member has its matcher's components");
+            let Some(value) = value_of(store.component()) else {
                 continue;
             };
-            if store.file(view.entity(), value) {
-                retain(entities, view.entity());
+            if let Err((key, holder)) = store.prepare(entity, value) {
+                return Err(Error::DuplicatePrimaryKey {
+                    context,
+                    index: store.name(),
+                    key,
+                    holder,
+                    entity,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// `entity` joined the group of the indices `keys`: each active one files
+    /// it under the keys it prepared, retaining it.
+    #[inline]
+    pub(crate) fn joined(&mut self, keys: &[IndexKey], entity: Entity, entities: &mut Entities) {
+        for &key in keys {
+            let store = &mut *self.list[key].store;
+            if store.is_active() && store.file_prepared(entity) {
+                retain(entities, entity);
             }
         }
     }
@@ -155,23 +160,16 @@ impl Indices {
     }
 
     /// Component `id` of member `entity` of the group of the indices `keys`
-    /// was replaced by `new`: each active index keyed on `id` moves it to its
-    /// new keys.
+    /// was replaced: each active index keyed on `id` moves it to the keys it
+    /// prepared.
     #[inline]
-    pub(crate) fn replaced(
-        &mut self,
-        keys: &[IndexKey],
-        entity: Entity,
-        id: ComponentId,
-        new: ComponentRef<'_>,
-        entities: &mut Entities,
-    ) {
+    pub(crate) fn replaced(&mut self, keys: &[IndexKey], entity: Entity, id: ComponentId, entities: &mut Entities) {
         for &key in keys {
             let store = &mut *self.list[key].store;
             if !store.is_active() || store.component() != id {
                 continue;
             }
-            match store.refile(entity, new) {
+            match store.refile_prepared(entity) {
                 Filing::Unchanged => {}
                 Filing::Filed => retain(entities, entity),
                 Filing::Unfiled => release(entities, entity),
@@ -179,43 +177,12 @@ impl Indices {
         }
     }
 
-    /// Whether `entity` (or, for `None`, an entity being created) may have
-    /// the component values `value_of` gives as a member of the group of the
-    /// indices `keys`: [`Error::DuplicatePrimaryKey`] if an active primary
-    /// index has one of their keys for another entity. `value_of` answers
-    /// `None` for a component whose keys do not change.
-    pub(crate) fn check<'v>(
-        &self,
-        keys: &[IndexKey],
-        entity: Option<Entity>,
-        value_of: impl Fn(ComponentId) -> Option<ComponentRef<'v>>,
-        context: &'static str,
-    ) -> Result<(), Error> {
-        for &key in keys {
-            let store = &*self.list[key].store;
-            if !store.is_active() || !store.is_primary() {
-                continue;
-            }
-            if let Some(value) = value_of(store.component())
-                && let Some((key, holder)) = store.conflict(entity, value)
-            {
-                return Err(Error::DuplicatePrimaryKey {
-                    context,
-                    index: store.name(),
-                    key,
-                    holder,
-                    entity,
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// Whether any of the indices `keys` is an active primary index.
-    pub(crate) fn any_primary(&self, keys: &[IndexKey]) -> bool {
-        keys.iter().any(|&key| {
-            let store = &self.list[key].store;
-            store.is_active() && store.is_primary()
+    /// The active indices among `keys` that are keyed on component `id`.
+    pub(crate) fn keyed_on<'a>(&'a self, keys: &'a [IndexKey], id: ComponentId) -> impl Iterator<Item = IndexKey> + 'a {
+        let list = &self.list;
+        keys.iter().copied().filter(move |&key| {
+            let store = &list[key].store;
+            store.is_active() && store.component() == id
         })
     }
 
@@ -251,7 +218,7 @@ pub(crate) fn fill(
                     debug_assert!(false, "a group member has its matcher's components");
                     continue;
                 };
-                if let Some((key, holder)) = store.conflict(Some(entity), value) {
+                if let Err((key, holder)) = store.prepare(Some(entity), value) {
                     return Err(Error::DuplicatePrimaryKey {
                         context,
                         index: store.name(),
@@ -260,7 +227,7 @@ pub(crate) fn fill(
                         entity: Some(entity),
                     });
                 }
-                if store.file(entity, value) {
+                if store.file_prepared(entity) {
                     held.push(entity);
                 }
             }

@@ -115,7 +115,10 @@ impl Context {
     /// `ComponentAdded`). Returns the holder.
     ///
     /// # Errors
-    /// [`Error::NotUnique`] if `T` is not declared unique; nothing changes.
+    /// [`Error::NotUnique`] if `T` is not declared unique, or
+    /// [`Error::DuplicatePrimaryKey`] if the value has a key a
+    /// [`PrimaryEntityIndex`](crate::PrimaryEntityIndex) has for another
+    /// entity; nothing changes.
     ///
     /// # Example
     /// ```
@@ -175,7 +178,8 @@ impl Context {
     ///
     /// # Errors
     /// [`Error::NotUnique`] if `T` is not declared unique; [`Error::UniqueAbsent`]
-    /// if no entity holds it (so a second call is an error).
+    /// if no entity holds it (so a second call is an error); as
+    /// [`remove`](Context::remove) otherwise.
     pub fn remove_unique<T: Component>(&mut self) -> Result<(), Error> {
         self.take_unique::<T>().map(drop)
     }

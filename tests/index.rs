@@ -793,42 +793,96 @@ fn a_silent_write_is_not_indexed_but_the_entity_still_leaves_its_old_key() {
     check(&game);
 }
 
+/// An index whose key function panics on negative cells.
+fn picky() -> EntityIndex<Cell> {
+    EntityIndex::new("Picky", |c: &Cell| {
+        assert!(c.0 >= 0, "no negative cells");
+        *c
+    })
+}
+
 #[test]
-fn a_panicking_key_function_leaves_the_entity_out_and_the_context_consistent() {
+fn a_panicking_key_function_changes_nothing_and_other_indices_stay_right() {
     let mut game = game();
-    let index = game
-        .add_index(EntityIndex::new("Picky", |c: &Cell| {
-            assert!(c.0 >= 0, "no negative cells");
-            *c
-        }))
+    let picky = game.add_index(picky()).unwrap();
+    let all = game
+        .add_index(EntityIndex::new("All", |c: &Cell| *c).matching(Matcher::all_of::<Cell>().none_of::<Enemy>()))
         .unwrap();
+    let moved = game.collector(Matcher::all_of::<Cell>().added());
+    let spy = Spy::attach(&mut game);
     let good = game.create_entity_with(Cell(1, 0)).unwrap();
     let bad = game.create_entity();
+    game.clear_collector(moved).unwrap();
+    spy.take();
+
     let panicked = catch_unwind(AssertUnwindSafe(|| game.add(bad, Cell(-1, 0))));
     assert!(panicked.is_err());
-    assert!(game.has::<Cell>(bad), "the add itself is done");
-    assert_eq!(game.retain_count(bad).unwrap(), 0, "not held, not retained");
-    assert_eq!(game.index(index).unwrap().entity_count(), 1);
-    // A panic on replace keeps the old keys.
+    assert!(!game.has::<Cell>(bad), "the add is not applied");
     let panicked = catch_unwind(AssertUnwindSafe(|| game.replace(good, Cell(-5, 0))));
     assert!(panicked.is_err());
-    assert_eq!(at(&game, index, Cell(1, 0)), [good]);
-    game.destroy_entity(good).unwrap();
-    assert!(game.index(index).unwrap().is_empty());
-    game.remove_index(index).unwrap();
-    check(&game);
+    assert_eq!(
+        game.get::<Cell>(good).unwrap(),
+        &Cell(1, 0),
+        "the replace is not applied"
+    );
+    let panicked = catch_unwind(AssertUnwindSafe(|| game.create_entity_with(Cell(-2, 0))));
+    assert!(panicked.is_err());
+    assert_eq!(game.len(), 2, "nothing is created");
+    // Removing `Enemy` would make an entity join `All`'s group: `All` makes
+    // its keys, `Picky` (already holding it) is not asked.
+    let enemy = game.create_entity_with((Cell(3, 0), Enemy)).unwrap();
+    game.remove::<Enemy>(enemy).unwrap();
 
-    // A panic while filing the existing entities: the index is not added.
-    let e = game.create_entity_with(Cell(-3, 0)).unwrap();
-    let late = catch_unwind(AssertUnwindSafe(|| {
-        game.add_index(EntityIndex::new("Strict", |c: &Cell| {
-            assert!(c.0 >= 0);
-            *c
-        }))
+    assert_eq!(
+        spy.take_starting_with("replaced"),
+        Vec::<String>::new(),
+        "no event for a refused change"
+    );
+    assert_eq!(game.get_collector(moved).unwrap().entities(), [enemy]);
+    assert_eq!(at(&game, all, Cell(1, 0)), [good]);
+    assert_eq!(at(&game, picky, Cell(1, 0)), [good]);
+    assert_eq!(at(&game, all, Cell(3, 0)), [enemy]);
+    assert_eq!(game.retain_count(bad).unwrap(), 0);
+    check(&game);
+}
+
+#[test]
+fn a_panicking_key_function_in_modify_each_puts_that_value_back() {
+    let mut game = game();
+    let index = game.add_index(picky()).unwrap();
+    let group = game.group(Matcher::all_of::<Cell>());
+    let e: Vec<Entity> = (0..3).map(|i| game.create_entity_with(Cell(i, 0)).unwrap()).collect();
+    let panicked = catch_unwind(AssertUnwindSafe(|| {
+        game.modify_each::<Cell, ()>(group, |c, ()| c.0 -= 1)
     }));
+    assert!(panicked.is_err());
+    assert_eq!(game.get::<Cell>(e[0]).unwrap(), &Cell(0, 0), "put back");
+    assert_eq!(at(&game, index, Cell(0, 0)), [e[0]]);
+    assert_eq!(game.get::<Cell>(e[1]).unwrap(), &Cell(1, 0), "not visited");
+    check(&game);
+}
+
+#[test]
+fn a_panicking_key_function_while_filing_existing_entities_adds_no_index() {
+    let mut game = game();
+    let e = game.create_entity_with(Cell(-3, 0)).unwrap();
+    let late = catch_unwind(AssertUnwindSafe(|| game.add_index(picky())));
     assert!(late.is_err());
     assert_eq!(game.retain_count(e).unwrap(), 0);
-    assert!(game.index_id::<EntityIndex<Cell>>("Strict").is_err());
+    assert!(game.index_id::<EntityIndex<Cell>>("Picky").is_err());
+    check(&game);
+}
+
+#[test]
+fn a_silent_write_that_the_key_function_refuses_does_not_break_check_invariants() {
+    let mut game = game();
+    let index = game.add_index(picky()).unwrap();
+    let e = game.create_entity_with(Cell(2, 0)).unwrap();
+    game.get_mut::<Cell>(e).unwrap().0 = -2; // silent: the index keeps (2, 0)
+    check(&game);
+    assert_eq!(at(&game, index, Cell(2, 0)), [e]);
+    game.destroy_entity(e).unwrap(); // taking it out does not call the key function
+    assert!(game.index(index).unwrap().is_empty());
     check(&game);
 }
 

@@ -73,7 +73,7 @@ impl Context {
     pub(super) fn after_move(&mut self, entity: Entity, moved: Moved, removed: Option<ComponentRef<'_>>) {
         let changes = self.groups.apply_transition(moved.transition, &self.archetypes);
         if changes != 0 && self.indices.any_active() {
-            self.index_move(entity, moved.transition, moved.to, changes);
+            self.index_move(entity, moved.transition, changes);
         }
         if changes == 0 || !self.groups.has_consumers() {
             return;

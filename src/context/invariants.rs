@@ -127,7 +127,13 @@ impl Context {
                         .entity(entity)
                         .ok()
                         .and_then(|e| e.component_ref(index.component()));
-                    if value.is_some_and(|value| index.has_keys(value)) {
+                    // User code: a key function that panics (on a value
+                    // written silently, say) cannot tell, so it does not count.
+                    let has_keys = |value| {
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| index.has_keys(value)))
+                            .unwrap_or(false)
+                    };
+                    if value.is_some_and(has_keys) {
                         return Err(format!("{index} misses {entity}, a member of its group with keys"));
                     }
                 }

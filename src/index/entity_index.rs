@@ -8,7 +8,7 @@ use std::hash::Hash;
 use indexmap::IndexMap;
 use smallvec::SmallVec;
 
-use super::keys::KeyFn;
+use super::keys::{KeyFn, Prepared};
 use super::sealed::{Filing, IndexStore};
 use super::{IndexCore, KeyHasher, describe};
 use crate::component::Component;
@@ -26,7 +26,7 @@ use crate::storage::ComponentRef;
 /// [`get`](EntityIndex::get) through [`Context::index`] (or the shorthand
 /// [`Context::entities_with`]). The context keeps it current: an entity that
 /// joins the index's group is filed under its keys, one that leaves it
-/// (removal, destroy) is taken out, and a [`replace`](Context::replace) of
+/// (removal, destroy) is taken out, and a [`replace`](crate::Context::replace) of
 /// the key component moves it from the old keys to the new ones (nothing
 /// happens when the keys are unchanged). See the [`index`](crate::index)
 /// module for the rules all indices share.
@@ -59,7 +59,6 @@ use crate::storage::ComponentRef;
 /// [`Context::add_index`]: crate::Context::add_index
 /// [`Context::index`]: crate::Context::index
 /// [`Context::entities_with`]: crate::Context::entities_with
-/// [`Context::replace`]: crate::Context::replace
 pub struct EntityIndex<K> {
     core: IndexCore,
     keys: KeyFn<K>,
@@ -72,8 +71,8 @@ pub struct EntityIndex<K> {
     entities: usize,
     /// Emptied entity lists, kept so that churn does not allocate.
     spare: Vec<Vec<Entity>>,
-    /// The keys of the value being filed.
-    scratch: Vec<K>,
+    /// The keys made for the entity a change is about.
+    prepared: Prepared<K>,
 }
 
 impl<K> EntityIndex<K>
@@ -122,7 +121,7 @@ where
             filed: Vec::new(),
             entities: 0,
             spare: Vec::new(),
-            scratch: Vec::new(),
+            prepared: Prepared::default(),
         }
     }
 
@@ -245,15 +244,15 @@ where
         "EntityIndex"
     }
 
-    fn is_primary(&self) -> bool {
-        false
+    fn prepare(&mut self, _entity: Option<Entity>, value: ComponentRef<'_>) -> Result<(), (String, Entity)> {
+        self.prepared.make(&self.keys, value);
+        Ok(())
     }
 
-    fn file(&mut self, entity: Entity, value: ComponentRef<'_>) -> bool {
-        let mut keys = std::mem::take(&mut self.scratch);
-        self.keys.collect(value, &mut keys);
+    fn file_prepared(&mut self, entity: Entity) -> bool {
+        let mut keys = self.prepared.take();
         let held = self.file_keys(entity, &mut keys);
-        self.scratch = keys;
+        self.prepared.give_back(keys);
         held
     }
 
@@ -272,9 +271,8 @@ where
         true
     }
 
-    fn refile(&mut self, entity: Entity, value: ComponentRef<'_>) -> Filing {
-        let mut keys = std::mem::take(&mut self.scratch);
-        self.keys.collect(value, &mut keys);
+    fn refile_prepared(&mut self, entity: Entity) -> Filing {
+        let mut keys = self.prepared.take();
         let filed = self.filed.get(entity.index() as usize).map_or(&[][..], |f| f);
         let unchanged = filed.len() == keys.len() && filed.iter().zip(&keys).all(|((old, _), new)| old == new);
         let filing = if unchanged {
@@ -283,12 +281,8 @@ where
             let was = self.unfile(entity);
             Filing::of(was, self.file_keys(entity, &mut keys))
         };
-        self.scratch = keys;
+        self.prepared.give_back(keys);
         filing
-    }
-
-    fn conflict(&self, _entity: Option<Entity>, _value: ComponentRef<'_>) -> Option<(String, Entity)> {
-        None
     }
 
     fn holds(&self, entity: Entity) -> bool {

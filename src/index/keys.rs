@@ -1,5 +1,6 @@
 //! `KeyFn`: an index's key function over one component type, with the
-//! component type erased so an index is generic over its key type only.
+//! component type erased so an index is generic over its key type only; and
+//! `Prepared`: the keys made before a change, waiting for it to be done.
 
 use crate::component::{Component, ComponentInfo};
 use crate::storage::ComponentRef;
@@ -68,5 +69,55 @@ impl<K: 'static> KeyFn<K> {
                 into.push(key);
             }
         });
+    }
+}
+
+/// The keys an index made for the entity a change is about, before the
+/// change, waiting to be filed once it is done (so that the key function is
+/// called once per change, and never while the change is half made).
+pub(crate) struct Prepared<K> {
+    keys: Vec<K>,
+    ready: bool,
+}
+
+impl<K> Default for Prepared<K> {
+    fn default() -> Self {
+        Prepared {
+            keys: Vec::new(),
+            ready: false,
+        }
+    }
+}
+
+impl<K: Eq + 'static> Prepared<K> {
+    /// Makes the keys of `value` with `keys`, each once, and gives them for
+    /// checking. If the key function panics, nothing is ready.
+    pub(crate) fn make(&mut self, keys: &KeyFn<K>, value: ComponentRef<'_>) -> &[K] {
+        self.ready = false;
+        keys.collect(value, &mut self.keys);
+        self.ready = true;
+        &self.keys
+    }
+
+    /// Forgets the keys made (they were refused).
+    pub(crate) fn cancel(&mut self) {
+        self.ready = false;
+    }
+
+    /// The keys made, taken out to be filed (empty if none were made, a
+    /// bug); give the list back with [`Prepared::give_back`].
+    pub(crate) fn take(&mut self) -> Vec<K> {
+        debug_assert!(self.ready, "filing without prepared keys");
+        let mut keys = std::mem::take(&mut self.keys);
+        if !std::mem::take(&mut self.ready) {
+            keys.clear();
+        }
+        keys
+    }
+
+    /// Returns the list taken with [`Prepared::take`], for its memory.
+    pub(crate) fn give_back(&mut self, mut keys: Vec<K>) {
+        keys.clear();
+        self.keys = keys;
     }
 }

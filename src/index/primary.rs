@@ -9,7 +9,7 @@ use std::hash::Hash;
 use slotmap::Key;
 use smallvec::SmallVec;
 
-use super::keys::KeyFn;
+use super::keys::{KeyFn, Prepared};
 use super::sealed::{Filing, IndexStore};
 use super::{IndexCore, KeyHasher, describe};
 use crate::component::Component;
@@ -59,8 +59,8 @@ pub struct PrimaryEntityIndex<K> {
     filed: Vec<Filed<K>>,
     /// How many entities are filed.
     entities: usize,
-    /// The keys of the value being filed.
-    scratch: Vec<K>,
+    /// The keys made (and checked) for the entity a change is about.
+    prepared: Prepared<K>,
 }
 
 struct Filed<K> {
@@ -105,7 +105,7 @@ where
             map: HashMap::default(),
             filed: Vec::new(),
             entities: 0,
-            scratch: Vec::new(),
+            prepared: Prepared::default(),
         }
     }
 
@@ -166,8 +166,8 @@ where
         let mut filed = std::mem::take(&mut self.filed[slot].keys);
         for key in keys.drain(..) {
             match self.map.get(&key) {
-                // Checked before the change (`conflict`), so this is a bug;
-                // the key stays with its holder.
+                // Checked by `prepare`, with these very keys, before the
+                // change; the key stays with its holder.
                 Some(&holder) if holder != entity => debug_assert!(false, "{key:?} is {holder}'s, not {entity}'s"),
                 _ => {
                     self.map.insert(key.clone(), entity);
@@ -201,15 +201,22 @@ where
         "PrimaryEntityIndex"
     }
 
-    fn is_primary(&self) -> bool {
-        true
+    fn prepare(&mut self, entity: Option<Entity>, value: ComponentRef<'_>) -> Result<(), (String, Entity)> {
+        let keys = self.prepared.make(&self.keys, value);
+        let clash = keys.iter().find_map(|key| match self.map.get(key) {
+            Some(&holder) if Some(holder) != entity => Some((format!("{key:?}"), holder)),
+            _ => None,
+        });
+        if clash.is_some() {
+            self.prepared.cancel();
+        }
+        clash.map_or(Ok(()), Err)
     }
 
-    fn file(&mut self, entity: Entity, value: ComponentRef<'_>) -> bool {
-        let mut keys = std::mem::take(&mut self.scratch);
-        self.keys.collect(value, &mut keys);
+    fn file_prepared(&mut self, entity: Entity) -> bool {
+        let mut keys = self.prepared.take();
         let held = self.file_keys(entity, &mut keys);
-        self.scratch = keys;
+        self.prepared.give_back(keys);
         held
     }
 
@@ -226,9 +233,8 @@ where
         true
     }
 
-    fn refile(&mut self, entity: Entity, value: ComponentRef<'_>) -> Filing {
-        let mut keys = std::mem::take(&mut self.scratch);
-        self.keys.collect(value, &mut keys);
+    fn refile_prepared(&mut self, entity: Entity) -> Filing {
+        let mut keys = self.prepared.take();
         let filed = self.filed.get(entity.index() as usize).filter(|f| f.entity == entity);
         let old = filed.map_or(&[][..], |filed| &filed.keys);
         let filing = if old[..] == keys[..] {
@@ -237,21 +243,8 @@ where
             let was = self.unfile(entity);
             Filing::of(was, self.file_keys(entity, &mut keys))
         };
-        self.scratch = keys;
+        self.prepared.give_back(keys);
         filing
-    }
-
-    fn conflict(&self, entity: Option<Entity>, value: ComponentRef<'_>) -> Option<(String, Entity)> {
-        let mut found = None;
-        self.keys.each(value, &mut |key| {
-            if found.is_none()
-                && let Some(&holder) = self.map.get(&key)
-                && Some(holder) != entity
-            {
-                found = Some((format!("{key:?}"), holder));
-            }
-        });
-        found
     }
 
     fn holds(&self, entity: Entity) -> bool {

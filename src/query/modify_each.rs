@@ -1,6 +1,8 @@
 //! `Context::modify_each`: a batch write through `&mut` that observers hear
 //! of, as if each value had been replaced.
 
+use std::panic::{self, AssertUnwindSafe};
+
 use smallvec::SmallVec;
 
 use super::param::{Access, ReadOnlyQueryParam};
@@ -19,15 +21,17 @@ impl Context {
     /// and tells observers as if each value had been [`replace`](Context::replace)d:
     /// `ComponentReplaced` (old and new value) and the `Updated` event of each
     /// group watching `T`; entity indices keyed on `T` move each entity to its
-    /// new keys. When nothing observes and no primary index is keyed on `T`,
-    /// no value is cloned. Returns the number of entities visited (members of
-    /// `group` that have `T` and `Q`'s components).
+    /// new keys. When nothing observes and no index is keyed on `T`, no value
+    /// is cloned. Returns the number of entities visited (members of `group`
+    /// that have `T` and `Q`'s components). If `f`, or the key function of an
+    /// index, panics, the entities visited before keep their new values; an
+    /// entity whose key function panicked gets its old value back.
     ///
     /// # Errors
     /// [`Error::UnknownGroup`]; [`Error::QueryAliasing`] if `Q` reads `T`.
     /// [`Error::DuplicatePrimaryKey`] if `f` gives an entity a key that a
     /// primary index has for another entity: that entity's `T` is put back
-    /// as it was (no event fires for it) and `modify_each` stops there; the
+    /// as it was (no event fires for it), and `modify_each` stops there; the
     /// entities visited before it keep their new values (their events have
     /// fired). Keys are checked entity by entity, so two entities cannot swap
     /// keys in one call.
@@ -100,19 +104,18 @@ impl Context {
                 .filter(|(_, trigger)| trigger.on_updated())
                 .map(|&(key, _)| key)
                 .collect();
-            // The entity indices keyed on `T` that follow those groups.
+            // The entity indices keyed on `T` that follow those groups (they
+            // need the old value, to put back if they refuse the new one).
             let keyed: SmallVec<[IndexKey; 4]> = if indices.any_active() {
                 groups
                     .of_archetype(archetype.id())
                     .iter()
                     .filter(|&&g| groups.get(g).matcher.watches(id))
-                    .flat_map(|&g| groups.get(g).indices.iter().copied())
+                    .flat_map(|&g| indices.keyed_on(&groups.get(g).indices, id))
                     .collect()
             } else {
                 SmallVec::new()
             };
-            // Any primary one among them needs the old value to put back.
-            let primary = indices.any_active_primary() && indices.any_primary(&keyed);
             let (direct, listening) = (direct.as_slice(), listening.as_slice());
             let mut columns = ColumnAccess::exclusive(archetype);
             let lens = columns.chunk_lens();
@@ -127,18 +130,24 @@ impl Context {
                 let entity_chunk = entities.next().unwrap_or_default();
                 visited += chunk.len();
                 for ((value, item), &entity) in chunk.iter_mut().zip(rows).zip(entity_chunk) {
-                    let before = (observed || primary).then(|| value.clone());
+                    let before = (observed || !keyed.is_empty()).then(|| value.clone());
                     f(value, item);
                     if !keyed.is_empty() {
                         let new = make.make(&*value);
-                        if primary {
-                            let checked = indices.check(&keyed, Some(entity), |c| (c == id).then_some(new), name);
-                            if let Err(error) = checked {
-                                *value = before.expect("cloned for primary indices");
-                                return Err(error);
+                        let prepared = panic::catch_unwind(AssertUnwindSafe(|| {
+                            indices.prepare(&keyed, Some(entity), |c| (c == id).then_some(new), name)
+                        }));
+                        match prepared {
+                            Ok(Ok(())) => indices.replaced(&keyed, entity, id, slots),
+                            Ok(Err(refused)) => {
+                                *value = before.expect("cloned for the indices");
+                                return Err(refused);
+                            }
+                            Err(payload) => {
+                                *value = before.expect("cloned for the indices");
+                                panic::resume_unwind(payload);
                             }
                         }
-                        indices.replaced(&keyed, entity, id, new, slots);
                     }
                     for &key in direct {
                         collectors.collect(key, entity, slots);
