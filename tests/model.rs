@@ -1,12 +1,14 @@
 //! Random operation sequences, checked against a naive model: a map from
 //! each live entity to its component values, the destroyed entities kept for
 //! their retainers (AERC), the user retains, and what each collector holds.
-//! Invariants are checked after every step, and every value is counted so
-//! drops must equal constructions at the end.
+//! What each entity index must hold is worked out from the live entities'
+//! values alone. Invariants are checked after every step, and every value is
+//! counted so drops must equal constructions at the end.
 
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use common::{Counted, Counter, check};
@@ -35,6 +37,13 @@ enum Kind {
 enum Op {
     Create,
     CreateWith(u8),
+    /// Creates an entity with `Small` and `Wide`, so without `Flag` (which
+    /// puts it in the groups of the `Small#` and `Wide*` indices at once).
+    CreateSmallWide(u8),
+    /// Creates entities with `Small` and `Wide` in one `create_entities_with`,
+    /// which stops at the first primary key clash (possibly with an entity
+    /// it made).
+    CreateBatch(Vec<u8>),
     Destroy(usize),
     Add(usize, Kind, u8),
     Remove(usize, Kind),
@@ -49,6 +58,9 @@ enum Op {
     Retain(usize, usize),
     /// Releases the entity with user owner 0 or 1.
     Release(usize, usize),
+    /// Adds the `u8` to every `Small` (false) or `Wide` (true) of the first
+    /// groups with `modify_each`, which stops at the first primary key clash.
+    ModifyEach(bool, u8),
     /// Clears one of the collectors.
     Clear(usize),
     /// Deactivates one of the collectors (which clears it).
@@ -58,6 +70,16 @@ enum Op {
     /// Makes one more collector, of spec `which` (see [`collector_spec`]),
     /// while there are fewer than [`MAX_COLLECTORS`].
     CollectLate(usize),
+    /// Adds the entity index of spec `which` (see [`index_spec`]): refused
+    /// if one has its name, or if it is primary and two entities of its
+    /// group have a key in common.
+    IndexLate(usize),
+    /// Deactivates one of the entity indices (which empties it).
+    DeactivateIndex(usize),
+    /// Activates one of the entity indices (which files its group again).
+    ActivateIndex(usize),
+    /// Removes one of the entity indices.
+    RemoveIndex(usize),
 }
 
 fn kind() -> impl Strategy<Value = Kind> {
@@ -73,6 +95,8 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         4 => Just(Op::Create),
         4 => any::<u8>().prop_map(Op::CreateWith),
+        3 => any::<u8>().prop_map(Op::CreateSmallWide),
+        1 => proptest::collection::vec(any::<u8>(), 0..4).prop_map(Op::CreateBatch),
         3 => any::<usize>().prop_map(Op::Destroy),
         8 => (any::<usize>(), kind(), any::<u8>()).prop_map(|(e, k, v)| Op::Add(e, k, v)),
         6 => (any::<usize>(), kind()).prop_map(|(e, k)| Op::Remove(e, k)),
@@ -83,9 +107,14 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (any::<usize>(), 0..OWNERS).prop_map(|(e, o)| Op::Retain(e, o)),
         4 => (any::<usize>(), 0..OWNERS).prop_map(|(e, o)| Op::Release(e, o)),
         2 => any::<usize>().prop_map(Op::Clear),
+        2 => (any::<bool>(), any::<u8>()).prop_map(|(wide, by)| Op::ModifyEach(wide, by)),
         1 => any::<usize>().prop_map(Op::Deactivate),
         1 => any::<usize>().prop_map(Op::Activate),
         1 => (0..COLLECTOR_SPECS).prop_map(Op::CollectLate),
+        1 => (0..INDEX_SPECS).prop_map(Op::IndexLate),
+        1 => any::<usize>().prop_map(Op::DeactivateIndex),
+        2 => any::<usize>().prop_map(Op::ActivateIndex),
+        1 => any::<usize>().prop_map(Op::RemoveIndex),
     ]
 }
 
@@ -102,6 +131,10 @@ const COLLECTOR_SPECS: usize = 7;
 const FIRST_COLLECTORS: usize = 5;
 /// `Op::CollectLate` makes no more collectors than this.
 const MAX_COLLECTORS: usize = 8;
+/// How many entity index specs [`index_spec`] knows; the first
+/// `FIRST_INDICES` are added at the start.
+const INDEX_SPECS: usize = 6;
+const FIRST_INDICES: usize = 3;
 
 /// One trigger of a collector, as the model sees it: the group's membership
 /// rule, the components whose replacement is an update (the matcher's AllOf
@@ -211,6 +244,269 @@ fn collector_spec(which: usize) -> (CollectorSpec, Vec<ModelTrigger>, bool) {
     }
 }
 
+/// The `u8` a component value stands for in the model.
+trait Valued: Component {
+    fn value(&self) -> u8;
+}
+
+impl Valued for Small {
+    fn value(&self) -> u8 {
+        self.0
+    }
+}
+
+impl Valued for Wide {
+    fn value(&self) -> u8 {
+        self.0[0] as u8
+    }
+}
+
+impl Valued for Counted {
+    fn value(&self) -> u8 {
+        self.label.parse().unwrap()
+    }
+}
+
+/// An index's key function over the model's value of its component.
+#[derive(Clone, Copy)]
+enum Keys {
+    /// `EntityIndex::new`, `PrimaryEntityIndex::new`.
+    One(fn(u8) -> u8),
+    /// `::multi`: any number of keys, a repeated one counting once.
+    Many(fn(u8) -> Vec<u8>),
+}
+
+/// An entity index, for the context (`matcher`, `None` for the default
+/// `AllOf(component)`) and for the model (`rule`, the group's membership).
+struct IndexSpec {
+    name: &'static str,
+    primary: bool,
+    component: Kind,
+    keys: Keys,
+    matcher: Option<Matcher>,
+    rule: MemberRule,
+    /// Every key is below this.
+    key_space: u8,
+}
+
+impl IndexSpec {
+    /// The keys an entity with `values` is filed under: none outside the
+    /// group.
+    fn keys_of(&self, values: &Values) -> Vec<u8> {
+        if !(self.rule)(values) {
+            return Vec::new();
+        }
+        let value = values[&self.component];
+        match self.keys {
+            Keys::One(key) => vec![key(value)],
+            Keys::Many(keys) => {
+                let mut unique = Vec::new();
+                for key in keys(value) {
+                    if !unique.contains(&key) {
+                        unique.push(key);
+                    }
+                }
+                unique
+            }
+        }
+    }
+}
+
+/// Index spec `which`.
+fn index_spec(which: usize) -> IndexSpec {
+    use Kind as K;
+    match which {
+        // Four keys, shared by many entities; on a group watched already.
+        0 => IndexSpec {
+            name: "Small%4",
+            primary: false,
+            component: K::Small,
+            keys: Keys::One(|v| v % 4),
+            matcher: None,
+            rule: |v| v.contains_key(&K::Small),
+            key_space: 4,
+        },
+        // Zero keys for some values, two for others, or one key twice; the
+        // group changes on removing `Counted`.
+        1 => IndexSpec {
+            name: "Wide*",
+            primary: false,
+            component: K::Wide,
+            keys: Keys::Many(|v| if v % 5 == 0 { vec![] } else { vec![v % 3, v % 2 + 1] }),
+            matcher: Some(Matcher::all_of::<Wide>().none_of::<Counted>()),
+            rule: |v| v.contains_key(&K::Wide) && !v.contains_key(&K::Counted),
+            key_space: 3,
+        },
+        // Removing `Flag` may make an entity join and clash.
+        2 => IndexSpec {
+            name: "Small#",
+            primary: true,
+            component: K::Small,
+            keys: Keys::One(|v| v >> 6),
+            matcher: Some(Matcher::all_of::<Small>().none_of::<Flag>()),
+            rule: |v| v.contains_key(&K::Small) && !v.contains_key(&K::Flag),
+            key_space: 4,
+        },
+        // Every `CreateWith` is checked against it.
+        3 => IndexSpec {
+            name: "Counted#*",
+            primary: true,
+            component: K::Counted,
+            keys: Keys::Many(|v| if v % 5 == 0 { vec![] } else { vec![v % 16, 16 + v % 8] }),
+            matcher: None,
+            rule: |v| v.contains_key(&K::Counted),
+            key_space: 24,
+        },
+        // Two indices on one group, keyed on different components; one
+        // change may clash in `Small#` and `Wide#` at once.
+        4 => IndexSpec {
+            name: "SmallWide%2",
+            primary: false,
+            component: K::Small,
+            keys: Keys::One(|v| v % 2),
+            matcher: Some(Matcher::all_of::<(Small, Wide)>()),
+            rule: |v| v.contains_key(&K::Small) && v.contains_key(&K::Wide),
+            key_space: 2,
+        },
+        _ => IndexSpec {
+            name: "Wide#",
+            primary: true,
+            component: K::Wide,
+            keys: Keys::One(|v| v >> 5),
+            matcher: Some(Matcher::all_of::<(Small, Wide)>()),
+            rule: |v| v.contains_key(&K::Small) && v.contains_key(&K::Wide),
+            key_space: 8,
+        },
+    }
+}
+
+/// An index's id, of either type.
+#[derive(Clone, Copy, Debug)]
+enum IndexHandle {
+    Entities(IndexId<EntityIndex<u8>>),
+    Primary(IndexId<PrimaryEntityIndex<u8>>),
+}
+
+impl IndexHandle {
+    /// Adds the index of `spec` to `game`.
+    fn add(game: &mut Context, spec: &IndexSpec) -> Result<Self, Error> {
+        match spec.component {
+            Kind::Small => Self::add_on::<Small>(game, spec),
+            Kind::Wide => Self::add_on::<Wide>(game, spec),
+            Kind::Counted => Self::add_on::<Counted>(game, spec),
+            Kind::Flag => unreachable!("no index keys on Flag"),
+        }
+    }
+
+    fn add_on<T: Valued>(game: &mut Context, spec: &IndexSpec) -> Result<Self, Error> {
+        let name = spec.name;
+        if spec.primary {
+            let mut index = match spec.keys {
+                Keys::One(key) => PrimaryEntityIndex::new(name, move |t: &T| key(t.value())),
+                Keys::Many(keys) => PrimaryEntityIndex::multi(name, move |t: &T| keys(t.value())),
+            };
+            if let Some(matcher) = &spec.matcher {
+                index = index.matching(matcher.clone());
+            }
+            game.add_index(index).map(IndexHandle::Primary)
+        } else {
+            let mut index = match spec.keys {
+                Keys::One(key) => EntityIndex::new(name, move |t: &T| key(t.value())),
+                Keys::Many(keys) => EntityIndex::multi(name, move |t: &T| keys(t.value())),
+            };
+            if let Some(matcher) = &spec.matcher {
+                index = index.matching(matcher.clone());
+            }
+            game.add_index(index).map(IndexHandle::Entities)
+        }
+    }
+
+    /// Finding the index by name gives this id, as its own type only.
+    fn assert_named(&self, game: &Context, name: &str) {
+        let entities = game.index_id::<EntityIndex<u8>>(name);
+        let primary = game.index_id::<PrimaryEntityIndex<u8>>(name);
+        let wrong = match *self {
+            IndexHandle::Entities(id) => {
+                assert_eq!(entities.as_ref().ok(), Some(&id), "{name}");
+                primary.err()
+            }
+            IndexHandle::Primary(id) => {
+                assert_eq!(primary.as_ref().ok(), Some(&id), "{name}");
+                entities.err()
+            }
+        };
+        assert!(matches!(wrong, Some(Error::WrongIndexType { .. })), "{name}: {wrong:?}");
+    }
+
+    fn view<'a>(&self, game: &'a Context) -> Result<&'a dyn Index, Error> {
+        match *self {
+            IndexHandle::Entities(id) => game.index(id).map(|i| i as &dyn Index),
+            IndexHandle::Primary(id) => game.index(id).map(|i| i as &dyn Index),
+        }
+    }
+
+    /// The entities filed under `key`, sorted.
+    fn get(&self, game: &Context, key: u8) -> Vec<Entity> {
+        match *self {
+            IndexHandle::Entities(id) => {
+                let listed = game.entities_with(id, &key).unwrap();
+                assert_eq!(listed, game.index(id).unwrap().get(&key));
+                let mut listed = listed.to_vec();
+                listed.sort();
+                listed
+            }
+            IndexHandle::Primary(id) => {
+                let found = game.entity_with(id, &key).unwrap();
+                assert_eq!(found, game.index(id).unwrap().get(&key));
+                found.into_iter().collect()
+            }
+        }
+    }
+
+    /// The keys `entity` is filed under, sorted.
+    fn keys_of(&self, game: &Context, entity: Entity) -> Vec<u8> {
+        let mut keys: Vec<u8> = match *self {
+            IndexHandle::Entities(id) => game.index(id).unwrap().keys_of(entity).copied().collect(),
+            IndexHandle::Primary(id) => game.index(id).unwrap().keys_of(entity).copied().collect(),
+        };
+        keys.sort_unstable();
+        keys
+    }
+
+    fn activate(&self, game: &mut Context) -> Result<(), Error> {
+        match *self {
+            IndexHandle::Entities(id) => game.activate_index(id),
+            IndexHandle::Primary(id) => game.activate_index(id),
+        }
+    }
+
+    fn deactivate(&self, game: &mut Context) -> Result<(), Error> {
+        match *self {
+            IndexHandle::Entities(id) => game.deactivate_index(id),
+            IndexHandle::Primary(id) => game.deactivate_index(id),
+        }
+    }
+
+    fn remove(&self, game: &mut Context) -> Result<(), Error> {
+        match *self {
+            IndexHandle::Entities(id) => game.remove_index(id),
+            IndexHandle::Primary(id) => game.remove_index(id),
+        }
+    }
+}
+
+/// An entity index as the model sees it: what it holds follows from the
+/// model's values (see [`World::filing`]) while it is active.
+struct ModelIndex {
+    spec: IndexSpec,
+    id: IndexHandle,
+    active: bool,
+}
+
+/// A primary key clash the model expects: the index's name, the key, and the
+/// entity holding it.
+type Clash = (&'static str, u8, Entity);
+
 struct World {
     game: Context,
     mode: AercMode,
@@ -228,12 +524,19 @@ struct World {
     released: Vec<Entity>,
     /// The `EntityReleased` events seen, if a subscriber records them.
     seen_released: Option<Arc<Mutex<Vec<Entity>>>>,
+    /// How many events of any kind fired during the current op, if the
+    /// subscriber counts them.
+    events: Option<Arc<AtomicUsize>>,
     /// Every handle ever made, alive or not, so ops also hit stale handles.
     handles: Vec<Entity>,
     counter: Counter,
     /// Groups, each with its membership rule over the model and the member set
     /// its events built.
     groups: Vec<(GroupId, MemberRule, Members)>,
+    /// The entity indices added, in order.
+    indices: Vec<ModelIndex>,
+    /// The ids of removed indices, unknown from then on.
+    removed_indices: Vec<IndexHandle>,
 }
 
 type MemberRule = fn(&Values) -> bool;
@@ -263,16 +566,20 @@ impl Expect {
 impl World {
     fn new(mode: AercMode, spy: bool, counter: Counter) -> Self {
         let mut game = Context::builder().aerc(mode).build();
-        let seen_released = spy.then(|| {
+        let (seen_released, events) = if spy {
             let seen = Arc::new(Mutex::new(Vec::new()));
-            let sink = seen.clone();
+            let events = Arc::new(AtomicUsize::new(0));
+            let (sink, count) = (seen.clone(), events.clone());
             game.subscribe(move |event: &ContextEvent<'_>| {
+                count.fetch_add(1, Ordering::Relaxed);
                 if let ContextEvent::EntityReleased { entity } = event {
                     sink.lock().unwrap().push(*entity);
                 }
             });
-            seen
-        });
+            (Some(seen), Some(events))
+        } else {
+            (None, None)
+        };
         let mut world = World {
             game,
             mode,
@@ -283,13 +590,19 @@ impl World {
             collectors: Vec::new(),
             released: Vec::new(),
             seen_released,
+            events,
             handles: Vec::new(),
             counter,
             groups: Vec::new(),
+            indices: Vec::new(),
+            removed_indices: Vec::new(),
         };
         world.watch_groups();
         for which in 0..FIRST_COLLECTORS {
             world.make_collector(which);
+        }
+        for which in 0..FIRST_INDICES {
+            world.make_index(which);
         }
         world
     }
@@ -307,11 +620,139 @@ impl World {
         self.model.contains_key(&e) || self.disabled.contains(&e)
     }
 
-    /// The retains the model expects on `e`: its users' and one per
-    /// collector holding it.
+    /// The retains the model expects on `e`: its users', one per collector
+    /// holding it, and one per active entity index holding it.
     fn retains(&self, e: Entity) -> usize {
+        self.blocking_retains(e) + self.index_retains(e)
+    }
+
+    /// The retains that forbid a reset: its users' and its collectors'.
+    fn blocking_retains(&self, e: Entity) -> usize {
         let user = self.user.get(&e).map_or(0, Vec::len);
         user + self.collectors.iter().filter(|c| c.entities.contains(&e)).count()
+    }
+
+    /// One per active index holding `e`: it is alive, in the index's group,
+    /// with at least one key.
+    fn index_retains(&self, e: Entity) -> usize {
+        let Some(values) = self.model.get(&e) else { return 0 };
+        let holding = |index: &&ModelIndex| index.active && !index.spec.keys_of(values).is_empty();
+        self.indices.iter().filter(holding).count()
+    }
+
+    /// Per key, the live entities an index of `spec` files under it (whether
+    /// or not such an index is active).
+    fn filing(&self, spec: &IndexSpec) -> BTreeMap<u8, BTreeSet<Entity>> {
+        let mut filing: BTreeMap<u8, BTreeSet<Entity>> = BTreeMap::new();
+        for (&e, values) in &self.model {
+            for key in spec.keys_of(values) {
+                filing.entry(key).or_default().insert(e);
+            }
+        }
+        filing
+    }
+
+    /// The primary key clashes the model expects if `e` (`None`: an entity
+    /// being created) had `after`: a key of an active primary index that
+    /// another entity holds.
+    fn clashes(&self, e: Option<Entity>, after: &Values) -> Vec<Clash> {
+        let mut clashes = Vec::new();
+        for index in self.indices.iter().filter(|i| i.active && i.spec.primary) {
+            let keys = index.spec.keys_of(after);
+            if keys.is_empty() {
+                continue;
+            }
+            for (&holder, values) in &self.model {
+                let held = index.spec.keys_of(values);
+                for &key in keys.iter().filter(|key| held.contains(key)) {
+                    if Some(holder) != e {
+                        clashes.push((index.spec.name, key, holder));
+                    }
+                }
+            }
+        }
+        clashes
+    }
+
+    /// No event fired during the current op (if the subscriber counts them).
+    fn assert_quiet(&self) {
+        if let Some(events) = &self.events {
+            assert_eq!(events.load(Ordering::Relaxed), 0, "a refused change fires no event");
+        }
+    }
+
+    /// The context refused a change of `e` (`None`: a creation) with a
+    /// primary key clash, one of `clashes`.
+    fn assert_refused<T: std::fmt::Debug>(&self, e: Option<Entity>, clashes: &[Clash], result: Result<T, Error>) {
+        let Err(Error::DuplicatePrimaryKey {
+            index,
+            key,
+            holder,
+            entity,
+            ..
+        }) = &result
+        else {
+            panic!("expected one of the clashes {clashes:?} for {e:?}, got {result:?}");
+        };
+        assert_eq!(*entity, e, "{result:?}");
+        let clash = (*index, key.parse::<u8>().unwrap(), *holder);
+        assert!(clashes.contains(&clash), "{clash:?} is not one of {clashes:?}");
+    }
+
+    /// The model's side of a component change that gives live `e` the values
+    /// `after`: refused if it clashes with a primary key, else done.
+    fn change(&mut self, e: Entity, after: Values, replaced: Option<Kind>, result: Result<(), Error>) {
+        let clashes = self.clashes(Some(e), &after);
+        if !clashes.is_empty() {
+            self.assert_quiet();
+            return self.assert_refused(Some(e), &clashes, result);
+        }
+        result.unwrap();
+        let before = self.model.insert(e, after.clone()).expect("a live entity");
+        self.observe(e, Some(&before), Some(&after), replaced);
+    }
+
+    /// `result`, from filling an index of primary `spec` (adding or
+    /// activating it), is the clash of two entities of its group with a key
+    /// in common, if the model has any; else it is `Ok`.
+    fn filled<T: std::fmt::Debug>(&self, spec: &IndexSpec, result: Result<T, Error>) -> Option<T> {
+        let filing = self.filing(spec);
+        if !spec.primary || filing.values().all(|held| held.len() < 2) {
+            return Some(result.unwrap());
+        }
+        let Err(Error::DuplicatePrimaryKey {
+            index,
+            key,
+            holder,
+            entity: Some(entity),
+            ..
+        }) = &result
+        else {
+            panic!("{}: expected a clash in {filing:?}, got {result:?}", spec.name);
+        };
+        assert_eq!(*index, spec.name);
+        let held = &filing[&key.parse::<u8>().unwrap()];
+        assert!(
+            holder != entity && held.contains(holder) && held.contains(entity),
+            "{result:?}: key held by {held:?}"
+        );
+        None
+    }
+
+    /// Adds the index of spec `which`, unless one has its name.
+    fn make_index(&mut self, which: usize) {
+        let spec = index_spec(which);
+        let result = IndexHandle::add(&mut self.game, &spec);
+        if self.indices.iter().any(|i| i.spec.name == spec.name) {
+            assert!(matches!(result, Err(Error::DuplicateIndexName { .. })), "{result:?}");
+        } else if let Some(id) = self.filled(&spec, result) {
+            self.indices.push(ModelIndex { spec, id, active: true });
+        } else {
+            assert!(
+                self.game.indices().all(|index| index.name() != spec.name),
+                "a refused index is not added"
+            );
+        }
     }
 
     /// The error a component operation on a non-live entity gives.
@@ -492,18 +933,64 @@ impl World {
     }
 
     fn apply(&mut self, op: &Op) {
+        if let Some(events) = &self.events {
+            events.store(0, Ordering::Relaxed);
+        }
         match *op {
             Op::Create => {
                 let e = self.game.create_entity();
                 self.born(e, Values::new());
             }
             Op::CreateWith(v) => {
-                let e = self
+                let result = self
                     .game
-                    .create_entity_with((Small(v), Flag, self.counter.make(&v.to_string())))
-                    .unwrap();
-                let values = [(Kind::Small, v), (Kind::Flag, 0), (Kind::Counted, v)];
-                self.born(e, values.into_iter().collect());
+                    .create_entity_with((Small(v), Flag, self.counter.make(&v.to_string())));
+                let values: Values = [(Kind::Small, v), (Kind::Flag, 0), (Kind::Counted, v)].into();
+                let clashes = self.clashes(None, &values);
+                if !clashes.is_empty() {
+                    self.assert_quiet();
+                    return self.assert_refused(None, &clashes, result);
+                }
+                self.born(result.unwrap(), values);
+            }
+            Op::CreateSmallWide(v) => {
+                let result = self.game.create_entity_with((Small(v), Wide([u64::from(v); 9])));
+                let values: Values = [(Kind::Small, v), (Kind::Wide, v)].into();
+                let clashes = self.clashes(None, &values);
+                if !clashes.is_empty() {
+                    self.assert_quiet();
+                    return self.assert_refused(None, &clashes, result);
+                }
+                self.born(result.unwrap(), values);
+            }
+            Op::CreateBatch(ref batch) => {
+                let bundles = batch.iter().map(|&v| (Small(v), Wide([u64::from(v); 9])));
+                let result = self.game.create_entities_with(bundles);
+                let made = match &result {
+                    Ok(made) => made.clone(),
+                    Err(_) => {
+                        // The entities made before the clash stay.
+                        let mut made: Vec<Entity> =
+                            self.game.entities().filter(|e| !self.model.contains_key(e)).collect();
+                        made.sort_by_key(|&e| self.game.creation_index(e).unwrap());
+                        made
+                    }
+                };
+                let mut made = made.into_iter();
+                for (at, &v) in batch.iter().enumerate() {
+                    let values: Values = [(Kind::Small, v), (Kind::Wide, v)].into();
+                    let clashes = self.clashes(None, &values);
+                    if !clashes.is_empty() {
+                        assert_eq!(made.next(), None, "made after the clash");
+                        if at == 0 {
+                            self.assert_quiet();
+                        }
+                        return self.assert_refused(None, &clashes, result);
+                    }
+                    self.born(made.next().expect("made before any clash"), values);
+                }
+                assert_eq!(made.next(), None, "made more than asked");
+                result.unwrap();
             }
             Op::Destroy(i) => {
                 let Some(e) = self.pick(i) else { return };
@@ -518,7 +1005,7 @@ impl World {
             Op::Add(i, kind, v) => {
                 let Some(e) = self.pick(i) else { return };
                 let result = self.add(e, kind, v);
-                let Some(values) = self.model.get_mut(&e) else {
+                let Some(values) = self.model.get(&e) else {
                     return self.assert_not_alive(e, result);
                 };
                 if values.contains_key(&kind) {
@@ -528,40 +1015,32 @@ impl World {
                     );
                     return;
                 }
-                result.unwrap();
-                let before = values.clone();
-                values.insert(kind, if kind == Kind::Flag { 0 } else { v });
-                let after = values.clone();
-                self.observe(e, Some(&before), Some(&after), None);
+                let mut after = values.clone();
+                after.insert(kind, if kind == Kind::Flag { 0 } else { v });
+                self.change(e, after, None, result);
             }
             Op::Remove(i, kind) => {
                 let Some(e) = self.pick(i) else { return };
                 let result = self.remove(e, kind);
-                let Some(values) = self.model.get_mut(&e) else {
+                let Some(values) = self.model.get(&e) else {
                     return self.assert_not_alive(e, result);
                 };
-                let before = values.clone();
-                if values.remove(&kind).is_none() {
+                let mut after = values.clone();
+                if after.remove(&kind).is_none() {
                     assert!(matches!(result, Err(Error::ComponentAbsent { .. })), "{result:?}");
                     return;
                 }
-                result.unwrap();
-                let after = values.clone();
-                self.observe(e, Some(&before), Some(&after), None);
+                self.change(e, after, None, result);
             }
             Op::Replace(i, kind, v) => {
                 let Some(e) = self.pick(i) else { return };
                 let result = self.replace(e, kind, v);
-                let Some(values) = self.model.get_mut(&e) else {
+                let Some(values) = self.model.get(&e) else {
                     return self.assert_not_alive(e, result);
                 };
-                result.unwrap();
-                let before = values.clone();
-                let replaced = values
-                    .insert(kind, if kind == Kind::Flag { 0 } else { v })
-                    .map(|_| kind);
-                let after = values.clone();
-                self.observe(e, Some(&before), Some(&after), replaced);
+                let mut after = values.clone();
+                let replaced = after.insert(kind, if kind == Kind::Flag { 0 } else { v }).map(|_| kind);
+                self.change(e, after, replaced, result);
             }
             Op::DestroyAll => {
                 self.game.destroy_all_entities();
@@ -581,11 +1060,12 @@ impl World {
                         self.clear(which);
                     }
                 }
+                // Indices' retains go with the entities: they do not count.
                 let retained = self
                     .model
                     .keys()
                     .chain(&self.disabled)
-                    .filter(|&&e| self.retains(e) > 0);
+                    .filter(|&&e| self.blocking_retains(e) > 0);
                 let retained = retained.count();
                 let result = self.game.reset();
                 if retained > 0 {
@@ -601,6 +1081,44 @@ impl World {
                         self.forget_collected(which);
                     }
                 }
+            }
+            Op::ModifyEach(wide, by) => {
+                let mut visited = Vec::new();
+                let (kind, result, rule) = if wide {
+                    let (group, rule, _) = self.groups[1];
+                    let result = self.game.modify_each::<Wide, Entity>(group, |w, e| {
+                        visited.push(e);
+                        *w = Wide([u64::from((w.0[0] as u8).wrapping_add(by)); 9]);
+                    });
+                    (Kind::Wide, result, rule)
+                } else {
+                    let (group, rule, _) = self.groups[0];
+                    let result = self.game.modify_each::<Small, Entity>(group, |s, e| {
+                        visited.push(e);
+                        s.0 = s.0.wrapping_add(by);
+                    });
+                    (Kind::Small, result, rule)
+                };
+                // Entity by entity, in the context's order, as `replace` does.
+                for (at, &e) in visited.iter().enumerate() {
+                    let mut after = self.model[&e].clone();
+                    let v = after[&kind].wrapping_add(by);
+                    let replaced = after.insert(kind, v).map(|_| kind);
+                    let clashes = self.clashes(Some(e), &after);
+                    if !clashes.is_empty() {
+                        assert_eq!(at + 1, visited.len(), "modify_each stops at a clash");
+                        if at == 0 {
+                            self.assert_quiet();
+                        }
+                        return self.assert_refused(Some(e), &clashes, result);
+                    }
+                    let before = self.model.insert(e, after.clone()).expect("a live entity");
+                    self.observe(e, Some(&before), Some(&after), replaced);
+                }
+                assert_eq!(result.unwrap(), visited.len());
+                let members: BTreeSet<Entity> = self.model.iter().filter(|(_, v)| rule(v)).map(|(&e, _)| e).collect();
+                assert_eq!(visited.len(), members.len(), "each member visited once");
+                assert_eq!(visited.into_iter().collect::<BTreeSet<_>>(), members);
             }
             Op::WatchLate(which) => self.watch_late(which),
             Op::Retain(i, owner) => {
@@ -628,7 +1146,33 @@ impl World {
                     self.make_collector(which);
                 }
             }
+            Op::IndexLate(which) => self.make_index(which),
+            Op::DeactivateIndex(i) => {
+                let Some(which) = self.pick_index(i) else { return };
+                self.indices[which].id.deactivate(&mut self.game).unwrap();
+                self.indices[which].active = false;
+            }
+            Op::ActivateIndex(i) => {
+                let Some(which) = self.pick_index(i) else { return };
+                let index = &self.indices[which];
+                let result = index.id.activate(&mut self.game);
+                if index.active {
+                    result.unwrap();
+                } else if self.filled(&index.spec, result).is_some() {
+                    self.indices[which].active = true;
+                }
+            }
+            Op::RemoveIndex(i) => {
+                let Some(which) = self.pick_index(i) else { return };
+                let index = self.indices.remove(which);
+                index.id.remove(&mut self.game).unwrap();
+                self.removed_indices.push(index.id);
+            }
         }
+    }
+
+    fn pick_index(&self, i: usize) -> Option<usize> {
+        (!self.indices.is_empty()).then(|| i % self.indices.len())
     }
 
     /// Groups over the model's components, each with a subscriber that keeps
@@ -716,6 +1260,7 @@ impl World {
         let retained: Vec<Entity> = self.game.retained_destroyed_entities().collect();
         assert_eq!(retained, disabled, "retained destroyed entities, in slot order");
         self.compare_collectors();
+        self.compare_indices();
         let mut expected = std::mem::take(&mut self.released);
         if let Some(seen) = &self.seen_released {
             let mut seen = std::mem::take(&mut *seen.lock().unwrap());
@@ -783,6 +1328,57 @@ impl World {
                 assert_eq!(listed, expected, "owners of {e}");
             }
             AercMode::Fast => assert_eq!(owners, None, "fast mode lists no owners"),
+        }
+    }
+
+    /// Each index holds, key by key, what the model's values give (nothing
+    /// while inactive), and each removed one is unknown.
+    fn compare_indices(&self) {
+        assert_eq!(self.game.indices().count(), self.indices.len());
+        for index in &self.indices {
+            let (spec, id) = (&index.spec, index.id);
+            let view = id.view(&self.game).unwrap();
+            assert_eq!(view.name(), spec.name);
+            assert_eq!(view.is_active(), index.active, "{view}");
+            assert_eq!(view.to_string().ends_with(", inactive"), !index.active, "{view}");
+            id.assert_named(&self.game, spec.name);
+            let filing = if index.active {
+                self.filing(spec)
+            } else {
+                BTreeMap::new()
+            };
+            if spec.primary {
+                assert!(filing.values().all(|held| held.len() == 1), "{view}: {filing:?}");
+            }
+            for key in 0..=spec.key_space {
+                let expected: Vec<Entity> = filing
+                    .get(&key)
+                    .map_or(Vec::new(), |held| held.iter().copied().collect());
+                assert_eq!(id.get(&self.game, key), expected, "{view}: key {key}");
+            }
+            assert_eq!(view.key_count(), filing.len(), "{view}: keys");
+            let held: BTreeSet<Entity> = filing.values().flatten().copied().collect();
+            assert_eq!(view.entity_count(), held.len(), "{view}: entities");
+            assert_eq!(view.is_empty(), held.is_empty(), "{view}");
+            for &e in &self.handles {
+                let mut expected = match self.model.get(&e) {
+                    Some(values) if index.active => spec.keys_of(values),
+                    _ => Vec::new(),
+                };
+                expected.sort_unstable();
+                assert_eq!(id.keys_of(&self.game, e), expected, "{view}: keys of {e}");
+            }
+        }
+        for id in &self.removed_indices {
+            let view = id.view(&self.game).err();
+            assert!(matches!(view, Some(Error::UnknownIndex { .. })), "{view:?}");
+        }
+        for which in 0..INDEX_SPECS {
+            let name = index_spec(which).name;
+            if self.indices.iter().all(|index| index.spec.name != name) {
+                let found = self.game.index_id::<EntityIndex<u8>>(name);
+                assert!(matches!(found, Err(Error::UnknownIndex { .. })), "{name}: {found:?}");
+            }
         }
     }
 
