@@ -452,7 +452,8 @@ impl Context {
     }
 
     /// The entities filed under `key` in entity index `id`: shorthand for
-    /// `self.index(id)?.get(key)`.
+    /// `self.index(id)?.get(key)`. For many lookups in a row, fetch the index
+    /// once with [`index`](Context::index) and call its `get`.
     ///
     /// # Errors
     /// [`Error::UnknownIndex`].
@@ -465,7 +466,8 @@ impl Context {
     }
 
     /// The entity filed under `key` in primary index `id`: shorthand for
-    /// `self.index(id)?.get(key)`.
+    /// `self.index(id)?.get(key)`. For many lookups in a row, fetch the index
+    /// once with [`index`](Context::index) and call its `get`.
     ///
     /// # Errors
     /// [`Error::UnknownIndex`].
