@@ -155,11 +155,20 @@ impl Aerc {
         Ok(())
     }
 
-    /// Adds a collector's or reactive system's retain.
+    /// Adds a collector's, reactive system's or entity index's retain.
     #[inline(always)]
     pub(crate) fn retain_internal(meta: &mut EntityMeta) -> Result<(), Misuse> {
         meta.internal_retains = meta.internal_retains.checked_add(1).ok_or(Misuse::TooManyRetains)?;
         Ok(())
+    }
+
+    /// Takes one such retain off; false if there was none (a bug).
+    #[inline(always)]
+    pub(crate) fn release_internal(meta: &mut EntityMeta) -> bool {
+        meta.internal_retains
+            .checked_sub(1)
+            .map(|count| meta.internal_retains = count)
+            .is_some()
     }
 
     /// Takes user `owner`'s retain off the entity whose meta is `meta`.
@@ -302,12 +311,9 @@ impl Context {
             return;
         };
         debug_assert!(owner.is_internal());
-        let released = meta
-            .internal_retains
-            .checked_sub(1)
-            .map(|count| meta.internal_retains = count);
-        debug_assert!(released.is_some(), "{owner} did not retain {entity}");
-        if released.is_some() && !meta.is_retained() && !meta.enabled {
+        let released = Aerc::release_internal(meta);
+        debug_assert!(released, "{owner} did not retain {entity}");
+        if released && !meta.is_retained() && !meta.enabled {
             self.free_released(entity);
         }
     }

@@ -266,6 +266,9 @@ fn retain(entities: &mut Entities, entity: Entity) {
 #[inline]
 fn release(entities: &mut Entities, entity: Entity) {
     let meta = entities.slot_mut(entity).expect("an indexed entity is alive");
-    debug_assert!(meta.enabled && meta.internal_retains > 0);
-    meta.internal_retains -= 1;
+    let released = Aerc::release_internal(meta);
+    debug_assert!(
+        released && meta.enabled,
+        "index released {entity}, which it did not retain"
+    );
 }
