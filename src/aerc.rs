@@ -4,16 +4,16 @@
 //! An entity's slot (its index) is reused only after the entity is destroyed
 //! *and* its last retain is released. In between, the entity is *disabled*:
 //! its components are gone and it is in no group, but its handle answers
-//! [`Context::is_enabled`] with `Ok(false)` rather than
-//! [`Error::StaleEntity`], so whoever holds it can tell what happened.
-//! [`ContextEvent::EntityReleased`] fires
+//! [`Context::is_enabled`](crate::Context::is_enabled) with `Ok(false)` rather than
+//! [`Error::StaleEntity`](crate::Error::StaleEntity), so whoever holds it can tell what happened.
+//! [`ContextEvent::EntityReleased`](crate::ContextEvent::EntityReleased) fires
 //! once per entity, when its slot is freed: right after `EntityDestroyed` if
 //! nothing retains it, else at its last release.
 //!
 //! Collectors retain what they collect, and reactive systems what they
 //! execute over; user code can retain too, with an [`Owner`] of its own.
 //!
-//! Two modes, chosen when the context is built ([`ContextBuilder::aerc`]):
+//! Two modes, chosen when the context is built ([`ContextBuilder::aerc`](crate::ContextBuilder::aerc)):
 //! [`AercMode::Safe`] (the default) records each entity's owners, so retaining
 //! twice with one owner or releasing without a retain is an error (the
 //! context's own owners, of collectors and reactive systems, are only
@@ -23,23 +23,18 @@
 //! collectors and reactive systems are counted apart from users', so no user
 //! release can take one.
 //!
-//! [`ContextBuilder::aerc`]: crate::ContextBuilder::aerc
+//! [`ContextBuilder::aerc`](crate::ContextBuilder::aerc): crate::ContextBuilder::aerc
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use smallvec::SmallVec;
 
-use crate::context::Context;
-use crate::entity::{Entity, EntityMeta};
-use crate::error::Error;
-use crate::event::ContextEvent;
-
 /// How a context counts retains. See the [module docs](self).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum AercMode {
     /// Records who retains each entity: a second retain by the same owner, or
-    /// a release by an owner that holds no retain, is an [`Error`].
+    /// a release by an owner that holds no retain, is an [`Error`](crate::Error).
     #[default]
     Safe,
     /// Keeps only a count per entity: cheaper, and checks only that releases
@@ -47,7 +42,7 @@ pub enum AercMode {
     Fast,
 }
 
-/// Who holds a retain on an entity. Make one per holder with [`Owner::new`];
+/// Who holds a retain on an entity. Make one per holder with [`Owner::new`](crate::Owner::new);
 /// each is distinct from every other owner in the program.
 ///
 /// # Example
@@ -112,18 +107,30 @@ pub(crate) enum Misuse {
     TooManyRetains,
 }
 
-/// A context's retain bookkeeping beyond the per-entity counts: in safe mode,
-/// each slot's user owners.
-pub(crate) struct Aerc {
+/// The retain counts of a context's entity slots: a side table, indexed by
+/// slot, that only retains and releases touch (lookups never do). It grows
+/// to the highest slot retained, so a context whose entities nobody retains
+/// pays nothing for it.
+///
+/// Internal retains (of collectors, reactive systems and entity indices)
+/// are only counted; user retains are counted apart (so a user release can
+/// never take an internal one) and, in safe mode, recorded with their owners.
+pub(crate) struct Retains {
     mode: AercMode,
-    /// Per slot index, the user owners holding a retain (safe mode only).
+    /// Per slot, the internal retains.
+    internal: Vec<u32>,
+    /// Per slot, the user retains.
+    user: Vec<u32>,
+    /// Per slot, the user owners holding a retain (safe mode only).
     owners: Vec<SmallVec<[Owner; 2]>>,
 }
 
-impl Aerc {
+impl Retains {
     pub(crate) fn new(mode: AercMode) -> Self {
-        Aerc {
+        Retains {
             mode,
+            internal: Vec::new(),
+            user: Vec::new(),
             owners: Vec::new(),
         }
     }
@@ -132,16 +139,44 @@ impl Aerc {
         self.mode
     }
 
-    /// Adds user `owner`'s retain to the entity whose meta is `meta`. (The
-    /// retains of collectors and reactive systems are only counted, apart
-    /// from users', by `retain_internal`: they cannot misuse retains, and pay
-    /// no owner bookkeeping per entity.)
-    #[inline]
-    pub(crate) fn retain(&mut self, meta: &mut EntityMeta, entity: Entity, owner: Owner) -> Result<(), Misuse> {
+    /// Adds an internal retain to slot `index`.
+    #[inline(always)]
+    pub(crate) fn retain_internal(&mut self, index: u32) {
+        let index = index as usize;
+        if index >= self.internal.len() {
+            self.grow_internal(index);
+        }
+        let count = &mut self.internal[index];
+        // One per collector, reactive system and index holding the entity:
+        // far fewer than 2^32.
+        *count = count.checked_add(1).expect("fewer than 2^32 internal retains");
+    }
+
+    #[cold]
+    fn grow_internal(&mut self, index: usize) {
+        self.internal.resize((index + 1).next_power_of_two(), 0);
+    }
+
+    /// Takes an internal retain off slot `index`; false if there was none (a
+    /// bug).
+    #[inline(always)]
+    pub(crate) fn release_internal(&mut self, index: u32) -> bool {
+        match self.internal.get_mut(index as usize) {
+            Some(count) if *count > 0 => {
+                *count -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Adds user `owner`'s retain to slot `index`.
+    pub(crate) fn retain_user(&mut self, index: u32, owner: Owner) -> Result<(), Misuse> {
         debug_assert!(!owner.is_internal(), "internal retains go through `retain_internal`");
-        let count = meta.user_retains.checked_add(1).ok_or(Misuse::TooManyRetains)?;
+        let index = index as usize;
+        let count = self.user.get(index).copied().unwrap_or(0);
+        let count = count.checked_add(1).ok_or(Misuse::TooManyRetains)?;
         if self.mode == AercMode::Safe {
-            let index = entity.index() as usize;
             if index >= self.owners.len() {
                 self.owners.resize_with(index + 1, SmallVec::new);
             }
@@ -151,230 +186,53 @@ impl Aerc {
             }
             owners.push(owner);
         }
-        meta.user_retains = count;
+        if index >= self.user.len() {
+            self.user.resize(index + 1, 0);
+        }
+        self.user[index] = count;
         Ok(())
     }
 
-    /// Adds a collector's, reactive system's or entity index's retain.
-    #[inline(always)]
-    pub(crate) fn retain_internal(meta: &mut EntityMeta) -> Result<(), Misuse> {
-        meta.internal_retains = meta.internal_retains.checked_add(1).ok_or(Misuse::TooManyRetains)?;
-        Ok(())
-    }
-
-    /// Takes one such retain off; false if there was none (a bug).
-    #[inline(always)]
-    pub(crate) fn release_internal(meta: &mut EntityMeta) -> bool {
-        meta.internal_retains
-            .checked_sub(1)
-            .map(|count| meta.internal_retains = count)
-            .is_some()
-    }
-
-    /// Takes user `owner`'s retain off the entity whose meta is `meta`.
-    #[inline]
-    pub(crate) fn release(&mut self, meta: &mut EntityMeta, entity: Entity, owner: Owner) -> Result<(), Misuse> {
-        debug_assert!(!owner.is_internal(), "internal retains go through `release_own`");
-        let count = meta.user_retains.checked_sub(1).ok_or(Misuse::NotRetained)?;
+    /// Takes user `owner`'s retain off slot `index`.
+    pub(crate) fn release_user(&mut self, index: u32, owner: Owner) -> Result<(), Misuse> {
+        debug_assert!(!owner.is_internal(), "internal retains go through `release_internal`");
+        let index = index as usize;
+        let count = self.user.get(index).copied().unwrap_or(0);
+        let count = count.checked_sub(1).ok_or(Misuse::NotRetained)?;
         if self.mode == AercMode::Safe {
-            let owners = self
-                .owners
-                .get_mut(entity.index() as usize)
-                .ok_or(Misuse::NotRetained)?;
+            let owners = self.owners.get_mut(index).ok_or(Misuse::NotRetained)?;
             let at = owners.iter().position(|&o| o == owner).ok_or(Misuse::NotRetained)?;
             owners.swap_remove(at);
         }
-        meta.user_retains = count;
+        self.user[index] = count;
         Ok(())
     }
 
-    /// Forgets the owners recorded for slot `index`, whose entity is gone.
-    pub(crate) fn forget(&mut self, index: u32) {
-        if let Some(owners) = self.owners.get_mut(index as usize) {
-            debug_assert!(owners.is_empty(), "a freed slot had owners");
-            owners.clear();
-        }
+    /// The internal retains on slot `index`.
+    #[inline]
+    pub(crate) fn internal(&self, index: u32) -> u32 {
+        self.internal.get(index as usize).copied().unwrap_or(0)
     }
 
-    /// The owners of the entity in slot `index` (safe mode; empty otherwise).
+    /// The user retains on slot `index`.
+    #[inline]
+    pub(crate) fn user(&self, index: u32) -> u32 {
+        self.user.get(index as usize).copied().unwrap_or(0)
+    }
+
+    /// Whether anything retains slot `index`.
+    #[inline]
+    pub(crate) fn is_retained(&self, index: u32) -> bool {
+        self.internal(index) != 0 || self.user(index) != 0
+    }
+
+    /// How many retains hold slot `index`.
+    pub(crate) fn count(&self, index: u32) -> usize {
+        self.internal(index) as usize + self.user(index) as usize
+    }
+
+    /// The user owners of slot `index` (safe mode; empty otherwise).
     pub(crate) fn owners(&self, index: u32) -> &[Owner] {
         self.owners.get(index as usize).map_or(&[], |owners| owners)
-    }
-}
-
-impl Context {
-    /// How this context counts retains.
-    pub fn aerc_mode(&self) -> AercMode {
-        self.aerc.mode()
-    }
-
-    /// Whether the entity is enabled: `Ok(true)` while alive, `Ok(false)`
-    /// once destroyed while something still retains it.
-    ///
-    /// # Errors
-    /// [`Error::StaleEntity`] once the slot is freed (destroyed and released).
-    pub fn is_enabled(&self, entity: Entity) -> Result<bool, Error> {
-        self.entities
-            .slot(entity)
-            .map(|meta| meta.enabled)
-            .ok_or(Error::StaleEntity {
-                context: self.name,
-                entity,
-            })
-    }
-
-    /// Adds a retain by `owner`: the entity's slot is not reused until every
-    /// retain is released, even after the entity is destroyed. Works on an
-    /// enabled entity and on a destroyed one that is still retained.
-    ///
-    /// # Errors
-    /// [`Error::StaleEntity`] if the slot is free;
-    /// [`Error::AlreadyRetained`] in safe mode if `owner` holds a retain on the
-    /// entity already; [`Error::InternalOwner`] for the owner of a collector
-    /// or a reactive system. Nothing changes on error.
-    pub fn retain(&mut self, entity: Entity, owner: Owner) -> Result<(), Error> {
-        let context = self.name;
-        if owner.is_internal() {
-            return Err(Error::InternalOwner { context, owner });
-        }
-        let meta = self
-            .entities
-            .slot_mut(entity)
-            .ok_or(Error::StaleEntity { context, entity })?;
-        self.aerc
-            .retain(meta, entity, owner)
-            .map_err(|misuse| misuse_error(misuse, context, entity, owner))
-    }
-
-    /// Takes `owner`'s retain off the entity. If that was the last one and
-    /// the entity is destroyed, its slot is freed and
-    /// [`ContextEvent::EntityReleased`] fires.
-    ///
-    /// # Errors
-    /// [`Error::StaleEntity`] if the slot is free; [`Error::NotRetained`] if
-    /// `owner` holds no retain (safe mode) or no user retain is left (fast
-    /// mode);
-    /// [`Error::InternalOwner`] for the owner of a collector or a reactive
-    /// system. Nothing changes on error.
-    pub fn release(&mut self, entity: Entity, owner: Owner) -> Result<(), Error> {
-        let context = self.name;
-        if owner.is_internal() {
-            return Err(Error::InternalOwner { context, owner });
-        }
-        let meta = self
-            .entities
-            .slot_mut(entity)
-            .ok_or(Error::StaleEntity { context, entity })?;
-        self.aerc
-            .release(meta, entity, owner)
-            .map_err(|misuse| misuse_error(misuse, context, entity, owner))?;
-        if !meta.is_retained() && !meta.enabled {
-            self.free_released(entity);
-            self.fire_released();
-        }
-        Ok(())
-    }
-
-    /// Frees the slot of a destroyed entity whose last retain went, and
-    /// queues its `EntityReleased` for [`fire_released`](Context::fire_released).
-    fn free_released(&mut self, entity: Entity) {
-        self.entities.free_disabled(entity);
-        self.aerc.forget(entity.index());
-        if !self.subscribers.is_empty() {
-            self.released.push(entity);
-        }
-    }
-
-    /// Fires the queued `EntityReleased` events. Batch releases queue them and
-    /// fire them only once every count is settled, so a panicking handler
-    /// cannot leave a batch half released.
-    pub(crate) fn fire_released(&mut self) {
-        if self.released.is_empty() {
-            return;
-        }
-        let mut queued = std::mem::take(&mut self.released);
-        for &entity in &queued {
-            self.subscribers.emit(&ContextEvent::EntityReleased { entity });
-        }
-        queued.clear();
-        self.released = queued;
-    }
-
-    /// Releases a retain the context itself made (for a collector or a
-    /// reactive system), freeing the slot if it was the last one; the
-    /// `EntityReleased` event waits for [`fire_released`](Context::fire_released).
-    /// (User code cannot release an internal owner's retain, so it is there.)
-    #[inline]
-    pub(crate) fn release_own(&mut self, entity: Entity, owner: Owner) {
-        let Some(meta) = self.entities.slot_mut(entity) else {
-            debug_assert!(false, "retained entity {entity} lost its slot");
-            return;
-        };
-        debug_assert!(owner.is_internal());
-        let released = Aerc::release_internal(meta);
-        debug_assert!(released, "{owner} did not retain {entity}");
-        if released && !meta.is_retained() && !meta.enabled {
-            self.free_released(entity);
-        }
-    }
-
-    /// Releases `owner`'s retain on each of `entities` (emptied), then fires
-    /// the `EntityReleased` events.
-    pub(crate) fn release_all(&mut self, entities: &mut Vec<Entity>, owner: Owner) {
-        for &entity in entities.iter() {
-            self.release_own(entity, owner);
-        }
-        entities.clear();
-        self.fire_released();
-    }
-
-    /// How many retains hold the entity (enabled or destroyed).
-    ///
-    /// # Errors
-    /// [`Error::StaleEntity`] if the slot is free.
-    pub fn retain_count(&self, entity: Entity) -> Result<usize, Error> {
-        self.entities
-            .slot(entity)
-            .map(EntityMeta::retain_count)
-            .ok_or(Error::StaleEntity {
-                context: self.name,
-                entity,
-            })
-    }
-
-    /// Who retains the entity, among owners made with [`Owner::new`]:
-    /// `Some(owners)` in safe mode (in the order the retains were made, except
-    /// that a release moves the newest into the released one's place), `None`
-    /// in fast mode, which does not record them. Retains held by collectors
-    /// and reactive systems are counted in
-    /// [`retain_count`](Context::retain_count) but not listed here: they are
-    /// made and released by the context alone, so there is no misuse to catch,
-    /// and skipping the bookkeeping keeps reactive frames cheap.
-    ///
-    /// # Errors
-    /// [`Error::StaleEntity`] if the slot is free.
-    pub fn retain_owners(&self, entity: Entity) -> Result<Option<&[Owner]>, Error> {
-        self.entities.slot(entity).ok_or(Error::StaleEntity {
-            context: self.name,
-            entity,
-        })?;
-        Ok((self.aerc.mode() == AercMode::Safe).then(|| self.aerc.owners(entity.index())))
-    }
-
-    /// The destroyed entities whose slots are kept because something still
-    /// retains them, in slot order.
-    pub fn retained_destroyed_entities(&self) -> impl Iterator<Item = Entity> + '_ {
-        self.entities
-            .iter_slots()
-            .filter(|(_, meta)| !meta.enabled)
-            .map(|(entity, _)| entity)
-    }
-}
-
-fn misuse_error(misuse: Misuse, context: &'static str, entity: Entity, owner: Owner) -> Error {
-    match misuse {
-        Misuse::TooManyRetains => Error::TooManyRetains { context, entity },
-        Misuse::AlreadyRetained => Error::AlreadyRetained { context, entity, owner },
-        Misuse::NotRetained => Error::NotRetained { context, entity, owner },
     }
 }

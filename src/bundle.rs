@@ -1,8 +1,8 @@
 //! Component tuples: `ComponentTuple` (a list of component types) and
 //! `Bundle` (a tuple of component values, to create an entity with).
 
-use crate::component::{Component, ComponentId};
-use crate::storage::{ComponentRef, RowWriter};
+use crate::component::{Component, ComponentId, ComponentRef};
+use crate::storage::RowWriter;
 
 mod sealed {
     pub trait Sealed {}

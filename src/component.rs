@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::storage::{ComponentRef, TypeInfo};
+use crate::storage::{ErasedRef, TypeInfo};
 
 /// The id of a component type: a small dense integer, the same for a type in
 /// every context of the program. Ids are given to all declared components at
@@ -46,6 +46,92 @@ impl fmt::Display for ComponentId {
 /// Formats a component value for `Debug` output, given a view of it.
 #[doc(hidden)]
 pub type DebugFn = fn(&ComponentRef<'_>, &mut fmt::Formatter<'_>) -> fmt::Result;
+
+/// A read-only view of one component value whose type is known only at run
+/// time. Events carry these (the added value, the removed value, the old and the
+/// new value of a replace); [`ComponentRef::get`](crate::ComponentRef::get) gives back the typed value.
+///
+/// # Example
+/// ```
+/// use reactecs::{Context, ContextEvent};
+/// # #[derive(Debug, PartialEq)] struct Health(u32);
+/// # reactecs::component!(Health);
+/// let mut game = Context::new();
+/// game.subscribe(|event: &ContextEvent<'_>| {
+///     if let ContextEvent::ComponentAdded { component, .. } = event {
+///         assert_eq!(component.get::<Health>(), Some(&Health(10)));
+///         assert_eq!(component.name(), "Health");
+///     }
+/// });
+/// let e = game.create_entity();
+/// game.add(e, Health(10)).unwrap();
+/// ```
+#[derive(Clone, Copy)]
+pub struct ComponentRef<'a> {
+    info: &'static ComponentInfo,
+    value: ErasedRef<'a>,
+}
+
+impl<'a> ComponentRef<'a> {
+    /// A view of `value`, described by `info`.
+    #[inline]
+    pub(crate) fn new<T: Component>(info: &'static ComponentInfo, value: &'a T) -> Self {
+        debug_assert_eq!(
+            info.ty.type_id(),
+            std::any::TypeId::of::<T>(),
+            "the info of another type"
+        );
+        ComponentRef {
+            info,
+            value: ErasedRef::of(value),
+        }
+    }
+
+    /// A view of a stored value, described by `info`.
+    #[inline]
+    pub(crate) fn from_erased(info: &'static ComponentInfo, value: ErasedRef<'a>) -> Self {
+        debug_assert_eq!(info.ty.type_id(), value.type_id(), "the info of another type");
+        ComponentRef { info, value }
+    }
+
+    /// A view of `value`, a value of the same component type as `self`'s
+    /// (e.g. the old value beside a new one).
+    #[inline]
+    pub(crate) fn sibling<'b, T: Component>(&self, value: &'b T) -> ComponentRef<'b> {
+        ComponentRef::new(self.info, value)
+    }
+
+    /// The value, if it is a `T`.
+    #[inline]
+    pub fn get<T: 'static>(&self) -> Option<&'a T> {
+        self.value.get::<T>()
+    }
+
+    /// The component's id.
+    pub fn id(&self) -> ComponentId {
+        self.info.id()
+    }
+
+    /// The component's name as declared (for example `Position`).
+    pub fn name(&self) -> &'static str {
+        self.info.name()
+    }
+
+    /// Everything known about the component type.
+    pub fn info(&self) -> &'static ComponentInfo {
+        self.info
+    }
+}
+
+impl fmt::Debug for ComponentRef<'_> {
+    /// The value's own `Debug` if the type implements it, else `Name(..)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.info.debug {
+            Some(debug) => debug(self, f),
+            None => write!(f, "{}(..)", self.info.name()),
+        }
+    }
+}
 
 /// Everything reactecs knows about one declared component type.
 pub struct ComponentInfo {

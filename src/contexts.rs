@@ -16,24 +16,7 @@ pub trait ContextKind: 'static {
     const AERC: AercMode;
 }
 
-/// Identifies one context instance: the context of a
-/// [`ContextEntity`](crate::system::ContextEntity), of a
-/// [`CollectorId`](crate::CollectorId) or of a [`GroupId`](crate::GroupId).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ContextId(pub(crate) u32);
-
-impl fmt::Display for ContextId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "context #{}", self.0)
-    }
-}
-
-impl Context {
-    /// This context's instance id.
-    pub fn id(&self) -> ContextId {
-        ContextId(self.instance())
-    }
-}
+pub use crate::id::ContextId;
 
 /// What [`context!`](crate::context!) submits to `inventory`.
 #[doc(hidden)]
@@ -53,7 +36,7 @@ inventory::collect!(ContextRegistration);
 
 /// Declares contexts: for each name, a marker type implementing
 /// [`ContextKind`], registered so that [`Contexts::new`] builds it. `fast`
-/// before a name picks [`AercMode::Fast`] (default: safe). A visibility may
+/// before a name picks [`AercMode::Fast`](crate::AercMode::Fast) (default: safe). A visibility may
 /// lead each name.
 ///
 /// Components then name their contexts: `component!(Game: Position)`; the
@@ -111,7 +94,7 @@ macro_rules! __context_one {
 }
 
 /// Every context declared with [`context!`](crate::context!), each built as
-/// [`Context::of`] builds it, side by side. Systems and features can run on
+/// [`Context::of`](crate::Context::of) builds it, side by side. Systems and features can run on
 /// `Contexts` (see [`System`](crate::System)), and reach one context by type.
 ///
 /// # Example
@@ -219,7 +202,7 @@ impl Contexts {
         self.list.is_empty()
     }
 
-    /// Resets every context ([`Context::reset`]), after checking that none
+    /// Resets every context ([`Context::reset`](crate::Context::reset)), after checking that none
     /// holds a retained entity.
     ///
     /// # Errors

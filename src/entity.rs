@@ -1,121 +1,273 @@
-//! `Entity`: a generational handle, and the per-entity bookkeeping behind it.
+//! `Entity`: a handle to an entity of one context; `Entities`: the slim
+//! per-slot records behind the handles.
+//!
+//! A slot record is 16 bytes: the entity's creation number and its location
+//! (archetype and row). That is all a lookup reads. Retain counts live in a
+//! side table ([`aerc`](crate::aerc)), touched only by retains and releases.
+//!
+//! Every entity gets a creation number from a per-context counter that never
+//! goes back (not even at `reset`, which only moves the point that counts as
+//! creation index 0). A handle carries its slot index and the low 32 bits of
+//! that number, its *tag*; a lookup compares the tag with the slot's. Numbers
+//! whose low 32 bits are zero are skipped, so a tag is never zero (which
+//! gives `Option<Entity>` its niche) and a freed slot, whose tag is cleared,
+//! never matches a handle.
 
 use std::fmt;
+use std::num::NonZeroU32;
 
-use slotmap::{Key, SlotMap};
+use crate::storage::{ArchetypeId, Location};
 
-use crate::storage::Location;
-
-slotmap::new_key_type! {
-    /// A handle to an entity of one context: an index and a generation.
-    ///
-    /// When an entity is destroyed its index may be reused, but with a new
-    /// generation, so an old handle is detected as stale
-    /// ([`Error::StaleEntity`](crate::Error::StaleEntity)) and never reaches the
-    /// new entity. Handles are per context: a handle used on another context is
-    /// not detected (it may name an entity there).
-    ///
-    /// `Display` prints `index v generation`, e.g. `3v1` (`Debug`: `Entity(3v1)`).
-    pub struct Entity;
+/// A handle to an entity of one context: a slot index and a tag.
+///
+/// When an entity is destroyed its slot may be reused, but the next entity in
+/// it has another tag, so an old handle is detected as stale
+/// ([`Error::StaleEntity`](crate::Error::StaleEntity)) and never reaches the
+/// new entity. Handles are per context: a handle used on another context is
+/// not detected (it may name an entity there).
+///
+/// `Display` prints `index v tag`, e.g. `3v1` (`Debug`: `Entity(3v1)`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(C, align(8))]
+pub struct Entity {
+    index: u32,
+    tag: NonZeroU32,
 }
 
 impl Entity {
+    /// A handle that names no entity (for "none" in plain-data tables).
+    pub(crate) const NULL: Entity = Entity {
+        index: u32::MAX,
+        tag: NonZeroU32::MAX,
+    };
+
     /// The slot index (reused after destruction).
+    #[inline]
     pub fn index(self) -> u32 {
-        self.data().as_ffi() as u32
+        self.index
     }
 
-    /// The generation of the slot when this handle was made.
+    /// The entity's tag: the low 32 bits of its creation number, which tell
+    /// it apart from the entities that use its slot before and after it.
+    #[inline]
     pub fn generation(self) -> u32 {
-        (self.data().as_ffi() >> 32) as u32
+        self.tag.get()
+    }
+
+    /// Whether this is [`Entity::NULL`].
+    pub(crate) fn is_null(self) -> bool {
+        self == Entity::NULL
     }
 }
 
 impl fmt::Display for Entity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}v{}", self.index(), self.generation())
+        write!(f, "{}v{}", self.index, self.tag)
     }
 }
 
-/// What a context keeps per entity slot in use.
+impl fmt::Debug for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Entity({self})")
+    }
+}
+
+/// `archetype` of a free slot (its `row` links the free list).
+const FREE: u32 = u32::MAX;
+/// `archetype` of a destroyed entity kept for its retainers.
+const DISABLED: u32 = u32::MAX - 1;
+/// The end of the free list.
+const NO_SLOT: u32 = u32::MAX;
+
+/// One slot: 16 bytes.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct EntityMeta {
-    /// Where the entity's row is (meaningless once disabled).
-    pub(crate) location: Location,
-    /// The position of the entity in creation order since the last `reset`.
-    pub(crate) creation_index: u64,
-    /// Retains held by user owners (AERC).
-    pub(crate) user_retains: u32,
-    /// Retains held by collectors and reactive systems, counted apart so a
-    /// user release can never take one.
-    pub(crate) internal_retains: u32,
-    /// False once destroyed: the slot is kept only for its retainers.
-    pub(crate) enabled: bool,
+struct Slot {
+    /// The creation number of the entity in the slot (0 once freed).
+    creation: u64,
+    /// Its archetype, or `FREE` / `DISABLED`.
+    archetype: u32,
+    /// Its row in the archetype; for a free slot, the next free slot.
+    row: u32,
 }
 
-impl EntityMeta {
-    /// Whether anything retains the entity.
-    #[inline]
-    pub(crate) fn is_retained(&self) -> bool {
-        self.user_retains != 0 || self.internal_retains != 0
-    }
-
-    /// How many retains hold the entity.
-    pub(crate) fn retain_count(&self) -> usize {
-        self.user_retains as usize + self.internal_retains as usize
+impl Slot {
+    #[inline(always)]
+    fn tag(&self) -> u32 {
+        self.creation as u32
     }
 }
 
-/// The entity slots of a context: enabled entities, and destroyed ones whose
-/// slots are kept because something still retains them (AERC). Lookups by
-/// handle see enabled entities only, unless they say otherwise.
-#[derive(Default)]
+/// What a handle names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Liveness {
+    /// A live entity, at this location.
+    Alive(Location),
+    /// A destroyed entity whose slot is kept for its retainers.
+    Disabled,
+    /// Nothing: the slot was freed (and maybe reused), or never existed.
+    Stale,
+}
+
+/// The entity slots of a context: live entities, destroyed ones kept for
+/// their retainers (disabled), and free slots, reused last freed first.
 pub(crate) struct Entities {
-    slots: SlotMap<Entity, EntityMeta>,
-    /// Slots held by destroyed, still retained entities.
+    slots: Vec<Slot>,
+    /// The most recently freed slot (`NO_SLOT`: none).
+    free: u32,
+    /// Live entities.
+    len: usize,
+    /// Disabled entities.
     disabled: usize,
+    /// The creation number the next entity gets.
+    next_creation: u64,
+    /// The creation number that counts as creation index 0.
+    base: u64,
+}
+
+impl Default for Entities {
+    fn default() -> Self {
+        Entities {
+            slots: Vec::new(),
+            free: NO_SLOT,
+            len: 0,
+            disabled: 0,
+            next_creation: 1,
+            base: 1,
+        }
+    }
 }
 
 impl Entities {
-    /// The meta of an enabled entity.
-    #[inline]
-    pub(crate) fn get(&self, entity: Entity) -> Option<&EntityMeta> {
-        self.slots.get(entity).filter(|meta| meta.enabled)
+    /// Where a live entity is; `None` if it is disabled or stale.
+    #[inline(always)]
+    pub(crate) fn location(&self, entity: Entity) -> Option<Location> {
+        let slot = self.slots.get(entity.index as usize)?;
+        if slot.tag() == entity.tag.get() && slot.archetype < DISABLED {
+            Some(Location {
+                archetype: ArchetypeId(slot.archetype),
+                row: slot.row,
+            })
+        } else {
+            None
+        }
     }
 
-    /// The meta of an enabled entity, mutably.
-    #[inline]
-    pub(crate) fn get_mut(&mut self, entity: Entity) -> Option<&mut EntityMeta> {
-        self.slots.get_mut(entity).filter(|meta| meta.enabled)
+    /// What `entity` names.
+    pub(crate) fn liveness(&self, entity: Entity) -> Liveness {
+        match self.slots.get(entity.index as usize) {
+            Some(slot) if slot.tag() == entity.tag.get() => match slot.archetype {
+                DISABLED => Liveness::Disabled,
+                FREE => Liveness::Stale,
+                archetype => Liveness::Alive(Location {
+                    archetype: ArchetypeId(archetype),
+                    row: slot.row,
+                }),
+            },
+            _ => Liveness::Stale,
+        }
     }
 
-    /// The meta of an entity whose slot is in use, enabled or not.
+    /// Whether `entity` holds its slot (alive or disabled).
     #[inline]
-    pub(crate) fn slot(&self, entity: Entity) -> Option<&EntityMeta> {
-        self.slots.get(entity)
+    pub(crate) fn holds_slot(&self, entity: Entity) -> bool {
+        self.liveness(entity) != Liveness::Stale
     }
 
-    /// The meta of an entity whose slot is in use, mutably.
-    #[inline]
-    pub(crate) fn slot_mut(&mut self, entity: Entity) -> Option<&mut EntityMeta> {
-        self.slots.get_mut(entity)
+    /// Whether any destroyed entity is kept for its retainers.
+    #[inline(always)]
+    pub(crate) fn any_disabled(&self) -> bool {
+        self.disabled != 0
     }
 
-    /// Points an enabled entity moved by storage at its new row.
-    #[inline]
+    /// Records that live `entity` now lives at `location` (after storage
+    /// moved its row).
+    #[inline(always)]
     pub(crate) fn relocate(&mut self, entity: Entity, location: Location) {
-        self.slots[entity].location = location;
+        let slot = &mut self.slots[entity.index as usize];
+        debug_assert!(slot.tag() == entity.tag.get() && slot.archetype < DISABLED);
+        slot.archetype = location.archetype.0;
+        slot.row = location.row;
     }
 
-    /// The number of enabled entities.
+    /// A new live entity at `location` (which the caller fills right
+    /// after), in the most recently freed slot or a new one.
+    #[inline]
+    pub(crate) fn alloc(&mut self, location: Location) -> Entity {
+        let creation = self.next_creation;
+        self.next_creation += if (creation as u32) == u32::MAX { 2 } else { 1 };
+        let record = Slot {
+            creation,
+            archetype: location.archetype.0,
+            row: location.row,
+        };
+        let index = if self.free != NO_SLOT {
+            let index = self.free;
+            self.free = self.slots[index as usize].row;
+            self.slots[index as usize] = record;
+            index
+        } else {
+            let index = u32::try_from(self.slots.len())
+                .ok()
+                .filter(|&i| i != NO_SLOT)
+                .expect("more than 2^32 - 1 entity slots");
+            self.slots.push(record);
+            index
+        };
+        self.len += 1;
+        Entity {
+            index,
+            tag: NonZeroU32::new(creation as u32).expect("creation numbers skip a zero tag"),
+        }
+    }
+
+    /// Ends live `entity`'s life: frees its slot if nothing `retained` it
+    /// (true), else keeps it, disabled, for its retainers (false).
+    pub(crate) fn disable(&mut self, entity: Entity, retained: bool) -> bool {
+        debug_assert!(self.location(entity).is_some());
+        self.len -= 1;
+        if retained {
+            self.slots[entity.index as usize].archetype = DISABLED;
+            self.disabled += 1;
+            false
+        } else {
+            self.release_slot(entity.index);
+            true
+        }
+    }
+
+    /// Frees the slot of disabled `entity`, whose last retain went.
+    pub(crate) fn free_disabled(&mut self, entity: Entity) {
+        debug_assert_eq!(self.liveness(entity), Liveness::Disabled);
+        self.disabled -= 1;
+        self.release_slot(entity.index);
+    }
+
+    fn release_slot(&mut self, index: u32) {
+        self.slots[index as usize] = Slot {
+            creation: 0,
+            archetype: FREE,
+            row: self.free,
+        };
+        self.free = index;
+    }
+
+    /// The creation index of live `entity`: its position in creation order
+    /// since the context was made or last reset.
+    pub(crate) fn creation_index(&self, entity: Entity) -> u64 {
+        let creation = self.slots[entity.index as usize].creation;
+        // Numbers with a zero low half were skipped: one per 2^32 passed.
+        (creation - self.base) - ((creation >> 32) - (self.base >> 32))
+    }
+
+    /// Restarts creation indices at 0 for the next entity.
+    pub(crate) fn restart_creation_indices(&mut self) {
+        self.base = self.next_creation;
+    }
+
+    /// The number of live entities.
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.slots.len() - self.disabled
-    }
-
-    /// How many slots exist, used or free (an upper bound on slot indices).
-    pub(crate) fn slot_capacity(&self) -> usize {
-        self.slots.capacity() + 1
+        self.len
     }
 
     /// The number of destroyed entities kept for their retainers.
@@ -123,17 +275,9 @@ impl Entities {
         self.disabled
     }
 
-    /// Enabled entities, in slot order.
-    pub(crate) fn keys(&self) -> impl Iterator<Item = Entity> + '_ {
-        self.slots
-            .iter()
-            .filter(|(_, meta)| meta.enabled)
-            .map(|(entity, _)| entity)
-    }
-
-    /// Every slot in use, enabled or not, in slot order.
-    pub(crate) fn iter_slots(&self) -> impl Iterator<Item = (Entity, &EntityMeta)> + '_ {
-        self.slots.iter()
+    /// An upper bound on slot indices in use.
+    pub(crate) fn slot_capacity(&self) -> usize {
+        self.slots.len()
     }
 
     /// Room for `additional` more entities.
@@ -141,31 +285,125 @@ impl Entities {
         self.slots.reserve(additional);
     }
 
-    /// Takes a free slot for a new, enabled entity whose meta `make` builds.
-    #[inline]
-    pub(crate) fn insert_with_key(&mut self, make: impl FnOnce(Entity) -> EntityMeta) -> Entity {
-        self.slots.insert_with_key(make)
+    /// Live entities, in slot order.
+    pub(crate) fn alive(&self) -> impl Iterator<Item = Entity> + '_ {
+        self.held().filter(|&(_, disabled)| !disabled).map(|(entity, _)| entity)
     }
 
-    /// Ends an enabled entity's life: frees its slot if nothing retains it
-    /// (returns true), else keeps the slot, disabled, for its retainers.
-    pub(crate) fn disable(&mut self, entity: Entity) -> bool {
-        let meta = &mut self.slots[entity];
-        debug_assert!(meta.enabled);
-        if !meta.is_retained() {
-            self.slots.remove(entity);
-            true
-        } else {
-            meta.enabled = false;
-            self.disabled += 1;
-            false
+    /// Every entity holding a slot, in slot order, with whether it is
+    /// disabled.
+    pub(crate) fn held(&self) -> impl Iterator<Item = (Entity, bool)> + '_ {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, slot)| slot.archetype != FREE)
+            .map(|(index, slot)| {
+                let entity = Entity {
+                    index: index as u32,
+                    tag: NonZeroU32::new(slot.tag()).expect("a held slot has a tag"),
+                };
+                (entity, slot.archetype == DISABLED)
+            })
+    }
+
+    /// Checks the records: counts, the free list, distinct creation numbers.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let mut free = vec![false; self.slots.len()];
+        let mut at = self.free;
+        while at != NO_SLOT {
+            let slot = self
+                .slots
+                .get(at as usize)
+                .ok_or(format!("free list reaches slot {at}"))?;
+            if slot.archetype != FREE || std::mem::replace(&mut free[at as usize], true) {
+                return Err(format!("free list holds slot {at} twice or in use"));
+            }
+            at = slot.row;
+        }
+        let (mut live, mut disabled) = (0, 0);
+        let mut creations = std::collections::HashSet::new();
+        for (index, slot) in self.slots.iter().enumerate() {
+            match slot.archetype {
+                FREE if !free[index] => return Err(format!("free slot {index} is not in the free list")),
+                FREE => continue,
+                DISABLED => disabled += 1,
+                _ => live += 1,
+            }
+            if slot.creation < self.base || slot.creation >= self.next_creation || slot.tag() == 0 {
+                return Err(format!("slot {index} has creation number {}", slot.creation));
+            }
+            if !creations.insert(slot.creation) {
+                return Err(format!("creation number {} is used twice", slot.creation));
+            }
+        }
+        if (live, disabled) != (self.len, self.disabled) {
+            return Err(format!(
+                "{live} live and {disabled} disabled slots, counted {} and {}",
+                self.len, self.disabled
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(row: u32) -> Location {
+        Location {
+            archetype: ArchetypeId(0),
+            row,
         }
     }
 
-    /// Frees the slot of a disabled entity whose last retain went.
-    pub(crate) fn free_disabled(&mut self, entity: Entity) {
-        debug_assert!(self.slots.get(entity).is_some_and(|m| !m.enabled && !m.is_retained()));
-        self.slots.remove(entity);
-        self.disabled -= 1;
+    #[test]
+    fn a_slot_record_is_sixteen_bytes() {
+        assert_eq!(size_of::<Slot>(), 16);
+        assert_eq!(size_of::<Entity>(), 8);
+        assert_eq!(size_of::<Option<Entity>>(), 8);
+    }
+
+    #[test]
+    fn freed_slots_are_reused_last_freed_first_with_a_new_tag() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(at(0));
+        let b = entities.alloc(at(1));
+        assert!(entities.disable(a, false));
+        assert!(entities.disable(b, false));
+        let c = entities.alloc(at(0));
+        assert_eq!(c.index(), b.index());
+        assert_ne!(c, b);
+        assert_eq!(entities.liveness(b), Liveness::Stale);
+        assert_eq!(entities.location(c), Some(at(0)));
+        entities.check().unwrap();
+    }
+
+    #[test]
+    fn a_disabled_entity_is_told_apart_from_a_stale_one() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(at(0));
+        assert!(!entities.disable(a, true));
+        assert_eq!(entities.liveness(a), Liveness::Disabled);
+        assert_eq!(entities.location(a), None);
+        let b = entities.alloc(at(0));
+        assert_ne!(b.index(), a.index(), "a disabled slot is not reused");
+        entities.free_disabled(a);
+        assert_eq!(entities.liveness(a), Liveness::Stale);
+        entities.check().unwrap();
+    }
+
+    #[test]
+    fn tags_skip_zero_and_creation_indices_count_every_entity() {
+        let mut entities = Entities::default();
+        entities.next_creation = u64::from(u32::MAX) - 1;
+        entities.base = entities.next_creation;
+        let made: Vec<Entity> = (0..4).map(|row| entities.alloc(at(row))).collect();
+        assert!(made.iter().all(|e| e.generation() != 0));
+        let indices: Vec<u64> = made.iter().map(|&e| entities.creation_index(e)).collect();
+        assert_eq!(indices, [0, 1, 2, 3]);
+        entities.restart_creation_indices();
+        let next = entities.alloc(at(4));
+        assert_eq!(entities.creation_index(next), 0);
     }
 }

@@ -2,9 +2,10 @@
 
 use std::fmt;
 
+use crate::component::ComponentRef;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::storage::{Archetype, ComponentRef, Location};
+use crate::storage::Archetype;
 
 /// A read-only view of a live entity: its handle and its components.
 ///
@@ -30,16 +31,12 @@ use crate::storage::{Archetype, ComponentRef, Location};
 pub struct EntityRef<'a> {
     entity: Entity,
     archetype: &'a Archetype,
-    location: Location,
+    row: u32,
 }
 
 impl<'a> EntityRef<'a> {
-    pub(crate) fn new(entity: Entity, archetype: &'a Archetype, location: Location) -> Self {
-        EntityRef {
-            entity,
-            archetype,
-            location,
-        }
+    pub(crate) fn new(entity: Entity, archetype: &'a Archetype, row: u32) -> Self {
+        EntityRef { entity, archetype, row }
     }
 
     /// The entity's handle.
@@ -49,13 +46,13 @@ impl<'a> EntityRef<'a> {
 
     /// The entity's `T`, if it has one.
     pub fn get<T: Component>(&self) -> Option<&'a T> {
-        self.archetype.get(T::component_id(), self.location)
+        self.archetype.get(T::component_id(), self.row)
     }
 
     /// A type-erased view of the component with id `id`, if the entity has it.
     #[inline]
     pub(crate) fn component_ref(&self, id: ComponentId) -> Option<ComponentRef<'a>> {
-        self.archetype.component_ref(id, self.location)
+        self.archetype.component_ref(id, self.row)
     }
 
     /// Whether the entity has a `T`.
@@ -80,7 +77,7 @@ impl<'a> EntityRef<'a> {
 
     /// Views of every component, by increasing component id.
     pub fn components(&self) -> impl Iterator<Item = ComponentRef<'a>> + use<'a> {
-        self.archetype.component_refs(self.location)
+        self.archetype.component_refs(self.row)
     }
 
     /// The component ids, increasing.

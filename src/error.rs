@@ -1,9 +1,8 @@
 //! `Error`: every misuse of a context, as one enum.
 
 use crate::aerc::Owner;
-use crate::collector::CollectorId;
 use crate::entity::Entity;
-use crate::group::GroupId;
+use crate::id::{CollectorId, GroupId};
 
 /// Everything that can go wrong when using a context.
 ///

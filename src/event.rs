@@ -23,7 +23,7 @@
 //! Group events ([`GroupEvent`](crate::GroupEvent)) go to the subscribers of
 //! each group ([`Context::subscribe_group`](crate::Context::subscribe_group)),
 //! in group creation order; every group's membership is updated before the
-//! first of them fires. Context events go to [`Context::subscribe`]'s
+//! first of them fires. Context events go to [`Context::subscribe`](crate::Context::subscribe)'s
 //! handlers.
 //!
 //! Collectors attached to a group get its events before the group's
@@ -31,20 +31,20 @@
 //!
 //! Handlers get read-only event data and cannot reach the context, so no
 //! event is ever stale: what a handler reads is the state the event describes.
-//! Handlers run in subscription order. The context's own consumers (groups,
-//! and collectors and entity indices in later releases) are plain data the
-//! context updates directly, with no boxed closure on the hot path; a context
-//! with no subscriber and no group pays a couple of branches per change.
+//! Handlers run in subscription order. The context's own consumers (groups'
+//! collectors and entity indices) are plain data the context updates
+//! directly, as each change's compiled route says, with no boxed closure on
+//! the hot path; a context with no subscriber, no group handler, no collector
+//! and no index pays one branch per change.
 //!
-//! [`Context::subscribe`]: crate::Context::subscribe
+//! [`Context::subscribe`](crate::Context::subscribe): crate::Context::subscribe
 
-use std::fmt;
-
+use crate::component::ComponentRef;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
-use crate::group::GroupId;
+use crate::id::GroupId;
+pub use crate::id::SubscriptionId;
 use crate::matcher::Matcher;
-use crate::storage::ComponentRef;
 
 /// Something that happened in a context. See the [module docs](self) for the
 /// order in which events fire.
@@ -144,16 +144,6 @@ impl ContextEvent<'_> {
             ContextEvent::EntityWillBeDestroyed { entity } => Some(entity.entity()),
             ContextEvent::GroupCreated { .. } => None,
         }
-    }
-}
-
-/// Identifies one subscription, for [`Context::unsubscribe`](crate::Context::unsubscribe).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SubscriptionId(pub(crate) u64);
-
-impl fmt::Display for SubscriptionId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
     }
 }
 

@@ -10,7 +10,8 @@
 //! - [`Matcher`] and [`Group`]: live sets of entities, with [`GroupEvent`]s.
 //! - The [`query`] module: typed iteration, entity by entity or chunk by chunk.
 //! - Unique components: [`Context::set_unique`] and friends.
-//! - [`EntityRef`]: a read-only view of one entity.
+//! - [`EntityRef`] and [`EntityMut`]: views of one entity, to read (and
+//!   write) several of its components for one lookup.
 //! - The [`system`] module: [`System`] (initialize, execute, cleanup,
 //!   teardown), [`Systems`] to run systems in order, [`Feature`] to time them,
 //!   and [`feature_system!`] to gather a feature's systems from anywhere.
@@ -28,7 +29,6 @@
 pub mod aerc;
 mod bundle;
 mod collector;
-mod collectors;
 mod component;
 mod context;
 mod contexts;
@@ -37,11 +37,11 @@ mod entity_ref;
 mod error;
 pub mod event;
 mod group;
-mod groups;
+mod id;
 pub mod index;
-mod indices;
 mod matcher;
 pub mod query;
+mod routes;
 #[allow(
     unsafe_code,
     reason = "storage is the one module that manages raw chunk memory; every block documents its invariant"
@@ -53,8 +53,8 @@ mod unique;
 pub use aerc::{AercMode, Owner};
 pub use bundle::{Bundle, ComponentTuple};
 pub use collector::{Collector, CollectorId, CollectorSpec, RemovedView, Trigger, TriggerOnEvent};
-pub use component::{Component, ComponentId, ComponentInfo};
-pub use context::{Context, ContextBuilder};
+pub use component::{Component, ComponentId, ComponentInfo, ComponentRef};
+pub use context::{Context, ContextBuilder, EntityMut};
 pub use contexts::{ContextId, ContextKind, Contexts};
 pub use entity::Entity;
 pub use entity_ref::EntityRef;
@@ -64,15 +64,15 @@ pub use group::{EntityList, Group, GroupEvent, GroupId, GroupIter};
 pub use index::{EntityIndex, Index, IndexId, PrimaryEntityIndex};
 pub use matcher::{Matcher, MatcherChain};
 pub use query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
-pub use storage::{CHUNK_BYTES, ComponentRef, ComponentSet, StorageStats};
+pub use storage::{CHUNK_BYTES, ComponentSet, StorageStats};
 pub use system::{Feature, Reactive, ReactiveSystem, System, Systems};
 
 /// The names most programs need: `use reactecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
         AercMode, Collector, CollectorId, Component, ComponentRef, Context, ContextEvent, Contexts, Entity,
-        EntityIndex, EntityRef, Error, Feature, Group, GroupEvent, GroupId, Index, IndexId, Matcher, MatcherChain,
-        Owner, PrimaryEntityIndex, Reactive, ReactiveSystem, System, Systems, Trigger,
+        EntityIndex, EntityMut, EntityRef, Error, Feature, Group, GroupEvent, GroupId, Index, IndexId, Matcher,
+        MatcherChain, Owner, PrimaryEntityIndex, Reactive, ReactiveSystem, System, Systems, Trigger,
     };
 }
 

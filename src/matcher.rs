@@ -5,20 +5,18 @@ use std::fmt;
 
 use crate::bundle::ComponentTuple;
 use crate::component::ComponentId;
-use crate::context::Context;
-use crate::entity::Entity;
 use crate::storage::ComponentSet;
 
 /// A description of a set of entities by their components: all of these, at
 /// least one of those, none of these.
 ///
-/// Start with [`Matcher::all_of`], [`Matcher::any_of`] or
-/// [`Matcher::none_of`] and chain the others in any order (the chaining
+/// Start with [`Matcher::all_of`](crate::Matcher::all_of), [`Matcher::any_of`](crate::Matcher::any_of) or
+/// [`Matcher::none_of`](crate::Matcher::none_of) and chain the others in any order (the chaining
 /// methods come from [`MatcherChain`], which is in the
 /// [prelude](crate::prelude)). Runtime ids work the same way through the
 /// `*_ids` variants. Matchers compare and hash by their three sets, so the
 /// order in which types were given does not matter, and equal matchers get
-/// the same group ([`Context::group`]).
+/// the same group ([`Context::group`](crate::Context::group)).
 ///
 /// A matcher with neither AllOf nor AnyOf (only NoneOf, or nothing at all)
 /// is allowed, but it matches nearly everything: every entity without the
@@ -103,14 +101,6 @@ impl Matcher {
         set.is_superset(&self.all) && (self.any.is_empty() || set.intersects(&self.any)) && !set.intersects(&self.none)
     }
 
-    /// Whether `entity` is alive in `context` and matches. A destroyed entity
-    /// never matches, not even a NoneOf-only matcher.
-    pub fn matches(&self, context: &Context, entity: Entity) -> bool {
-        context
-            .component_set(entity)
-            .is_some_and(|set| self.matches_components(set))
-    }
-
     /// Whether a replace of component `id` on a member is an update for this
     /// matcher: `id` is in its AllOf or AnyOf set.
     #[inline]
@@ -119,7 +109,7 @@ impl Matcher {
     }
 }
 
-/// The chaining half of [`Matcher`]'s builder: `Matcher::all_of::<A>()`
+/// The chaining half of [`Matcher`](crate::Matcher)'s builder: `Matcher::all_of::<A>()`
 /// starts a matcher, `.any_of::<B>()`, `.none_of::<C>()` (and `.all_of` again)
 /// add to it, in any order. In the [prelude](crate::prelude).
 pub trait MatcherChain: Sized {

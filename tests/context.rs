@@ -57,7 +57,8 @@ fn entity_displays_as_index_v_generation() {
     let e = game.create_entity();
     assert_eq!(e.to_string(), format!("{}v{}", e.index(), e.generation()));
     let other = game.create_entity();
-    assert_eq!(other.to_string(), format!("{}v1", e.index() + 1));
+    assert_eq!(other.index(), e.index() + 1, "a new slot");
+    assert_eq!(other.to_string(), format!("{}v{}", e.index() + 1, other.generation()));
 }
 
 #[test]

@@ -1,18 +1,223 @@
-//! Event dispatch: subscriptions, and the group events of a change (phase
-//! two, after every group's membership is updated).
+//! Carrying out a change's route, and subscriptions.
+//!
+//! A change to an entity runs in this order (see the [`event`](crate::event)
+//! module for what each call fires):
+//!
+//! 1. before anything changes, the entity indices the route files the entity
+//!    in make its keys (`Indices::prepare`): a refused primary key or a
+//!    panicking key function leaves the context unchanged;
+//! 2. storage changes (the row moves, is written, or is removed);
+//! 3. phase one: the route's indices file or unfile the entity (every
+//!    group's membership is the archetypes', so it is already current);
+//! 4. phase two, group by group in creation order: the route's collectors
+//!    collect the entity, then the group's handlers get the group event;
+//! 5. the context's subscribers get the component event.
+//!
+//! The route says who is concerned; this file only does what it says.
 
 use super::Context;
-use crate::collectors::Collectors;
-use crate::entity::Entities;
+use crate::aerc::Retains;
+use crate::collector::Collectors;
+use crate::component::ComponentRef;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
-use crate::event::{ContextEvent, SubscriptionId};
-use crate::group::{GroupEvent, GroupId};
-use crate::groups::Groups;
-use crate::storage::{ComponentRef, Location, Moved};
+use crate::event::{ContextEvent, Subscribers};
+use crate::group::{GroupEvent, GroupId, Groups};
+use crate::id::{CollectorKey, IndexKey, SubscriptionId};
+use crate::index::Indices;
+use crate::routes::{Consumers, ReplaceRoute, Route, Routes};
+use crate::storage::Archetypes;
+
+/// What the routes ask about the context's consumers.
+pub(super) struct ConsumerView<'a> {
+    collectors: &'a Collectors,
+    indices: &'a Indices,
+    groups: &'a Groups,
+    subscribers: bool,
+}
+
+impl Consumers for ConsumerView<'_> {
+    fn collector_active(&self, key: CollectorKey) -> bool {
+        self.collectors.is_active(key)
+    }
+
+    fn index_active(&self, key: IndexKey) -> bool {
+        self.indices.is_active(key)
+    }
+
+    fn group_handlers(&self, group: u32) -> bool {
+        self.groups.has_handlers(group)
+    }
+
+    fn subscribers(&self) -> bool {
+        self.subscribers
+    }
+}
+
+/// The parts of a context a route's consumers live in, borrowed apart from
+/// its routes, storage and entity records.
+pub(super) struct Dispatch<'a> {
+    pub(super) name: &'static str,
+    instance: u32,
+    pub(super) retains: &'a mut Retains,
+    pub(super) groups: &'a mut Groups,
+    pub(super) collectors: &'a mut Collectors,
+    pub(super) indices: &'a mut Indices,
+    pub(super) subscribers: &'a mut Subscribers,
+}
+
+impl<'a> Dispatch<'a> {
+    pub(super) fn new(
+        name: &'static str,
+        instance: u32,
+        retains: &'a mut Retains,
+        groups: &'a mut Groups,
+        collectors: &'a mut Collectors,
+        indices: &'a mut Indices,
+        subscribers: &'a mut Subscribers,
+    ) -> Self {
+        Dispatch {
+            name,
+            instance,
+            retains,
+            groups,
+            collectors,
+            indices,
+            subscribers,
+        }
+    }
+
+    /// What the routes ask, answered from these parts.
+    #[inline]
+    pub(super) fn view(&self) -> ConsumerView<'_> {
+        ConsumerView {
+            collectors: self.collectors,
+            indices: self.indices,
+            groups: self.groups,
+            subscribers: !self.subscribers.is_empty(),
+        }
+    }
+
+    /// Step 1 for a route that files `entity` (`None`: one being created):
+    /// the indices it joins make its keys from the values `value_of` gives.
+    pub(super) fn prepare_filing<'v>(
+        &mut self,
+        route: &Route,
+        entity: Option<Entity>,
+        value_of: impl Fn(crate::ComponentId) -> Option<ComponentRef<'v>>,
+    ) -> Result<(), Error> {
+        let joined = route.indices.iter().filter(|&&(_, joined)| joined).map(|&(key, _)| key);
+        self.indices.prepare(joined, entity, value_of, self.name)
+    }
+
+    /// Phase one: the route's indices file (joined) or unfile `entity`.
+    #[inline]
+    pub(super) fn file(&mut self, route: &Route, entity: Entity) {
+        for &(key, joined) in route.indices.iter() {
+            if joined {
+                self.indices.file(key, entity, self.retains);
+            } else {
+                self.indices.unfile(key, entity, self.retains);
+            }
+        }
+    }
+
+    /// Phase two: per group joined or left, its collectors collect the
+    /// entity, then its handlers get the event. `entity` is the entity as it
+    /// is now (for a destruction, with every component still readable);
+    /// `removed`, the value whose removal made it leave.
+    #[inline]
+    pub(super) fn notify(&mut self, route: &Route, entity: EntityRef<'_>, removed: Option<ComponentRef<'_>>) {
+        for step in route.steps.iter() {
+            let group = GroupId {
+                context: self.instance,
+                index: step.group,
+            };
+            let event = if step.joined {
+                GroupEvent::Added { group, entity }
+            } else {
+                GroupEvent::Removed { group, entity, removed }
+            };
+            for &key in route.collectors(step) {
+                self.collectors.deliver(key, &event, self.retains);
+            }
+            if step.emit {
+                self.groups.emit(step.group, &event);
+            }
+        }
+    }
+
+    /// A replacement's collectors collect `entity`.
+    #[inline(always)]
+    pub(super) fn collect_updated(&mut self, route: &ReplaceRoute, entity: Entity) {
+        for &key in route.collectors.iter() {
+            self.collectors.collect(key, entity, self.retains);
+        }
+    }
+
+    /// A replacement's events: `Updated` to the route's groups with
+    /// handlers, then `ComponentReplaced` to the subscribers.
+    pub(super) fn replaced(
+        &mut self,
+        route: &ReplaceRoute,
+        entity: Entity,
+        old: ComponentRef<'_>,
+        new: ComponentRef<'_>,
+    ) {
+        for &index in route.groups.iter() {
+            let group = GroupId {
+                context: self.instance,
+                index,
+            };
+            self.groups.emit(
+                index,
+                &GroupEvent::Updated {
+                    group,
+                    entity,
+                    old,
+                    new,
+                },
+            );
+        }
+        if route.subscribers {
+            self.subscribers
+                .emit(&ContextEvent::ComponentReplaced { entity, old, new });
+        }
+    }
+}
 
 impl Context {
+    /// The context's routes, storage and consumers, borrowed apart.
+    #[inline(always)]
+    pub(super) fn split(&mut self) -> (&mut Routes, &Archetypes, Dispatch<'_>) {
+        let Context {
+            name,
+            instance,
+            retains,
+            archetypes,
+            routes,
+            groups,
+            collectors,
+            indices,
+            subscribers,
+            ..
+        } = self;
+        (
+            routes,
+            archetypes,
+            Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers),
+        )
+    }
+
+    /// Drops the compiled routes: call after any change to consumers (a
+    /// group made, a collector or index added, removed, switched; a
+    /// subscription made or ended).
+    pub(crate) fn invalidate_routes(&mut self) {
+        let (routes, _, dispatch) = self.split();
+        routes.invalidate(&dispatch.view());
+    }
+
     /// Calls `handler` with every event from now on, after the handlers
     /// subscribed before it. The handler sees read-only data and cannot reach
     /// the context. Handlers are `Send + Sync` so that the context is too (share
@@ -42,12 +247,7 @@ impl Context {
     pub fn subscribe(&mut self, handler: impl FnMut(&ContextEvent<'_>) + Send + Sync + 'static) -> SubscriptionId {
         let id = self.next_subscription_id();
         self.subscribers.add(id, Box::new(handler));
-        id
-    }
-
-    pub(crate) fn next_subscription_id(&mut self) -> SubscriptionId {
-        let id = SubscriptionId(self.next_subscription);
-        self.next_subscription += 1;
+        self.invalidate_routes();
         id
     }
 
@@ -57,118 +257,13 @@ impl Context {
     /// [`Error::UnknownSubscription`] if `id` is not subscribed here.
     pub fn unsubscribe(&mut self, id: SubscriptionId) -> Result<(), Error> {
         if self.subscribers.remove(id) || self.groups.unsubscribe(id) {
+            self.invalidate_routes();
             Ok(())
         } else {
             Err(Error::UnknownSubscription {
                 context: self.name,
                 id: id.0,
             })
-        }
-    }
-
-    /// Updates every group for a move (phase one), then fires the group events
-    /// (phase two): `Added` for groups joined, `Removed` (with `removed`, the
-    /// removed value, if a removal caused it) for groups left.
-    #[inline]
-    pub(super) fn after_move(&mut self, entity: Entity, moved: Moved, removed: Option<ComponentRef<'_>>) {
-        let changes = self.groups.apply_transition(moved.transition, &self.archetypes);
-        if changes != 0 && self.indices.any_active() {
-            self.index_move(entity, moved.transition, changes);
-        }
-        if changes == 0 || !self.groups.has_consumers() {
-            return;
-        }
-        let view = EntityRef::new(entity, self.archetypes.get(moved.to.archetype), moved.to);
-        for i in 0..changes {
-            let change = self.groups.change(moved.transition, i);
-            let event = membership_event(self.groups.id(change.group), change.joined, view, removed);
-            emit_group(
-                &mut self.groups,
-                &mut self.collectors,
-                &mut self.entities,
-                change.group,
-                &event,
-            );
-        }
-    }
-
-    /// Fires `Added` (or `Removed`) to every group of the entity's archetype,
-    /// for a creation (or destruction) whose phase one is done.
-    pub(super) fn fire_archetype_groups(
-        &mut self,
-        entity: Entity,
-        location: Location,
-        removed: Option<ComponentRef<'_>>,
-        joined: bool,
-    ) {
-        if !self.groups.has_consumers() {
-            return;
-        }
-        let view = EntityRef::new(entity, self.archetypes.get(location.archetype), location);
-        for i in 0..self.groups.of_archetype(location.archetype).len() {
-            let index = self.groups.of_archetype(location.archetype)[i];
-            let event = membership_event(self.groups.id(index), joined, view, removed);
-            emit_group(
-                &mut self.groups,
-                &mut self.collectors,
-                &mut self.entities,
-                index,
-                &event,
-            );
-        }
-    }
-}
-
-/// Delivers a group event to group `index`'s collectors, then to its
-/// subscribers. Takes the context's parts, so callers can hold its storage
-/// borrowed.
-#[inline(always)]
-fn emit_group(
-    groups: &mut Groups,
-    collectors: &mut Collectors,
-    entities: &mut Entities,
-    index: u32,
-    event: &GroupEvent<'_>,
-) {
-    let group = groups.get(index);
-    if !group.collectors.is_empty() {
-        for &(key, trigger) in &group.collectors {
-            collectors.deliver(key, trigger, event, entities);
-        }
-    }
-    groups.emit(index, event);
-}
-
-/// `Added` if the entity `joined` the group, else `Removed` (with the removed
-/// value, if a removal caused it).
-fn membership_event<'a>(
-    group: GroupId,
-    joined: bool,
-    entity: EntityRef<'a>,
-    removed: Option<ComponentRef<'a>>,
-) -> GroupEvent<'a> {
-    if joined {
-        GroupEvent::Added { group, entity }
-    } else {
-        GroupEvent::Removed { group, entity, removed }
-    }
-}
-
-/// A component of group `index`'s matcher was replaced on member `entity`:
-/// the group's collectors that take `Updated` collect it. (The group's
-/// subscribers get the event separately, only if there are any, so that the
-/// values are not looked up for collectors alone.)
-#[inline(always)]
-pub(crate) fn collect_updated(
-    groups: &Groups,
-    collectors: &mut Collectors,
-    entities: &mut Entities,
-    index: u32,
-    entity: Entity,
-) {
-    for &(key, trigger) in &groups.get(index).collectors {
-        if trigger.on_updated() {
-            collectors.collect(key, entity, entities);
         }
     }
 }

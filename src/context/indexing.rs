@@ -1,152 +1,230 @@
-//! Keeping entity indices current. A change that files an entity runs in
-//! two steps: before anything changes, every index concerned makes the keys
-//! of the entity's new value (the one call of its key function; a primary
-//! index refuses a key another entity has), then, right after the groups'
-//! membership is updated and before any event fires, the entity is filed
-//! with those keys. So a refused key or a panicking key function leaves the
-//! context unchanged.
+//! The context's side of entity indices: registering, finding, switching
+//! and removing them. Keeping them current is the change routes' job (see
+//! `change.rs` and `lifecycle.rs`).
+
+use std::fmt;
+use std::hash::Hash;
 
 use super::Context;
-use crate::bundle::Bundle;
-use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::storage::{ArchetypeId, ComponentRef, Location, TransitionId};
+use crate::id::{IndexId, IndexKey};
+use crate::index::{EntityIndex, Index, PrimaryEntityIndex, fill};
 
 impl Context {
-    /// Before adding `value` to `entity`: see
-    /// [`prepare_move`](Context::prepare_move).
-    pub(super) fn prepare_insert<T: Component>(&mut self, entity: Entity, value: &T) -> Result<(), Error> {
-        let from = self.location(entity)?;
-        match self.archetypes.add_transition(from.archetype, T::component_id()) {
-            Some(transition) => {
-                let value = ComponentRef::new(T::component_info(), value);
-                self.prepare_move(entity, from, transition, Some(value))
-            }
-            None => Ok(()), // `add` reports the component present
+    /// Registers `index` under its name and files the entities of its group
+    /// now (the group is made if needed); from then on every change keeps it
+    /// current. Returns the typed id to find it again.
+    ///
+    /// # Errors
+    /// - [`Error::DuplicateIndexName`] if an index of this context has the
+    ///   name;
+    /// - [`Error::IndexNotKeyed`] if the index's matcher does not have the key
+    ///   component in its AllOf set;
+    /// - [`Error::DuplicatePrimaryKey`] if, for a primary index, two
+    ///   entities of the group have the same key already.
+    ///
+    /// The index is not added then, and nothing is retained (its group, if
+    /// this call made it, stays, as [`group`](Context::group) would have
+    /// left it).
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::prelude::*;
+    /// #[derive(Debug)] struct Name(String);
+    /// struct Enemy;
+    /// reactecs::component!(Name, Enemy);
+    ///
+    /// let mut game = Context::new();
+    /// let boss = game.create_entity_with((Name("boss".into()), Enemy))?;
+    /// game.create_entity_with(Name("hero".into()))?;
+    /// // Enemies only; made after the entities, so it indexes them at once.
+    /// let enemies = game.add_index(
+    ///     PrimaryEntityIndex::new("Enemy", |n: &Name| n.0.clone()).matching(Matcher::all_of::<(Name, Enemy)>()),
+    /// )?;
+    /// assert_eq!(game.entity_with(enemies, "boss")?, Some(boss));
+    /// assert_eq!(game.entity_with(enemies, "hero")?, None);
+    /// assert_eq!(game.retain_count(boss)?, 1); // the index holds it
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn add_index<I: Index>(&mut self, index: I) -> Result<IndexId<I>, Error> {
+        let (name, component) = (index.name(), index.core().component);
+        if self.indices.find(name).is_some() {
+            return Err(Error::DuplicateIndexName {
+                context: self.name,
+                index: name,
+            });
         }
+        if !index.matcher().all().contains(component.id()) {
+            return Err(Error::IndexNotKeyed {
+                context: self.name,
+                index: name,
+                component: component.name(),
+                matcher: index.matcher().to_string(),
+            });
+        }
+        let group = self.group(index.matcher().clone());
+        let mut store: Box<dyn Index> = Box::new(index);
+        // An index is filled here and only here (nothing it held is retained).
+        store.clear(&mut |_| {});
+        let core = store.core_mut();
+        (core.group, core.active) = (Some(group), false);
+        fill(
+            &mut *store,
+            self.routes.membership().group(group.index),
+            &self.archetypes,
+            &mut self.retains,
+            self.name,
+        )?;
+        let key = self.indices.insert(group.index, store);
+        self.routes.attach_index(group.index, key, component.id());
+        self.invalidate_routes();
+        Ok(IndexId::new(self.instance, key))
     }
 
-    /// Before removing component `id` from `entity` (which can make it join
-    /// a NoneOf group): see [`prepare_move`](Context::prepare_move).
-    pub(super) fn prepare_removal(&mut self, entity: Entity, id: ComponentId) -> Result<(), Error> {
-        let from = self.location(entity)?;
-        match self.archetypes.remove_transition(from.archetype, id) {
-            Some(transition) => self.prepare_move(entity, from, transition, None),
-            None => Ok(()), // `take` reports the component absent
-        }
+    /// The index with id `id`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownIndex`] if it was removed or belongs to another
+    /// context.
+    pub fn index<I: Index>(&self, id: IndexId<I>) -> Result<&I, Error> {
+        self.index_store(id)
+            .and_then(|store| store.as_any().downcast_ref::<I>())
+            .ok_or_else(|| self.unknown_index(id))
     }
 
-    /// Before moving the entity at `from` along `transition`, which adds
-    /// `added` (or removes a component, for `None`): the indices of the
-    /// groups it will join make its keys.
-    fn prepare_move(
-        &mut self,
-        entity: Entity,
-        from: Location,
-        transition: TransitionId,
-        added: Option<ComponentRef<'_>>,
-    ) -> Result<(), Error> {
-        let Context {
-            groups,
-            archetypes,
-            indices,
-            name,
-            ..
-        } = self;
-        let source = archetypes.get(from.archetype);
-        for i in 0..groups.delta(transition, archetypes).len() {
-            let change = groups.change(transition, i);
-            let keys = &groups.get(change.group).indices;
-            if !change.joined || keys.is_empty() {
-                continue;
-            }
-            let value_of = |id| match added {
-                Some(value) if value.id() == id => Some(value),
-                _ => source.component_ref(id, from),
-            };
-            indices.prepare(keys, Some(entity), value_of, name)?;
+    /// The id of the index named `name`, which must be an `I` (e.g.
+    /// `EntityIndex<(i32, i32)>`).
+    ///
+    /// # Errors
+    /// [`Error::UnknownIndex`] if no index has the name;
+    /// [`Error::WrongIndexType`] if it is not an `I`.
+    pub fn index_id<I: Index>(&self, name: &str) -> Result<IndexId<I>, Error> {
+        let key = self.indices.find(name).ok_or_else(|| Error::UnknownIndex {
+            context: self.name,
+            index: format!("`{name}`"),
+        })?;
+        let store = &*self.indices.get(key).expect("found by name").store;
+        if store.as_any().downcast_ref::<I>().is_none() {
+            return Err(Error::WrongIndexType {
+                context: self.name,
+                index: store.core().name,
+                found: store.kind(),
+                expected: std::any::type_name::<I>(),
+            });
         }
+        Ok(IndexId::new(self.instance, key))
+    }
+
+    /// The index named `name`, which must be an `I`.
+    ///
+    /// # Errors
+    /// As [`index_id`](Context::index_id).
+    pub fn index_named<I: Index>(&self, name: &str) -> Result<&I, Error> {
+        self.index(self.index_id::<I>(name)?)
+    }
+
+    /// Every index, in slot order (creation order, except that a new index
+    /// may take the slot of a removed one).
+    pub fn indices(&self) -> impl Iterator<Item = &dyn Index> + '_ {
+        self.indices.iter().map(|(_, entry)| &*entry.store)
+    }
+
+    /// The entities filed under `key` in entity index `id`: shorthand for
+    /// `self.index(id)?.get(key)`. For many lookups in a row, fetch the index
+    /// once with [`index`](Context::index) and call its `get`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownIndex`].
+    pub fn entities_with<K, Q>(&self, id: IndexId<EntityIndex<K>>, key: &Q) -> Result<&[Entity], Error>
+    where
+        K: Hash + Eq + Clone + Send + Sync + 'static + std::borrow::Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        Ok(self.index(id)?.get(key))
+    }
+
+    /// The entity filed under `key` in primary index `id`: shorthand for
+    /// `self.index(id)?.get(key)`. For many lookups in a row, fetch the index
+    /// once with [`index`](Context::index) and call its `get`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownIndex`].
+    pub fn entity_with<K, Q>(&self, id: IndexId<PrimaryEntityIndex<K>>, key: &Q) -> Result<Option<Entity>, Error>
+    where
+        K: Hash + Eq + Clone + fmt::Debug + Send + Sync + 'static + std::borrow::Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        Ok(self.index(id)?.get(key))
+    }
+
+    /// Files the current entities of the index's group again, and follows the
+    /// group from now on. Does nothing if the index is active.
+    ///
+    /// # Errors
+    /// [`Error::UnknownIndex`]; [`Error::DuplicatePrimaryKey`] if, for a
+    /// primary index, two entities of the group have the same key (changes
+    /// made while it was inactive were not checked): it stays inactive and
+    /// empty.
+    pub fn activate_index<I: Index>(&mut self, id: IndexId<I>) -> Result<(), Error> {
+        let key = self.index_key(id)?;
+        let group = self.indices.get(key).expect("looked up").group;
+        let filled = self.indices.activate(
+            key,
+            self.routes.membership().group(group),
+            &self.archetypes,
+            &mut self.retains,
+            self.name,
+        );
+        self.invalidate_routes();
+        filled
+    }
+
+    /// Empties the index, releasing every entity it held, and stops it
+    /// following its group until [`activate_index`](Context::activate_index).
+    /// Does nothing if it is inactive.
+    ///
+    /// # Errors
+    /// [`Error::UnknownIndex`].
+    pub fn deactivate_index<I: Index>(&mut self, id: IndexId<I>) -> Result<(), Error> {
+        let key = self.index_key(id)?;
+        self.indices.deactivate(key, &mut self.retains);
+        self.invalidate_routes();
         Ok(())
     }
 
-    /// Before creating an entity from `bundle` in `archetype`: the indices of
-    /// its groups make its keys.
-    pub(super) fn prepare_spawn<B: Bundle>(&mut self, archetype: ArchetypeId, bundle: &B) -> Result<(), Error> {
-        self.groups.sync(&self.archetypes);
-        for &group in self.groups.of_archetype(archetype) {
-            let keys = &self.groups.get(group).indices;
-            if !keys.is_empty() {
-                self.indices
-                    .prepare(keys, None, |id| bundle.component_ref(id), self.name)?;
-            }
-        }
+    /// Removes the index, releasing every entity it held. Its id is then
+    /// unknown; its name is free again.
+    ///
+    /// # Errors
+    /// [`Error::UnknownIndex`].
+    pub fn remove_index<I: Index>(&mut self, id: IndexId<I>) -> Result<(), Error> {
+        let key = self.index_key(id)?;
+        self.indices.deactivate(key, &mut self.retains);
+        let entry = self.indices.remove(key).expect("looked up");
+        self.routes.detach_index(entry.group, key);
+        self.invalidate_routes();
         Ok(())
     }
 
-    /// Before replacing component `new` of the entity at `location`: the
-    /// indices keyed on it make its new keys.
-    pub(super) fn prepare_replace(
-        &mut self,
-        entity: Entity,
-        location: Location,
-        new: ComponentRef<'_>,
-    ) -> Result<(), Error> {
-        let id = new.id();
-        for &group in self.groups.of_archetype(location.archetype) {
-            let group = self.groups.get(group);
-            if !group.indices.is_empty() && group.matcher.watches(id) {
-                let value_of = |have| (have == id).then_some(new);
-                self.indices
-                    .prepare(&group.indices, Some(entity), value_of, self.name)?;
-            }
-        }
-        Ok(())
+    fn index_store<I>(&self, id: IndexId<I>) -> Option<&dyn Index> {
+        (id.context == self.instance)
+            .then(|| self.indices.get(id.key))
+            .flatten()
+            .map(|entry| &*entry.store)
     }
 
-    /// Files the entity, just moved along `transition`, in the indices of
-    /// the `changes` groups it joined (with the keys prepared), and takes it
-    /// out of those of the groups it left.
-    pub(super) fn index_move(&mut self, entity: Entity, transition: TransitionId, changes: usize) {
-        for i in 0..changes {
-            let change = self.groups.change(transition, i);
-            let keys = &self.groups.get(change.group).indices;
-            if keys.is_empty() {
-                continue;
-            }
-            if change.joined {
-                self.indices.joined(keys, entity, &mut self.entities);
-            } else {
-                self.indices.left(keys, entity, &mut self.entities);
-            }
-        }
+    fn index_key<I>(&self, id: IndexId<I>) -> Result<IndexKey, Error> {
+        self.index_store(id)
+            .map(|_| id.key)
+            .ok_or_else(|| self.unknown_index(id))
     }
 
-    /// Files a new entity of `archetype` in the indices of its groups (with
-    /// the keys prepared; `joined`), or takes one about to be destroyed out
-    /// of them.
-    pub(super) fn index_archetype(&mut self, entity: Entity, archetype: ArchetypeId, joined: bool) {
-        for &group in self.groups.of_archetype(archetype) {
-            let keys = &self.groups.get(group).indices;
-            if keys.is_empty() {
-                continue;
-            }
-            if joined {
-                self.indices.joined(keys, entity, &mut self.entities);
-            } else {
-                self.indices.left(keys, entity, &mut self.entities);
-            }
-        }
-    }
-
-    /// Moves the entity of `archetype`, whose component `id` was just
-    /// replaced, to the keys the indices keyed on `id` prepared.
-    pub(super) fn index_replace(&mut self, entity: Entity, archetype: ArchetypeId, id: ComponentId) {
-        for &group in self.groups.of_archetype(archetype) {
-            let group = self.groups.get(group);
-            if !group.indices.is_empty() && group.matcher.watches(id) {
-                self.indices.replaced(&group.indices, entity, id, &mut self.entities);
-            }
+    #[cold]
+    fn unknown_index<I>(&self, id: IndexId<I>) -> Error {
+        Error::UnknownIndex {
+            context: self.name,
+            index: id.to_string(),
         }
     }
 }

@@ -12,19 +12,19 @@ use super::keys::{KeyFn, Prepared};
 use super::sealed::{Filing, IndexStore};
 use super::{IndexCore, KeyHasher, describe};
 use crate::component::Component;
+use crate::component::ComponentRef;
 use crate::entity::Entity;
 use crate::matcher::Matcher;
-use crate::storage::ComponentRef;
 
 /// Finds entities by a key made from one of their components: all entities
 /// at a grid cell, all units of a team. Key -> entities, in O(1), without
 /// allocating.
 ///
-/// Build one with [`EntityIndex::new`] (one key per entity) or
-/// [`EntityIndex::multi`] (several keys per entity, e.g. every cell a
-/// bounding box covers), give it to [`Context::add_index`], and look up with
-/// [`get`](EntityIndex::get) through [`Context::index`] (or the shorthand
-/// [`Context::entities_with`]). The context keeps it current: an entity that
+/// Build one with [`EntityIndex::new`](crate::EntityIndex::new) (one key per entity) or
+/// [`EntityIndex::multi`](crate::EntityIndex::multi) (several keys per entity, e.g. every cell a
+/// bounding box covers), give it to [`Context::add_index`](crate::Context::add_index), and look up with
+/// [`get`](EntityIndex::get) through [`Context::index`](crate::Context::index) (or the shorthand
+/// [`Context::entities_with`](crate::Context::entities_with)). The context keeps it current: an entity that
 /// joins the index's group is filed under its keys, one that leaves it
 /// (removal, destroy) is taken out, and a [`replace`](crate::Context::replace) of
 /// the key component moves it from the old keys to the new ones (nothing
@@ -56,9 +56,9 @@ use crate::storage::ComponentRef;
 /// # Ok::<(), reactecs::Error>(())
 /// ```
 ///
-/// [`Context::add_index`]: crate::Context::add_index
-/// [`Context::index`]: crate::Context::index
-/// [`Context::entities_with`]: crate::Context::entities_with
+/// [`Context::add_index`](crate::Context::add_index): crate::Context::add_index
+/// [`Context::index`](crate::Context::index): crate::Context::index
+/// [`Context::entities_with`](crate::Context::entities_with): crate::Context::entities_with
 pub struct EntityIndex<K> {
     core: IndexCore,
     keys: KeyFn<K>,

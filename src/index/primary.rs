@@ -6,16 +6,15 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::Hash;
 
-use slotmap::Key;
 use smallvec::SmallVec;
 
 use super::keys::{KeyFn, Prepared};
 use super::sealed::{Filing, IndexStore};
 use super::{IndexCore, KeyHasher, describe};
 use crate::component::Component;
+use crate::component::ComponentRef;
 use crate::entity::Entity;
 use crate::matcher::Matcher;
-use crate::storage::ComponentRef;
 
 /// Finds the one entity with a key: the entity with a given name, network
 /// id or account. Key -> entity, in O(1).
@@ -71,7 +70,7 @@ struct Filed<K> {
 impl<K> Default for Filed<K> {
     fn default() -> Self {
         Filed {
-            entity: Entity::null(),
+            entity: Entity::NULL,
             keys: SmallVec::new(),
         }
     }
@@ -177,7 +176,7 @@ where
         }
         let held = !filed.is_empty();
         self.filed[slot] = Filed {
-            entity: if held { entity } else { Entity::null() },
+            entity: if held { entity } else { Entity::NULL },
             keys: filed,
         };
         self.entities += usize::from(held);
@@ -225,7 +224,7 @@ where
         let Some(filed) = self.filed.get_mut(slot).filter(|filed| filed.entity == entity) else {
             return false;
         };
-        filed.entity = Entity::null();
+        filed.entity = Entity::NULL;
         for key in filed.keys.drain(..) {
             self.map.remove(&key);
         }
@@ -264,7 +263,7 @@ where
             if !filed.keys.is_empty() {
                 each(filed.entity);
                 filed.keys.clear();
-                filed.entity = Entity::null();
+                filed.entity = Entity::NULL;
             }
         }
         self.map.clear();

@@ -2,28 +2,7 @@
 //! lock-step across columns, and the rows of each chunk.
 
 use super::param::QueryParam;
-use crate::matcher::Matcher;
-use crate::storage::{Archetype, ChunkLens, ColumnAccess, ComponentSet};
-
-/// Which archetypes a query visits: those with the query's required
-/// components, accepted by the optional matcher and the optional group.
-#[derive(Clone, Copy)]
-pub(super) struct Filter<'w> {
-    pub(super) required: &'w ComponentSet,
-    pub(super) matcher: Option<&'w Matcher>,
-    pub(super) group: Option<&'w Matcher>,
-}
-
-impl Filter<'_> {
-    #[inline]
-    pub(super) fn accepts(&self, archetype: &Archetype) -> bool {
-        let set = archetype.set();
-        archetype.len() != 0
-            && set.is_superset(self.required)
-            && self.matcher.is_none_or(|m| m.matches_components(set))
-            && self.group.is_none_or(|m| m.matches_components(set))
-    }
-}
+use crate::storage::{ChunkLens, ColumnAccess};
 
 /// The chunks of the archetypes that `archetypes` yields, in order, with
 /// their row counts.
@@ -114,29 +93,92 @@ pub(super) fn rows<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>>(arch
     }
 }
 
-/// Calls `f` with each entity's items, spreading the chunks of `archetypes`
-/// over rayon's thread pool.
+/// Rows per parallel task when the caller sets none: enough tasks for every
+/// thread to steal from (about eight per thread), but none under 64 rows, so
+/// small queries do not drown in task overhead.
 #[cfg(feature = "parallel")]
-pub(super) fn par_for_each<'w, Q, I>(archetypes: I, f: impl Fn(Q::Item<'w>) + Send + Sync)
-where
-    Q: QueryParam,
-    I: Iterator<Item = ColumnAccess<'w>> + Send,
-{
-    use rayon::iter::{ParallelBridge, ParallelIterator};
-    ChunkIter::<Q, _>::new(archetypes)
-        .par_bridge()
-        .for_each(|(chunk, len)| Q::rows(chunk, len).for_each(&f));
+pub(super) fn default_batch(rows: usize) -> usize {
+    (rows / (rayon::current_num_threads() * 8)).max(64)
 }
 
-/// Calls `f` with each chunk of `archetypes`, spread over rayon's thread pool.
+/// The chunks of a [`ChunkIter`] cut into batches of about `batch` rows:
+/// chunks larger than that are split, smaller consecutive ones are grouped.
 #[cfg(feature = "parallel")]
-pub(super) fn par_for_each_chunk<'w, Q, I>(archetypes: I, f: impl Fn(Q::Chunk<'w>) + Send + Sync)
+struct Batches<'w, Q: QueryParam, I> {
+    chunks: ChunkIter<'w, Q, I>,
+    batch: usize,
+    /// What is left of the chunk being split.
+    pending: Option<(Q::Chunk<'w>, usize)>,
+}
+
+/// One parallel task's chunk pieces.
+#[cfg(feature = "parallel")]
+type Batch<'w, Q> = smallvec::SmallVec<[(<Q as QueryParam>::Chunk<'w>, usize); 4]>;
+
+#[cfg(feature = "parallel")]
+impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> Iterator for Batches<'w, Q, I> {
+    type Item = Batch<'w, Q>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut batch = Batch::<Q>::new();
+        let mut rows = 0;
+        while rows < self.batch {
+            let Some((chunk, len)) = self.pending.take().or_else(|| self.chunks.next()) else {
+                break;
+            };
+            let wanted = self.batch - rows;
+            if len > wanted {
+                let (head, tail) = Q::split_chunk(chunk, wanted);
+                self.pending = Some((tail, len - wanted));
+                batch.push((head, wanted));
+                rows += wanted;
+            } else {
+                batch.push((chunk, len));
+                rows += len;
+            }
+        }
+        (!batch.is_empty()).then_some(batch)
+    }
+}
+
+/// Calls `f` with each entity's items, spreading the rows of `archetypes`
+/// over rayon's thread pool in batches of about `batch` rows.
+#[cfg(feature = "parallel")]
+pub(super) fn par_for_each<'w, Q, I>(archetypes: I, batch: usize, f: impl Fn(Q::Item<'w>) + Send + Sync)
 where
     Q: QueryParam,
     I: Iterator<Item = ColumnAccess<'w>> + Send,
 {
     use rayon::iter::{ParallelBridge, ParallelIterator};
-    ChunkIter::<Q, _>::new(archetypes)
-        .par_bridge()
-        .for_each(|(chunk, _)| f(chunk));
+    let batches = Batches::<Q, I> {
+        chunks: ChunkIter::new(archetypes),
+        batch: batch.max(1),
+        pending: None,
+    };
+    batches.par_bridge().for_each(|batch| {
+        for (chunk, len) in batch {
+            Q::rows(chunk, len).for_each(&f);
+        }
+    });
+}
+
+/// Calls `f` with each chunk (or piece of a chunk) of `archetypes`, spread
+/// over rayon's thread pool in batches of about `batch` rows.
+#[cfg(feature = "parallel")]
+pub(super) fn par_for_each_chunk<'w, Q, I>(archetypes: I, batch: usize, f: impl Fn(Q::Chunk<'w>) + Send + Sync)
+where
+    Q: QueryParam,
+    I: Iterator<Item = ColumnAccess<'w>> + Send,
+{
+    use rayon::iter::{ParallelBridge, ParallelIterator};
+    let batches = Batches::<Q, I> {
+        chunks: ChunkIter::new(archetypes),
+        batch: batch.max(1),
+        pending: None,
+    };
+    batches.par_bridge().for_each(|batch| {
+        for (chunk, _) in batch {
+            f(chunk);
+        }
+    });
 }

@@ -9,7 +9,7 @@ use smallvec::SmallVec;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::storage::{ColumnAccess, ColumnChunks, ColumnChunksMut, ComponentSet, EntityChunks};
+use crate::storage::{Archetypes, ColumnAccess, ColumnChunks, ColumnChunksMut, ComponentSet, EntityChunks};
 
 mod sealed {
     pub trait Sealed {}
@@ -50,6 +50,13 @@ pub trait QueryParam: sealed::Sealed {
     /// The items of one chunk.
     #[doc(hidden)]
     fn rows<'a>(chunk: Self::Chunk<'a>, len: usize) -> Self::Rows<'a>;
+    /// The chunk cut in two at row `mid` (for parallel batches).
+    #[doc(hidden)]
+    fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>);
+    /// The item of one row (for one entity); `None` if the archetype lacks a
+    /// required component, a column cannot be borrowed, or `row` is not live.
+    #[doc(hidden)]
+    fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>>;
 }
 
 /// A [`QueryParam`] that only reads: usable with [`Context::query`](crate::Context::query) on a
@@ -63,6 +70,8 @@ pub struct Access {
     reads: SmallVec<[ComponentId; 8]>,
     writes: SmallVec<[ComponentId; 8]>,
     pub(crate) required: ComponentSet,
+    /// The required components, in the order the query names them.
+    required_ids: SmallVec<[ComponentId; 8]>,
 }
 
 impl Access {
@@ -78,8 +87,27 @@ impl Access {
         } else {
             self.reads.push(id);
         }
-        if required {
-            self.required.insert(id);
+        if required && self.required.insert(id) {
+            self.required_ids.push(id);
+        }
+    }
+
+    /// The first required component (in the order the query names them)
+    /// missing from `set`.
+    pub(crate) fn missing_in(&self, set: &ComponentSet) -> Option<ComponentId> {
+        self.required_ids.iter().copied().find(|&id| !set.contains(id))
+    }
+
+    /// The required component the fewest archetypes have, if any: the
+    /// archetypes a query needs to look at are among those.
+    pub(crate) fn rarest(&self, archetypes: &Archetypes) -> Option<ComponentId> {
+        match self.required_ids.as_slice() {
+            [] => None,
+            [only] => Some(*only),
+            ids => ids
+                .iter()
+                .copied()
+                .min_by_key(|&id| archetypes.with_component(id).len()),
         }
     }
 
@@ -131,6 +159,15 @@ impl QueryParam for () {
     fn rows<'a>((): Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
         std::iter::repeat_n((), len)
     }
+
+    #[inline]
+    fn fetch_row<'a>(_: &mut ColumnAccess<'a>, _: u32) -> Option<Self::Item<'a>> {
+        Some(())
+    }
+
+    fn split_chunk<'a>((): Self::Chunk<'a>, _: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
+        ((), ())
+    }
 }
 
 impl ReadOnlyQueryParam for () {}
@@ -163,6 +200,15 @@ impl QueryParam for Entity {
     #[inline]
     fn rows<'a>(chunk: Self::Chunk<'a>, _: usize) -> Self::Rows<'a> {
         chunk.iter().copied()
+    }
+
+    #[inline]
+    fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>> {
+        columns.entity_at(row)
+    }
+
+    fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
+        chunk.split_at(mid)
     }
 }
 
@@ -199,6 +245,15 @@ impl<T: Component> QueryParam for &T {
     fn rows<'a>(chunk: Self::Chunk<'a>, _: usize) -> Self::Rows<'a> {
         chunk.iter()
     }
+
+    #[inline]
+    fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>> {
+        columns.read_row(T::component_id(), row)
+    }
+
+    fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
+        chunk.split_at(mid)
+    }
 }
 
 impl<T: Component> ReadOnlyQueryParam for &T {}
@@ -233,6 +288,15 @@ impl<T: Component> QueryParam for &mut T {
     #[inline]
     fn rows<'a>(chunk: Self::Chunk<'a>, _: usize) -> Self::Rows<'a> {
         chunk.iter_mut()
+    }
+
+    #[inline]
+    fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>> {
+        columns.write_row(T::component_id(), row)
+    }
+
+    fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
+        chunk.split_at_mut(mid)
     }
 }
 
@@ -271,6 +335,26 @@ impl<T: Component> QueryParam for Option<&T> {
     #[inline]
     fn rows<'a>(chunk: Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
         OptionRows::new(chunk.map(<[T]>::iter), len)
+    }
+
+    #[inline]
+    fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>> {
+        let id = T::component_id();
+        if columns.has(id) {
+            columns.read_row(id, row).map(Some)
+        } else {
+            columns.entity_at(row).map(|_| None)
+        }
+    }
+
+    fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
+        match chunk {
+            Some(values) => {
+                let (head, tail) = values.split_at(mid);
+                (Some(head), Some(tail))
+            }
+            None => (None, None),
+        }
     }
 }
 
@@ -311,6 +395,26 @@ impl<T: Component> QueryParam for Option<&mut T> {
     #[inline]
     fn rows<'a>(chunk: Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
         OptionRows::new(chunk.map(<[T]>::iter_mut), len)
+    }
+
+    #[inline]
+    fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>> {
+        let id = T::component_id();
+        if columns.has(id) {
+            columns.write_row(id, row).map(Some)
+        } else {
+            columns.entity_at(row).map(|_| None)
+        }
+    }
+
+    fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
+        match chunk {
+            Some(values) => {
+                let (head, tail) = values.split_at_mut(mid);
+                (Some(head), Some(tail))
+            }
+            None => (None, None),
+        }
     }
 }
 
@@ -428,6 +532,17 @@ macro_rules! tuple_query {
             fn rows<'a>(chunk: Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
                 let ($($name,)+) = chunk;
                 $rows(zip_expr!($($name::rows($name, len)),+))
+            }
+
+            #[inline]
+            fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>> {
+                Some(($($name::fetch_row(columns, row)?,)+))
+            }
+
+            fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
+                let ($($name,)+) = chunk;
+                let ($($name,)+) = ($($name::split_chunk($name, mid),)+);
+                (($($name.0,)+), ($($name.1,)+))
             }
         }
 

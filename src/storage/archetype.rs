@@ -5,30 +5,11 @@ use std::ptr::{self, NonNull};
 
 use super::bitset::ComponentSet;
 use super::chunk::{Chunk, ChunkLayout};
-use super::component_ref::ComponentRef;
 use super::edges::Edges;
-use crate::component::{ComponentId, ComponentInfo};
+use super::location::{ArchetypeId, Location};
+use super::type_info::ErasedRef;
+use crate::component::{ComponentId, ComponentInfo, ComponentRef};
 use crate::entity::Entity;
-
-/// The index of an archetype in its context, in creation order (archetype 0
-/// is the empty one, where `create_entity` puts new entities).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) struct ArchetypeId(pub(super) u32);
-
-impl ArchetypeId {
-    /// The position of this archetype in creation order.
-    pub(crate) fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-/// Where an entity's row is: archetype, chunk within it, row within the chunk.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Location {
-    pub(crate) archetype: ArchetypeId,
-    pub(crate) chunk: u32,
-    pub(crate) row: u32,
-}
 
 /// Marks "no column" in `Archetype::column_of`.
 const NO_COLUMN: u32 = u32::MAX;
@@ -40,17 +21,17 @@ pub(super) struct Column {
     /// following `info`.
     type_id: TypeId,
     /// Byte offset of the array in each chunk (0 for zero-sized types).
-    offset: usize,
-    size: usize,
+    pub(super) offset: usize,
+    pub(super) size: usize,
 }
 
 /// The entities that have exactly one set of components, stored in chunks of
-/// [`CHUNK_BYTES`](super::CHUNK_BYTES): an entity array and one array per
-/// component (structure of arrays).
+/// at most [`CHUNK_BYTES`](super::CHUNK_BYTES): an entity array and one array
+/// per component (structure of arrays).
 ///
 /// Invariants (checked by [`Archetype::check`]):
 /// - rows `0..len` are initialised in every column and in the entity array,
-///   numbered across chunks (`flat = chunk * rows_per_chunk + row`);
+///   numbered across chunks (`row = chunk << shift | row in chunk`);
 /// - every chunk but the last is full, and the last holds at least one row;
 ///   `spare` chunks hold no live values;
 /// - `columns` are sorted by component id and match `set`.
@@ -60,9 +41,14 @@ pub(crate) struct Archetype {
     pub(super) columns: Box<[Column]>,
     column_of: Box<[u32]>,
     layout: ChunkLayout,
+    /// `layout.rows - 1`.
+    mask: u32,
     chunks: Vec<Chunk>,
     spare: Vec<Chunk>,
     len: usize,
+    /// Bumped whenever a row is added or removed (which reorders rows), so a
+    /// list of the archetype's entities can tell whether it is still current.
+    version: u64,
     pub(super) edges: Edges,
 }
 
@@ -95,10 +81,12 @@ impl Archetype {
             set,
             columns,
             column_of,
+            mask: (layout.rows - 1) as u32,
             layout,
             chunks: Vec::new(),
             spare: Vec::new(),
             len: 0,
+            version: 0,
             edges: Edges::default(),
         }
     }
@@ -121,6 +109,18 @@ impl Archetype {
         self.len
     }
 
+    /// Whether the archetype holds no entity.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Changes whenever rows are added or removed.
+    #[inline]
+    pub(crate) fn version(&self) -> u64 {
+        self.version
+    }
+
     /// Rows per chunk.
     #[cfg(test)]
     pub(crate) fn rows_per_chunk(&self) -> usize {
@@ -133,6 +133,7 @@ impl Archetype {
     }
 
     /// Chunks in use.
+    #[inline]
     pub(crate) fn chunk_count(&self) -> usize {
         self.chunks.len()
     }
@@ -152,73 +153,44 @@ impl Archetype {
         self.columns.iter().map(|c| c.info)
     }
 
+    /// The column of component `id`, if the archetype has it.
     #[inline]
-    pub(super) fn column_index(&self, id: ComponentId) -> Option<usize> {
+    pub(crate) fn column_index(&self, id: ComponentId) -> Option<usize> {
         match self.column_of.get(id.index()) {
             Some(&c) if c != NO_COLUMN => Some(c as usize),
             _ => None,
         }
     }
 
+    /// Whether column `col` exists and holds `T`s.
+    #[inline(always)]
+    pub(super) fn column_holds<T: 'static>(&self, col: usize) -> bool {
+        self.columns.get(col).is_some_and(|c| c.type_id == TypeId::of::<T>())
+    }
+
     /// The column of `id`, if it holds `T` values.
-    #[inline]
+    #[inline(always)]
     pub(super) fn typed_column<T: 'static>(&self, id: ComponentId) -> Option<usize> {
-        let c = self.column_index(id)?;
-        (self.columns[c].type_id == TypeId::of::<T>()).then_some(c)
+        let col = self.column_index(id)?;
+        self.column_holds::<T>(col).then_some(col)
     }
 
-    /// The location of the first row of chunk `chunk`.
-    #[inline]
-    fn chunk_start(&self, chunk: usize) -> Location {
-        Location {
-            archetype: self.id,
-            chunk: chunk as u32,
-            row: 0,
-        }
-    }
-
-    /// The location of the last live row. The last chunk always holds at least
-    /// one row, so this needs no division.
+    /// Whether `row` is a live row.
     #[inline(always)]
-    fn last_location(&self) -> Option<Location> {
-        let chunk = self.chunks.len().checked_sub(1)?;
-        let rows_in_last = self.len - chunk * self.layout.rows;
-        Some(Location {
-            archetype: self.id,
-            chunk: chunk as u32,
-            row: (rows_in_last - 1) as u32,
-        })
-    }
-
-    /// The location of the next row to be appended.
-    #[inline(always)]
-    fn next_location(&self) -> Location {
-        match self.last_location() {
-            Some(last) if (last.row as usize) + 1 < self.layout.rows => Location {
-                row: last.row + 1,
-                ..last
-            },
-            Some(last) => Location {
-                chunk: last.chunk + 1,
-                row: 0,
-                ..last
-            },
-            None => self.chunk_start(0),
-        }
+    pub(crate) fn contains_row(&self, row: u32) -> bool {
+        (row as usize) < self.len
     }
 
     /// Whether `loc` names a live row of this archetype.
     #[inline]
     pub(crate) fn contains(&self, loc: Location) -> bool {
-        loc.archetype == self.id
-            && (loc.row as usize) < self.layout.rows
-            && (loc.chunk as usize) * self.layout.rows + (loc.row as usize) < self.len
+        loc.archetype == self.id && self.contains_row(loc.row)
     }
 
     /// Rows live in chunk `chunk`.
-    #[inline]
+    #[inline(always)]
     pub(super) fn rows_in_chunk(&self, chunk: usize) -> usize {
-        (self.len - chunk * self.layout.rows).min(self.layout.rows)
+        (self.len - (chunk << self.layout.shift)).min(self.layout.rows)
     }
 
     /// The byte offset of column `col`'s array in a chunk, and its element size.
@@ -230,48 +202,57 @@ impl Archetype {
 
     /// The address of column `col`'s first value in chunk `chunk` (which must
     /// be in use), and the number of live values there.
-    #[inline]
+    #[inline(always)]
     pub(super) fn column_start(&self, col: usize, chunk: usize) -> (*mut u8, usize) {
-        (self.value_ptr(col, self.chunk_start(chunk)), self.rows_in_chunk(chunk))
+        let column = &self.columns[col];
+        (
+            self.chunks[chunk].base().wrapping_add(column.offset),
+            self.rows_in_chunk(chunk),
+        )
     }
 
-    /// The first byte of chunk `chunk`.
-    #[inline]
-    pub(super) fn chunk_base(&self, chunk: usize) -> *mut u8 {
-        self.chunks[chunk].base()
+    /// The first byte of the chunk holding `row`.
+    #[inline(always)]
+    pub(super) fn chunk_base(&self, row: u32) -> *mut u8 {
+        self.chunks[(row >> self.layout.shift) as usize].base()
     }
 
-    /// Address of the value of column `col` at `loc`, in bounds when `loc` is a
-    /// row of an allocated chunk. Zero-sized columns have offset 0 and size 0, so
+    /// `row`'s position within its chunk.
+    #[inline(always)]
+    pub(super) fn row_in_chunk(&self, row: u32) -> usize {
+        (row & self.mask) as usize
+    }
+
+    /// Address of the value of column `col` at `row`, in bounds when `row` is
+    /// in an allocated chunk. Zero-sized columns have offset 0 and size 0, so
     /// their address is the chunk's base, which is aligned for them too (a
     /// chunk's alignment is the largest of all its columns').
     #[inline(always)]
-    fn value_ptr(&self, col: usize, loc: Location) -> *mut u8 {
+    pub(super) fn value_ptr(&self, col: usize, row: u32) -> *mut u8 {
         let column = &self.columns[col];
-        self.chunks[loc.chunk as usize]
-            .base()
-            .wrapping_add(column.offset + loc.row as usize * column.size)
+        self.chunk_base(row)
+            .wrapping_add(column.offset + self.row_in_chunk(row) * column.size)
     }
 
     #[inline(always)]
-    fn entity_ptr(&self, loc: Location) -> *mut Entity {
-        self.chunks[loc.chunk as usize]
-            .base()
+    fn entity_ptr(&self, row: u32) -> *mut Entity {
+        self.chunk_base(row)
             .cast::<Entity>()
-            .wrapping_add(loc.row as usize)
+            .wrapping_add(self.row_in_chunk(row))
     }
 
-    /// The entity at `loc`, if `loc` is a live row.
+    /// The entity at `row`, if it is a live row.
     #[inline]
-    pub(crate) fn entity_at(&self, loc: Location) -> Option<Entity> {
-        if !self.contains(loc) {
+    pub(crate) fn entity_at(&self, row: u32) -> Option<Entity> {
+        if !self.contains_row(row) {
             return None;
         }
-        // SAFETY: `loc` is a live row, so its entity slot is initialised.
-        Some(unsafe { self.entity_ptr(loc).read() })
+        // SAFETY: `row` is live, so its entity slot is initialised.
+        Some(unsafe { self.entity_ptr(row).read() })
     }
 
     /// The entities of chunk `chunk` (empty if there is no such chunk).
+    #[inline]
     pub(crate) fn chunk_entities(&self, chunk: usize) -> &[Entity] {
         if chunk >= self.chunks.len() {
             return &[];
@@ -295,143 +276,171 @@ impl Archetype {
         if chunk >= self.chunks.len() {
             return None;
         }
-        let start = self.value_ptr(col, self.chunk_start(chunk));
+        let (start, len) = self.column_start(col, chunk);
         // SAFETY: column `col` holds `T`s (checked); the first `rows_in_chunk` of
         // them in this chunk are initialised and contiguous from `start`, which is
         // aligned for `T` (column offsets are aligned, and zero-sized columns sit
         // at the chunk's base, aligned for them too); `&self` keeps them from
         // being written.
-        Some(unsafe { std::slice::from_raw_parts(start.cast::<T>(), self.rows_in_chunk(chunk)) })
+        Some(unsafe { std::slice::from_raw_parts(start.cast::<T>(), len) })
     }
 
-    /// The `T` of component `id` at `loc`.
-    #[inline]
-    pub(crate) fn get<T: 'static>(&self, id: ComponentId, loc: Location) -> Option<&T> {
+    /// The `T` of component `id` at `row`.
+    #[inline(always)]
+    pub(crate) fn get<T: 'static>(&self, id: ComponentId, row: u32) -> Option<&T> {
         let col = self.typed_column::<T>(id)?;
-        if !self.contains(loc) {
+        if !self.contains_row(row) {
             return None;
         }
-        // SAFETY: `loc` is live and column `col` holds `T`s, so the pointer is an
+        // SAFETY: `row` is live and column `col` holds `T`s, so the pointer is an
         // initialised, aligned `T`, borrowed for as long as `&self`.
-        Some(unsafe { &*self.value_ptr(col, loc).cast::<T>() })
+        Some(unsafe { &*self.value_ptr(col, row).cast::<T>() })
     }
 
-    /// The `T` of component `id` at `loc`, mutably.
-    #[inline]
-    pub(crate) fn get_mut<T: 'static>(&mut self, id: ComponentId, loc: Location) -> Option<&mut T> {
+    /// The `T` of component `id` at `row`, mutably.
+    #[inline(always)]
+    pub(crate) fn get_mut<T: 'static>(&mut self, id: ComponentId, row: u32) -> Option<&mut T> {
         let col = self.typed_column::<T>(id)?;
-        if !self.contains(loc) {
+        if !self.contains_row(row) {
             return None;
         }
         // SAFETY: as in `get`; `&mut self` makes the borrow unique.
-        Some(unsafe { &mut *self.value_ptr(col, loc).cast::<T>() })
+        Some(unsafe { &mut *self.value_ptr(col, row).cast::<T>() })
     }
 
-    /// A type-erased view of component `id` at `loc`.
-    #[inline]
-    pub(crate) fn component_ref(&self, id: ComponentId, loc: Location) -> Option<ComponentRef<'_>> {
-        let col = self.column_index(id)?;
-        self.column_ref(col, loc)
-    }
-
-    /// Views of every component at `loc`, by increasing id.
-    pub(crate) fn component_refs(&self, loc: Location) -> impl Iterator<Item = ComponentRef<'_>> {
-        (0..self.columns.len()).filter_map(move |col| self.column_ref(col, loc))
-    }
-
-    #[inline]
-    fn column_ref(&self, col: usize, loc: Location) -> Option<ComponentRef<'_>> {
-        if !self.contains(loc) {
+    /// The `T` of column `col` at `row` (a column index from
+    /// [`column_index`](Archetype::column_index), for a second access without
+    /// the lookup).
+    #[inline(always)]
+    pub(crate) fn get_at<T: 'static>(&self, col: usize, row: u32) -> Option<&T> {
+        if !self.column_holds::<T>(col) || !self.contains_row(row) {
             return None;
         }
-        let ptr = NonNull::new(self.value_ptr(col, loc))?;
-        // SAFETY: `loc` is live, so the value of column `col` there is initialised
-        // and of the type its info describes; `&self` keeps it alive and unwritten.
-        Some(unsafe { ComponentRef::from_raw(self.columns[col].info, ptr) })
+        // SAFETY: as in `get`: `row` is live and column `col` holds `T`s.
+        Some(unsafe { &*self.value_ptr(col, row).cast::<T>() })
     }
 
-    /// Appends a row for `entity` and returns it. The row counts as live, but
-    /// its column values are not initialised.
+    /// The `T` of column `col` at `row`, mutably.
+    #[inline(always)]
+    pub(crate) fn get_mut_at<T: 'static>(&mut self, col: usize, row: u32) -> Option<&mut T> {
+        if !self.column_holds::<T>(col) || !self.contains_row(row) {
+            return None;
+        }
+        // SAFETY: as in `get`; `&mut self` makes the borrow unique.
+        Some(unsafe { &mut *self.value_ptr(col, row).cast::<T>() })
+    }
+
+    /// A type-erased view of component `id` at `row`.
+    #[inline]
+    pub(crate) fn component_ref(&self, id: ComponentId, row: u32) -> Option<ComponentRef<'_>> {
+        let col = self.column_index(id)?;
+        self.column_ref(col, row)
+    }
+
+    /// Views of every component at `row`, by increasing id.
+    pub(crate) fn component_refs(&self, row: u32) -> impl Iterator<Item = ComponentRef<'_>> {
+        (0..self.columns.len()).filter_map(move |col| self.column_ref(col, row))
+    }
+
+    #[inline]
+    fn column_ref(&self, col: usize, row: u32) -> Option<ComponentRef<'_>> {
+        if !self.contains_row(row) {
+            return None;
+        }
+        let ptr = NonNull::new(self.value_ptr(col, row))?;
+        let info = self.columns[col].info;
+        // SAFETY: `row` is live, so the value of column `col` there is initialised
+        // and of the type its info describes; `&self` keeps it alive and unwritten.
+        let value = unsafe { ErasedRef::from_raw(&info.ty, ptr) };
+        Some(ComponentRef::from_erased(info, value))
+    }
+
+    /// Appends a row for `entity` and returns its number. The row counts as
+    /// live, but its column values are not initialised.
     ///
     /// # Safety
     /// Before any other use of this archetype, the caller must write every
     /// column of the row, or remove the row with `fill_hole` (dropping what it
     /// wrote); a panic in between must be guarded so that this still happens.
     #[inline(always)]
-    pub(super) unsafe fn alloc_row(&mut self, entity: Entity) -> Location {
-        let loc = self.next_location();
-        if loc.chunk as usize == self.chunks.len() {
+    pub(super) unsafe fn alloc_row(&mut self, entity: Entity) -> u32 {
+        let row = u32::try_from(self.len)
+            .ok()
+            .filter(|&row| row != u32::MAX)
+            .expect("more than 2^32 - 1 rows in one archetype");
+        if self.row_in_chunk(row) == 0 {
             let chunk = self.spare.pop().unwrap_or_else(|| Chunk::new(&self.layout));
             self.chunks.push(chunk);
         }
-        // SAFETY: `loc.row < rows_per_chunk` and chunk `loc.chunk` exists, so the
-        // entity slot is in bounds and aligned; writing initialises it.
-        unsafe { self.entity_ptr(loc).write(entity) };
+        // SAFETY: the row's chunk exists (pushed above when the row starts one) and
+        // `row & mask < rows_per_chunk`, so the entity slot is in bounds and
+        // aligned; writing initialises it.
+        unsafe { self.entity_ptr(row).write(entity) };
         self.len += 1;
-        loc
+        self.version += 1;
+        row
     }
 
-    /// Drops the value of column `col` at `loc` in place.
+    /// Drops the value of column `col` at `row` in place.
     ///
     /// # Safety
-    /// `loc` must be a row whose value in column `col` is initialised, and that
+    /// `row` must be a row whose value in column `col` is initialised, and that
     /// value must not be read or dropped again.
     #[inline]
-    pub(super) unsafe fn drop_value(&mut self, col: usize, loc: Location) {
-        let ptr = self.value_ptr(col, loc);
+    pub(super) unsafe fn drop_value(&mut self, col: usize, row: u32) {
+        let ptr = self.value_ptr(col, row);
         // SAFETY: per the contract the value is initialised and dead after this.
         unsafe { self.columns[col].info.ty.drop_values(ptr, 1) }
     }
 
-    /// The entity that `fill_hole(loc)` would move into `loc`: the last row's, if
-    /// `loc` is not the last row.
+    /// The entity that `fill_hole(row)` would move into `row`: the last row's,
+    /// if `row` is not the last row.
     #[inline]
-    pub(crate) fn displaced_by_removal(&self, loc: Location) -> Option<Entity> {
-        let last = self.last_location()?;
-        if last == loc { None } else { self.entity_at(last) }
+    pub(crate) fn displaced_by_removal(&self, row: u32) -> Option<Entity> {
+        let last = self.len.checked_sub(1)? as u32;
+        if last == row { None } else { self.entity_at(last) }
     }
 
-    /// Removes row `loc` by moving the last row into it (swap-remove), keeping
-    /// chunks dense; returns the entity that moved into `loc`. A chunk left empty
-    /// goes to the spare list.
+    /// Removes `row` by moving the last row into it (swap-remove), keeping
+    /// chunks dense; returns the entity that moved into `row`. A chunk left
+    /// empty goes to the spare list.
     ///
     /// # Safety
-    /// `loc` must be a live row whose column values have all been moved out or
+    /// `row` must be a live row whose column values have all been moved out or
     /// dropped already (they are overwritten without a drop), and every other
-    /// live row must be fully initialised (the last one is moved into `loc`,
-    /// unless `loc` is itself the last row).
+    /// live row must be fully initialised (the last one is moved into `row`,
+    /// unless `row` is itself the last row).
     #[inline(always)]
-    pub(super) unsafe fn fill_hole(&mut self, loc: Location) -> Option<Entity> {
-        debug_assert!(self.contains(loc));
-        let last = self.last_location().expect("`loc` is live, so there is a last row");
-        let displaced = if last != loc {
-            let (hole, tail) = (
-                self.chunk_base(loc.chunk as usize),
-                self.chunk_base(last.chunk as usize),
-            );
+    pub(super) unsafe fn fill_hole(&mut self, row: u32) -> Option<Entity> {
+        debug_assert!(self.contains_row(row));
+        let last = (self.len - 1) as u32;
+        let displaced = if last != row {
+            let (hole, tail) = (self.chunk_base(row), self.chunk_base(last));
+            let (hole_row, tail_row) = (self.row_in_chunk(row), self.row_in_chunk(last));
             for column in &self.columns {
-                // SAFETY: `last` and `loc` are distinct live rows of the same column,
+                // SAFETY: `last` and `row` are distinct live rows of the same column,
                 // so the two `size`-byte ranges are in bounds and disjoint. The value
                 // at `last` is moved (its row leaves the live range below); the slot
-                // at `loc` is free per the contract.
+                // at `row` is free per the contract.
                 unsafe {
                     copy_value(
-                        tail.wrapping_add(column.offset + last.row as usize * column.size),
-                        hole.wrapping_add(column.offset + loc.row as usize * column.size),
+                        tail.wrapping_add(column.offset + tail_row * column.size),
+                        hole.wrapping_add(column.offset + hole_row * column.size),
                         column.size,
                     )
                 };
             }
             // SAFETY: both entity slots are live rows; `Entity` is `Copy`.
             let moved = unsafe { self.entity_ptr(last).read() };
-            // SAFETY: as above, the slot at `loc` is in bounds and aligned.
-            unsafe { self.entity_ptr(loc).write(moved) };
+            // SAFETY: as above, the slot at `row` is in bounds and aligned.
+            unsafe { self.entity_ptr(row).write(moved) };
             Some(moved)
         } else {
             None
         };
         self.len -= 1;
-        if last.row == 0 {
+        self.version += 1;
+        if self.row_in_chunk(last) == 0 {
             let empty = self.chunks.pop().expect("the last row was in a chunk");
             self.spare.push(empty);
         }
@@ -502,8 +511,7 @@ impl Drop for Archetype {
                 continue;
             }
             for chunk in 0..self.chunks.len() {
-                let rows = self.rows_in_chunk(chunk);
-                let start = self.value_ptr(col, self.chunk_start(chunk));
+                let (start, rows) = self.column_start(col, chunk);
                 // SAFETY: the first `rows` values of this column in this chunk are live
                 // and contiguous; the archetype is being dropped, so they are never used
                 // again. (If one `Drop` panics, the rest of this chunk's values of the

@@ -13,8 +13,11 @@ pub const CHUNK_BYTES: usize = 16 * 1024;
 /// Where each array lives inside a chunk of some archetype.
 #[derive(Clone, Debug)]
 pub(super) struct ChunkLayout {
-    /// Rows per chunk (at least 1).
+    /// Rows per chunk: a power of two (at least 1), so a row number splits
+    /// into chunk and row within it with a shift and a mask.
     pub(super) rows: usize,
+    /// `rows == 1 << shift`.
+    pub(super) shift: u32,
     /// The allocation layout of one chunk.
     pub(super) layout: Layout,
     /// Byte offset of each column's array, in the order of the `columns` given
@@ -24,21 +27,28 @@ pub(super) struct ChunkLayout {
 }
 
 impl ChunkLayout {
-    /// Lays out the entity array (at offset 0) and the given columns, as many
-    /// rows as fit in [`CHUNK_BYTES`], or one row if a single row is larger.
+    /// Lays out the entity array (at offset 0) and the given columns for the
+    /// largest power of two of rows that fits in [`CHUNK_BYTES`], or one row
+    /// if a single row is larger. The chunk is allocated at the size its
+    /// arrays take (at most `CHUNK_BYTES` unless one row is larger).
     pub(super) fn new(columns: &[Layout]) -> Self {
         let row_bytes: usize = size_of::<Entity>() + columns.iter().map(|l| l.size()).sum::<usize>();
-        let mut rows = (CHUNK_BYTES / row_bytes).max(1);
+        let fit = (CHUNK_BYTES / row_bytes).max(1);
+        let mut rows = 1 << fit.ilog2();
         loop {
             let (end, align, offsets) = place(columns, rows);
             if end <= CHUNK_BYTES || rows == 1 {
-                let size = end.max(CHUNK_BYTES);
-                let layout = Layout::from_size_align(size, align)
+                let layout = Layout::from_size_align(end, align)
                     .expect("a chunk's size overflows isize: a component row is absurdly large");
-                return ChunkLayout { rows, layout, offsets };
+                return ChunkLayout {
+                    rows,
+                    shift: rows.trailing_zeros(),
+                    layout,
+                    offsets,
+                };
             }
-            // Padding pushed us over: one row fewer always fits if one row fits at all.
-            rows -= 1;
+            // Padding pushed us over: half as many rows always fit if one row fits at all.
+            rows /= 2;
         }
     }
 }
@@ -95,7 +105,7 @@ impl Chunk {
         let layout = layout.layout;
         debug_assert!(layout.size() > 0);
         // SAFETY: `layout` has a non-zero size: every chunk holds at least one
-        // `Entity` (8 bytes), and `ChunkLayout::new` never rounds down.
+        // row, whose `Entity` takes 8 bytes.
         let raw = unsafe { alloc::alloc(layout) };
         let ptr = NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(layout));
         Chunk { ptr, layout }
@@ -123,10 +133,14 @@ mod tests {
     #[test]
     fn a_chunk_holds_as_many_rows_as_fit_in_sixteen_kib() {
         let layout = ChunkLayout::new(&[Layout::new::<[f32; 3]>(), Layout::new::<u8>()]);
-        // 8 (entity) + 12 + 1 = 21 bytes per row.
-        assert!(layout.rows >= CHUNK_BYTES / 21 - 4);
-        assert!(layout.rows * 21 <= CHUNK_BYTES);
-        assert_eq!(layout.layout.size(), CHUNK_BYTES);
+        // 8 (entity) + 12 + 1 = 21 bytes per row: 780 fit, 512 is the power of two.
+        assert_eq!(layout.rows, 512);
+        assert_eq!(layout.rows, 1 << layout.shift);
+        assert!(layout.layout.size() <= CHUNK_BYTES);
+        assert!(layout.layout.size() >= 512 * 21);
+        // 8 + 24 = 32 bytes per row fills a chunk exactly.
+        let exact = ChunkLayout::new(&[Layout::new::<[f32; 3]>(), Layout::new::<[f32; 3]>()]);
+        assert_eq!((exact.rows, exact.layout.size()), (512, CHUNK_BYTES));
     }
 
     #[test]

@@ -112,15 +112,35 @@ impl<'a> ColumnAccess<'a> {
         }
     }
 
-    /// The column of `id`, if it holds `T`s, for reading. `None` if the
-    /// archetype lacks it or it is already taken for writing.
-    #[inline]
-    pub(crate) fn read<T: 'static>(&mut self, id: ComponentId) -> Option<ColumnChunks<'a, T>> {
+    /// Takes the column of `id` for reading if it holds `T`s and is not
+    /// taken for writing.
+    #[inline(always)]
+    fn borrow_shared<T: 'static>(&mut self, id: ComponentId) -> Option<usize> {
         let col = self.archetype.typed_column::<T>(id)?;
         if self.exclusive.contains(col) {
             return None;
         }
         self.shared.insert(col);
+        Some(col)
+    }
+
+    /// Takes the column of `id` for writing if it holds `T`s, the access can
+    /// write, and the column is not taken yet.
+    #[inline(always)]
+    fn borrow_exclusive<T: 'static>(&mut self, id: ComponentId) -> Option<usize> {
+        let col = self.archetype.typed_column::<T>(id)?;
+        if !self.writable || self.shared.contains(col) || self.exclusive.contains(col) {
+            return None;
+        }
+        self.exclusive.insert(col);
+        Some(col)
+    }
+
+    /// The column of `id`, if it holds `T`s, for reading. `None` if the
+    /// archetype lacks it or it is already taken for writing.
+    #[inline]
+    pub(crate) fn read<T: 'static>(&mut self, id: ComponentId) -> Option<ColumnChunks<'a, T>> {
+        let col = self.borrow_shared::<T>(id)?;
         Some(ColumnChunks {
             archetype: self.archetype,
             col,
@@ -134,17 +154,51 @@ impl<'a> ColumnAccess<'a> {
     /// taken.
     #[inline]
     pub(crate) fn write<T: 'static>(&mut self, id: ComponentId) -> Option<ColumnChunksMut<'a, T>> {
-        let col = self.archetype.typed_column::<T>(id)?;
-        if !self.writable || self.shared.contains(col) || self.exclusive.contains(col) {
-            return None;
-        }
-        self.exclusive.insert(col);
+        let col = self.borrow_exclusive::<T>(id)?;
         Some(ColumnChunksMut {
             archetype: self.archetype,
             col,
             next: 0,
             _values: PhantomData,
         })
+    }
+
+    /// The entity at `row`, if it is a live row.
+    #[inline]
+    pub(crate) fn entity_at(&self, row: u32) -> Option<Entity> {
+        self.archetype.entity_at(row)
+    }
+
+    /// The `T` of component `id` at `row`, for reading (taking the column as
+    /// [`read`](ColumnAccess::read) does). `None` if `row` is not live or the
+    /// column cannot be read.
+    #[inline]
+    pub(crate) fn read_row<T: 'static>(&mut self, id: ComponentId, row: u32) -> Option<&'a T> {
+        if !self.archetype.contains_row(row) {
+            return None;
+        }
+        let col = self.borrow_shared::<T>(id)?;
+        // SAFETY: column `col` holds `T`s (checked by `borrow_shared`) and `row` is
+        // live, so the value is initialised and aligned. The column is borrowed
+        // shared for `'a` (never exclusively), and the archetype is borrowed for
+        // `'a`, so no `&mut` to it exists meanwhile.
+        Some(unsafe { &*self.archetype.value_ptr(col, row).cast::<T>() })
+    }
+
+    /// The `T` of component `id` at `row`, for writing (taking the column as
+    /// [`write`](ColumnAccess::write) does). `None` if `row` is not live or the
+    /// column cannot be written.
+    #[inline]
+    pub(crate) fn write_row<T: 'static>(&mut self, id: ComponentId, row: u32) -> Option<&'a mut T> {
+        if !self.archetype.contains_row(row) {
+            return None;
+        }
+        let col = self.borrow_exclusive::<T>(id)?;
+        // SAFETY: as in `read_row` for type, initialisation and alignment.
+        // Uniqueness: the access was made from `&'a mut Archetype` (`writable`) and
+        // the column was taken once, only for writing, so this is the only
+        // reference to any of its values for `'a`.
+        Some(unsafe { &mut *self.archetype.value_ptr(col, row).cast::<T>() })
     }
 }
 

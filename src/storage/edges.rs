@@ -4,7 +4,9 @@
 
 use std::any::TypeId;
 
-use super::archetype::{Archetype, ArchetypeId};
+use super::archetype::Archetype;
+use super::archetypes::Archetypes;
+use super::location::ArchetypeId;
 use crate::component::ComponentId;
 
 const UNKNOWN: u32 = u32::MAX;
@@ -18,7 +20,7 @@ pub(crate) struct Edges {
     remove: Vec<u32>,
 }
 
-/// Identifies a [`Transition`] of one `Archetypes`.
+/// Identifies a [`Transition`] of one `Archetypes`, in creation order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TransitionId(pub(super) u32);
 
@@ -73,10 +75,12 @@ fn store(table: &mut Vec<u32>, id: ComponentId, to: TransitionId) {
 /// chunk layout after creation, so a plan stays valid for the program's life.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Transition {
-    pub(super) from: ArchetypeId,
-    pub(super) to: ArchetypeId,
-    pub(super) component: ComponentId,
-    pub(super) added: bool,
+    pub(crate) from: ArchetypeId,
+    pub(crate) to: ArchetypeId,
+    /// The component added or removed.
+    pub(crate) component: ComponentId,
+    /// Whether `component` is added (else removed).
+    pub(crate) added: bool,
     /// One entry per column the two archetypes share.
     pub(super) moves: Box<[ColumnMove]>,
     /// The added component's column in `to`, or the removed one's in `from`.
@@ -153,5 +157,89 @@ impl Transition {
             moves,
             changed: ColumnSlot::of(bigger, changed_col),
         }
+    }
+}
+
+impl Archetypes {
+    /// The transition from `from` adding `id`; `None` if `from` already has
+    /// it. Cached on the edge after the first time.
+    #[inline]
+    pub(crate) fn add_transition(&mut self, from: ArchetypeId, id: ComponentId) -> Option<TransitionId> {
+        match self.get(from).edges.add(id) {
+            Some(known) => Some(known),
+            None => self.new_transition(from, id, true),
+        }
+    }
+
+    /// The transition from `from` removing `id`; `None` if `from` lacks it.
+    #[inline]
+    pub(crate) fn remove_transition(&mut self, from: ArchetypeId, id: ComponentId) -> Option<TransitionId> {
+        match self.get(from).edges.remove(id) {
+            Some(known) => Some(known),
+            None => self.new_transition(from, id, false),
+        }
+    }
+
+    /// The transition with id `id`.
+    #[inline(always)]
+    pub(crate) fn transition(&self, id: TransitionId) -> &Transition {
+        &self.transitions[id.0 as usize]
+    }
+
+    /// The source and target archetypes of a transition.
+    #[inline]
+    pub(crate) fn transition_ends(&self, id: TransitionId) -> (ArchetypeId, ArchetypeId) {
+        let transition = self.transition(id);
+        (transition.from, transition.to)
+    }
+
+    /// The number of transitions taken so far (ids are `0..count`).
+    pub(crate) fn transition_count(&self) -> usize {
+        self.transitions.len()
+    }
+
+    #[cold]
+    fn new_transition(&mut self, from: ArchetypeId, id: ComponentId, add: bool) -> Option<TransitionId> {
+        let source = self.get(from).set();
+        if source.contains(id) == add {
+            return None;
+        }
+        let set = if add { source.with(id) } else { source.without(id) };
+        let to = self.find_or_create(&set);
+        let index = TransitionId(u32::try_from(self.transitions.len()).expect("more than 2^32 transitions"));
+        let transition = Transition::new(self.get(from), self.get(to), id);
+        self.transitions.push(transition);
+        let edges = &mut self.archetype_mut(from).edges;
+        if add {
+            edges.set_add(id, index);
+        } else {
+            edges.set_remove(id, index);
+        }
+        Some(index)
+    }
+
+    /// Checks the graph: each transition leads to the archetype with exactly
+    /// one component more or less, with the right plan.
+    pub(super) fn check_transitions(&self) -> Result<(), String> {
+        for transition in &self.transitions {
+            let (from, to) = (self.get(transition.from), self.get(transition.to));
+            let expected = if transition.added {
+                from.set().with(transition.component)
+            } else {
+                from.set().without(transition.component)
+            };
+            if *to.set() != expected
+                || *from.set() == expected
+                || Transition::new(from, to, transition.component) != *transition
+            {
+                return Err(format!(
+                    "the transition {:?} -> {:?} for component {} is wrong",
+                    transition.from,
+                    transition.to,
+                    transition.component.index()
+                ));
+            }
+        }
+        Ok(())
     }
 }

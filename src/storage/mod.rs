@@ -1,14 +1,31 @@
 //! Archetype chunk storage. This module holds all of reactecs' `unsafe` code.
 //!
 //! Entities with the same component set live in one [`Archetype`]; an
-//! archetype stores its rows in chunks of [`CHUNK_BYTES`] (16 KiB): an entity
-//! array followed by one array per component (structure of arrays), each
-//! aligned for its type. Zero-sized components take no chunk space; a row
-//! larger than a chunk gets a chunk of its own size. Removing a row moves the
-//! archetype's last row into the hole, so every chunk but the last is full;
-//! emptied chunks are kept for reuse. The archetype graph caches each
-//! transition (A, +c) -> B and (A, -c) -> B on A's [`Edges`](edges::Edges),
-//! with a plan of where each column's value moves.
+//! archetype stores its rows in chunks of at most [`CHUNK_BYTES`] (16 KiB):
+//! an entity array followed by one array per component (structure of
+//! arrays), each aligned for its type. A chunk holds a power of two of rows,
+//! so a row number (counted across the archetype's chunks) splits into chunk
+//! and row within it with a shift and a mask. Zero-sized components take no
+//! chunk space; a row larger than a chunk gets a chunk of its own size.
+//! Removing a row moves the archetype's last row into the hole, so every
+//! chunk but the last is full; emptied chunks are kept for reuse.
+//!
+//! The files, by job:
+//! - `archetype.rs`: one archetype's chunks, rows and typed access;
+//! - `archetypes.rs`: every archetype of a context, by component set and by
+//!   component (the index queries start from);
+//! - `edges.rs`: the archetype graph, each transition (A, +c) -> B and
+//!   (A, -c) -> B cached on A's edges with a plan of where each column's
+//!   value moves;
+//! - `spawn.rs`: bundle plans and `RowWriter`, which write new rows;
+//! - `moves.rs`: moving rows along transitions and out of storage;
+//! - `columns.rs`: the column borrows queries take, chunk by chunk;
+//! - `chunk.rs`, `type_info.rs`, `location.rs`, `bitset.rs`, `stats.rs`: the
+//!   raw chunk memory, type-erased values, row addresses, component sets and
+//!   memory statistics.
+//!
+//! Storage knows entities and component types (`entity.rs`,
+//! `component.rs`) and nothing above them.
 //!
 //! # Why the safe API cannot be misused
 //!
@@ -21,7 +38,7 @@
 //!   `column_slice`, `RowWriter::put`, `ComponentRef::get`) compares the
 //!   column's `TypeId` with `T` before casting (`RowWriter::put` compares with
 //!   the type its bundle plan recorded from the column).
-//! - Row locations are checked (`Archetype::contains`) before they are read.
+//! - Row locations are checked (`Archetype::contains_row`) before they are read.
 //! - A move between archetypes only follows edges built here, from
 //!   `set.with(c)` / `set.without(c)`, so the source and target columns differ
 //!   by exactly that one component.
@@ -40,21 +57,25 @@ mod archetypes;
 mod bitset;
 mod chunk;
 mod columns;
-mod component_ref;
 mod edges;
+mod location;
+mod moves;
+mod spawn;
 mod stats;
 mod type_info;
 
-pub(crate) use archetype::{Archetype, ArchetypeId, Location};
-pub use archetypes::RowWriter;
-pub(crate) use archetypes::{Archetypes, BundleId, Moved};
+pub(crate) use archetype::Archetype;
+pub(crate) use archetypes::{Archetypes, Visit};
 pub use bitset::ComponentSet;
 pub use chunk::CHUNK_BYTES;
 pub use columns::{ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks};
-pub use component_ref::ComponentRef;
 pub(crate) use edges::TransitionId;
+pub(crate) use location::{ArchetypeId, Location};
+pub(crate) use moves::Moved;
+pub(crate) use spawn::BundleId;
+pub use spawn::RowWriter;
 pub use stats::StorageStats;
-pub(crate) use type_info::TypeInfo;
+pub(crate) use type_info::{ErasedRef, TypeInfo};
 
 #[cfg(test)]
 mod tests;

@@ -4,11 +4,9 @@
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use slotmap::SlotMap;
-
 use super::*;
 use crate::component::{ComponentId, ComponentInfo};
-use crate::entity::Entity;
+use crate::entity::{Entities, Entity};
 
 #[repr(align(64))]
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -107,61 +105,78 @@ fn set(ids: &[usize]) -> ComponentSet {
     ids.iter().map(|&i| id(i)).collect()
 }
 
+/// Storage and the entity records that say where each row is.
 struct Fixture {
-    keys: SlotMap<Entity, Location>,
+    keys: Entities,
     storage: Archetypes,
 }
 
 impl Fixture {
     fn new() -> Self {
         Fixture {
-            keys: SlotMap::with_key(),
+            keys: Entities::default(),
             storage: Archetypes::new(infos()),
         }
+    }
+
+    /// Where `entity` is.
+    fn loc(&self, entity: Entity) -> Location {
+        self.keys.location(entity).expect("a live entity")
     }
 
     /// Spawns an entity whose values `write` puts in the order of `ids`.
     fn spawn(&mut self, ids: &[usize], write: impl FnOnce(&mut RowWriter<'_>)) -> Entity {
         let ids: Vec<ComponentId> = ids.iter().map(|&i| id(i)).collect();
         let bundle = self.storage.register_bundle(None, &ids).unwrap();
-        let archetype = self.storage.bundle_archetype(bundle);
-        let dummy = Location {
-            archetype,
-            chunk: 0,
-            row: 0,
-        };
-        let entity = self.keys.insert(dummy);
-        let loc = self.storage.spawn(bundle, entity, write).expect("all columns written");
-        self.keys[entity] = loc;
+        let keys = &mut self.keys;
+        let (entity, _) = self
+            .storage
+            .spawn(bundle, |at| keys.alloc(at), write)
+            .expect("all columns written");
         entity
     }
 
+    /// Spawns with `write` (which may stop early or panic), and forgets the
+    /// entity made: its row must not be there.
+    fn spawn_incomplete(&mut self, bundle: BundleId, write: impl FnOnce(&mut RowWriter<'_>)) {
+        let mut made = None;
+        let keys = &mut self.keys;
+        let spawned = catch_unwind(AssertUnwindSafe(|| {
+            self.storage.spawn(bundle, |at| *made.insert(keys.alloc(at)), write)
+        }));
+        assert!(matches!(spawned, Ok(None) | Err(_)), "the row is incomplete");
+        self.keys.disable(made.expect("an entity was made"), false);
+    }
+
     fn apply(&mut self, entity: Entity, moved: Moved) {
-        let from = self.keys[entity];
-        self.keys[entity] = moved.to;
+        let from = self.loc(entity);
+        self.keys.relocate(entity, moved.to);
         if let Some(displaced) = moved.displaced {
-            self.keys[displaced] = from;
+            self.keys.relocate(displaced, from);
         }
     }
 
     fn despawn(&mut self, entity: Entity) {
-        let loc = self.keys.remove(entity).unwrap();
-        let displaced = self.storage.get(loc.archetype).displaced_by_removal(loc);
+        let loc = self.loc(entity);
+        let displaced = self.storage.get(loc.archetype).displaced_by_removal(loc.row);
+        self.keys.disable(entity, false);
         if let Some(d) = displaced {
-            self.keys[d] = loc;
+            self.keys.relocate(d, loc);
         }
         assert_eq!(self.storage.despawn(loc), Some(displaced));
     }
 
     fn get<T: 'static>(&self, entity: Entity, component: usize) -> Option<&T> {
-        let loc = self.keys[entity];
-        self.storage.get(loc.archetype).get(id(component), loc)
+        let loc = self.loc(entity);
+        self.storage.get(loc.archetype).get(id(component), loc.row)
     }
 
     fn check(&self) {
         self.storage.check().unwrap();
-        for (entity, &loc) in &self.keys {
-            assert_eq!(self.storage.get(loc.archetype).entity_at(loc), Some(entity));
+        self.keys.check().unwrap();
+        for entity in self.keys.alive() {
+            let loc = self.loc(entity);
+            assert_eq!(self.storage.get(loc.archetype).entity_at(loc.row), Some(entity));
         }
         let rows: usize = self.storage.iter().map(Archetype::len).sum();
         assert_eq!(rows, self.keys.len());
@@ -182,7 +197,7 @@ fn odd_types_are_stored_aligned_and_read_back_intact() {
         }));
     }
     f.check();
-    let archetype = f.storage.get(f.keys[entities[0]].archetype);
+    let archetype = f.storage.get(f.loc(entities[0]).archetype);
     assert!(archetype.chunk_count() > 1, "the test must span chunks");
     for chunk in 0..archetype.chunk_count() {
         let wide = archetype.column_slice::<Wide>(id(WIDE), chunk).unwrap();
@@ -209,7 +224,7 @@ fn typed_access_with_the_wrong_type_is_refused() {
     });
     assert_eq!(f.get::<u32>(e, U64), None);
     assert_eq!(f.get::<u64>(e, U64), Some(&5));
-    let loc = f.keys[e];
+    let loc = f.loc(e);
     assert_eq!(f.storage.insert(loc, id(U64), 1u64), Err(1u64), "already present");
     assert_eq!(f.storage.insert(loc, id(U8), 1u64), Err(1u64), "wrong type");
     assert!(f.storage.take::<u8>(loc, id(U64)).is_none());
@@ -227,14 +242,14 @@ fn a_bundle_listing_a_component_twice_is_refused() {
 fn zero_sized_components_take_no_space_and_are_dropped() {
     let mut f = Fixture::new();
     let plain = f.spawn(&[U64], |w| w.put(1u64).unwrap());
-    let rows_without = f.storage.get(f.keys[plain].archetype).rows_per_chunk();
+    let rows_without = f.storage.get(f.loc(plain).archetype).rows_per_chunk();
     let e = f.spawn(&[MARKER, U64], |w| {
         w.put(Marker).unwrap();
         w.put(2u64).unwrap();
     });
-    assert_eq!(f.storage.get(f.keys[e].archetype).rows_per_chunk(), rows_without);
+    assert_eq!(f.storage.get(f.loc(e).archetype).rows_per_chunk(), rows_without);
     assert_eq!(f.get::<Marker>(e, MARKER), Some(&Marker));
-    let moved = f.storage.take::<Marker>(f.keys[e], id(MARKER)).map(|(m, moved)| {
+    let moved = f.storage.take::<Marker>(f.loc(e), id(MARKER)).map(|(m, moved)| {
         assert_eq!(m, Marker);
         moved
     });
@@ -254,7 +269,7 @@ fn a_row_larger_than_a_chunk_is_stored_in_a_bigger_chunk() {
         w.put(Huge(vec![4], [8; 20_000])).unwrap();
         w.put(2u8).unwrap();
     });
-    let archetype = f.storage.get(f.keys[a].archetype);
+    let archetype = f.storage.get(f.loc(a).archetype);
     assert_eq!(archetype.rows_per_chunk(), 1);
     assert_eq!(archetype.chunk_count(), 2);
     assert_eq!(
@@ -277,7 +292,7 @@ fn swap_remove_moves_the_last_row_of_the_last_chunk_into_the_hole() {
             w.put(Tracked::new(&format!("#{i}"))).unwrap();
         }));
     }
-    let loc = f.keys[entities[3]];
+    let loc = f.loc(entities[3]);
     let rows = f.storage.get(loc.archetype).rows_per_chunk();
     assert!(70 > 2 * rows, "the test must span three chunks");
     // Remove a row of the first chunk: the last entity (third chunk) fills it.
@@ -286,7 +301,7 @@ fn swap_remove_moves_the_last_row_of_the_last_chunk_into_the_hole() {
     drop(value);
     assert_eq!(moved.displaced, Some(entities[69]));
     f.apply(entities[3], moved);
-    assert_eq!(f.keys[entities[69]], loc);
+    assert_eq!(f.loc(entities[69]), loc);
     assert_eq!(f.get::<Big>(entities[69], BIG), Some(&Big([69; 64])));
     assert_eq!(f.get::<Tracked>(entities[69], TRACKED), Some(&Tracked::new("#69")));
     assert_eq!(f.get::<Big>(entities[3], BIG), Some(&Big([3; 64])));
@@ -303,7 +318,7 @@ fn swap_remove_moves_the_last_row_of_the_last_chunk_into_the_hole() {
 fn emptied_chunks_are_recycled_not_reallocated() {
     let mut f = Fixture::new();
     let first = f.spawn(&[BIG], |w| w.put(Big([0; 64])).unwrap());
-    let archetype = f.keys[first].archetype;
+    let archetype = f.loc(first).archetype;
     let rows = f.storage.get(archetype).rows_per_chunk();
     let mut entities = vec![first];
     for i in 1..rows as u64 {
@@ -333,14 +348,14 @@ fn insert_take_and_replace_move_values_and_drop_each_exactly_once() {
             entities.push(f.spawn(&[TRACKED], |w| w.put(Tracked::new(&i.to_string())).unwrap()));
         }
         for (i, &e) in entities.iter().enumerate() {
-            let moved = f.storage.insert(f.keys[e], id(BIG), Big([i as u64; 64])).unwrap();
+            let moved = f.storage.insert(f.loc(e), id(BIG), Big([i as u64; 64])).unwrap();
             f.apply(e, moved);
         }
         f.check();
         for (i, &e) in entities.iter().enumerate().step_by(2) {
-            let old = f.storage.replace(f.keys[e], id(TRACKED), Tracked::new("new")).unwrap();
+            let old = f.storage.replace(f.loc(e), id(TRACKED), Tracked::new("new")).unwrap();
             assert_eq!(old, Tracked::new(&i.to_string()));
-            let (big, moved) = f.storage.take::<Big>(f.keys[e], id(BIG)).unwrap();
+            let (big, moved) = f.storage.take::<Big>(f.loc(e), id(BIG)).unwrap();
             assert_eq!(big, Big([i as u64; 64]));
             f.apply(e, moved);
         }
@@ -364,28 +379,18 @@ fn an_incomplete_row_is_removed_and_what_was_written_is_dropped() {
     let mut f = Fixture::new();
     let bundle = f.storage.register_bundle(None, &[id(TRACKED), id(U64)]).unwrap();
     let archetype = f.storage.bundle_archetype(bundle);
-    let e = f.keys.insert(Location {
-        archetype,
-        chunk: 0,
-        row: 0,
-    });
-    let spawned = f.storage.spawn(bundle, e, |w| {
+    f.spawn_incomplete(bundle, |w| {
         w.put(Tracked::new("half")).unwrap();
     });
-    assert_eq!(spawned, None);
     assert_eq!(f.storage.get(archetype).len(), 0);
     assert_eq!(live(), 0);
     // A panic while writing removes the row too.
-    let result = catch_unwind(AssertUnwindSafe(|| {
-        f.storage.spawn(bundle, e, |w| {
-            w.put(Tracked::new("half")).unwrap();
-            panic!("user code failed mid-row");
-        })
-    }));
-    assert!(result.is_err());
+    f.spawn_incomplete(bundle, |w| {
+        w.put(Tracked::new("half")).unwrap();
+        panic!("user code failed mid-row");
+    });
     assert_eq!(f.storage.get(archetype).len(), 0);
     assert_eq!(live(), 0);
-    f.keys.remove(e);
     f.check();
 }
 
@@ -395,15 +400,10 @@ fn a_panicking_drop_while_removing_an_incomplete_row_still_removes_the_row() {
     let keep = f.spawn(&[U64], |w| w.put(7u64).unwrap());
     let bundle = f.storage.register_bundle(None, &[id(PANICKY), id(U64)]).unwrap();
     let archetype = f.storage.bundle_archetype(bundle);
-    let e = f.keys.insert(f.keys[keep]);
     // Only the first element is written; cleaning up drops it, and its drop panics.
-    let result = catch_unwind(AssertUnwindSafe(|| {
-        f.storage.spawn(bundle, e, |w| assert!(w.put(Panicky).is_ok()))
-    }));
-    assert!(result.is_err());
+    f.spawn_incomplete(bundle, |w| assert!(w.put(Panicky).is_ok()));
     assert_eq!(panicky_drops(), 1, "dropped exactly once");
     assert_eq!(f.storage.get(archetype).len(), 0, "the half-written row is gone");
-    f.keys.remove(e);
     f.check();
     assert_eq!(f.get::<u64>(keep, U64), Some(&7));
 }
@@ -419,7 +419,8 @@ fn a_panicking_drop_during_despawn_still_removes_the_row_and_drops_the_rest() {
         w.put(Tracked::new("b")).unwrap();
         w.put(1u8).unwrap();
     });
-    let loc = f.keys.remove(a).unwrap();
+    let loc = f.loc(a);
+    f.keys.disable(a, false);
     let result = catch_unwind(AssertUnwindSafe(|| f.storage.despawn(loc)));
     assert!(result.is_err());
     assert_eq!(panicky_drops(), 1);
@@ -434,15 +435,15 @@ fn a_panicking_drop_during_despawn_still_removes_the_row_and_drops_the_rest() {
 fn edges_are_cached_and_lead_to_the_right_archetype() {
     let mut f = Fixture::new();
     let e = f.spawn(&[U8], |w| w.put(1u8).unwrap());
-    let from = f.keys[e].archetype;
+    let from = f.loc(e).archetype;
     let count = f.storage.len();
     let add = f.storage.add_transition(from, id(U64)).unwrap();
-    let to = f.storage.transition_target(add);
+    let to = f.storage.transition_ends(add).1;
     assert_eq!(f.storage.len(), count + 1);
     assert_eq!(*f.storage.get(to).set(), set(&[U8, U64]));
     assert_eq!(f.storage.add_transition(from, id(U64)), Some(add), "cached");
     let back = f.storage.remove_transition(to, id(U64)).unwrap();
-    assert_eq!(f.storage.transition_target(back), from);
+    assert_eq!(f.storage.transition_ends(back).1, from);
     assert_eq!(f.storage.add_transition(from, id(U8)), None);
     assert_eq!(f.storage.remove_transition(from, id(U64)), None);
     assert_eq!(
@@ -460,15 +461,15 @@ fn component_refs_read_values_and_format_them() {
         w.put(Tracked::new("hi")).unwrap();
         w.put(9u8).unwrap();
     });
-    let loc = f.keys[e];
+    let loc = f.loc(e);
     let archetype = f.storage.get(loc.archetype);
-    let tracked = archetype.component_ref(id(TRACKED), loc).unwrap();
+    let tracked = archetype.component_ref(id(TRACKED), loc.row).unwrap();
     assert_eq!(tracked.get::<Tracked>().map(|t| t.0.as_str()), Some("hi"));
     assert_eq!(tracked.get::<u8>(), None);
     assert_eq!(format!("{tracked:?}"), "Tracked(\"hi\")");
-    let byte = archetype.component_ref(id(U8), loc).unwrap();
+    let byte = archetype.component_ref(id(U8), loc.row).unwrap();
     assert_eq!(format!("{byte:?}"), "u8(..)");
-    let names: Vec<_> = archetype.component_refs(loc).map(|c| c.name()).collect();
+    let names: Vec<_> = archetype.component_refs(loc.row).map(|c| c.name()).collect();
     assert_eq!(names, ["u8", "Tracked"]);
 }
 
@@ -486,12 +487,12 @@ fn column_access_refuses_aliasing_and_hands_out_every_chunk_once() {
             row.put(Wide([i as u8; 64])).unwrap();
         });
     }
-    let entities: Vec<Entity> = f.keys.keys().collect();
+    let entities: Vec<Entity> = f.keys.alive().collect();
     for e in entities.iter().step_by(5) {
         f.despawn(*e);
     }
     let arch = f.storage.find_or_create(&set(&ids));
-    let a = f.storage.iter_mut().find(|a| a.id() == arch).unwrap();
+    let a = f.storage.archetype_mut(arch);
     let chunks = a.chunk_count();
     assert!(chunks > 2);
     let mut access = ColumnAccess::exclusive(a);

@@ -1,15 +1,19 @@
-//! `TypeInfo`: what storage must know to hold values of a type it cannot name.
+//! `TypeInfo`: what storage must know to hold values of a type it cannot
+//! name; `ErasedRef`: a shared reference to a value of such a type that
+//! knows the type, so reading it back is checked.
 
 use std::alloc::Layout;
 use std::any::TypeId;
+use std::marker::PhantomData;
+use std::ptr::NonNull;
 
 /// Drops `count` contiguous values starting at the pointer.
 type DropFn = unsafe fn(*mut u8, usize);
 
 /// The layout, identity and drop glue of one component type, type-erased.
 ///
-/// A `TypeInfo` can only be built by [`TypeInfo::of`], so its three parts
-/// always describe the same Rust type: this is the invariant every cast in
+/// A `TypeInfo` can only be built by [`TypeInfo::of`], so its parts always
+/// describe the same Rust type: this is the invariant every cast in
 /// `storage` relies on (a column whose `TypeInfo` says `T` holds `T` values).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TypeInfo {
@@ -46,6 +50,7 @@ impl TypeInfo {
     }
 
     /// The `TypeId` of the described type.
+    #[inline]
     pub(crate) fn type_id(&self) -> TypeId {
         self.type_id
     }
@@ -56,6 +61,7 @@ impl TypeInfo {
     }
 
     /// Size and alignment of one value.
+    #[inline]
     pub(crate) fn layout(&self) -> Layout {
         self.layout
     }
@@ -76,5 +82,65 @@ impl TypeInfo {
             // `TypeInfo::of` for the type this info describes.
             unsafe { drop(ptr, count) }
         }
+    }
+}
+
+/// A shared reference to a value whose type is known only at run time, which
+/// carries that type's `TypeId`: [`get`](ErasedRef::get) hands the value back
+/// only as its own type.
+#[derive(Clone, Copy)]
+pub(crate) struct ErasedRef<'a> {
+    ptr: NonNull<u8>,
+    type_id: TypeId,
+    _borrow: PhantomData<&'a ()>,
+}
+
+// SAFETY: an `ErasedRef` is a `&'a T` in disguise, and every stored type is
+// `Send + Sync` (`TypeInfo::of` requires it; `ErasedRef::of` too).
+unsafe impl Send for ErasedRef<'_> {}
+// SAFETY: as for `Send`: shared access to a `Sync` value.
+unsafe impl Sync for ErasedRef<'_> {}
+
+impl<'a> ErasedRef<'a> {
+    /// A reference to `value`.
+    #[inline]
+    pub(crate) fn of<T: Send + Sync + 'static>(value: &'a T) -> Self {
+        ErasedRef {
+            ptr: NonNull::from(value).cast(),
+            type_id: TypeId::of::<T>(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// A reference to the value at `ptr`, of the type `ty` describes.
+    ///
+    /// # Safety
+    /// `ptr` must point to an initialised value of that type, which stays
+    /// alive and is not written for the lifetime `'a`.
+    #[inline]
+    pub(super) unsafe fn from_raw(ty: &TypeInfo, ptr: NonNull<u8>) -> Self {
+        ErasedRef {
+            ptr,
+            type_id: ty.type_id,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The value, if it is a `T`.
+    #[inline]
+    pub(crate) fn get<T: 'static>(self) -> Option<&'a T> {
+        if self.type_id == TypeId::of::<T>() {
+            // SAFETY: every constructor makes `ptr` point to a live value of the type
+            // `type_id` names, for `'a`; we just checked that type is `T`.
+            Some(unsafe { self.ptr.cast::<T>().as_ref() })
+        } else {
+            None
+        }
+    }
+
+    /// The `TypeId` of the value's type.
+    #[inline]
+    pub(crate) fn type_id(self) -> TypeId {
+        self.type_id
     }
 }

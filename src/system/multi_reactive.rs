@@ -157,12 +157,12 @@ impl<S: MultiReactiveSystem> MultiReactive<S> {
         if let Some(id) = self.scratch_context.take()
             && let Some(context) = contexts.by_id_mut(id)
         {
-            context.release_all(&mut self.scratch, self.owner);
+            context.release_all(&mut self.scratch);
         }
         self.scratch.clear();
         for held in self.buffer.drain(..) {
             if let Some(context) = contexts.by_id_mut(held.context) {
-                context.release_own(held.entity, self.owner);
+                context.release_own(held.entity);
             }
         }
         for context in contexts.iter_mut() {
@@ -225,7 +225,7 @@ impl<S: MultiReactiveSystem> System<Contexts> for MultiReactive<S> {
             buffer.retain(|&held| {
                 let first = seen.insert(held);
                 if !first && let Some(context) = contexts.by_id_mut(held.context) {
-                    context.release_own(held.entity, *owner);
+                    context.release_own(held.entity);
                 }
                 first
             });

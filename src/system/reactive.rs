@@ -169,7 +169,7 @@ impl<S: ReactiveSystem> Reactive<S> {
         let Some(id) = self.collector_in(context) else {
             return;
         };
-        context.release_all(&mut self.buffer, self.owner);
+        context.release_all(&mut self.buffer);
         if let Err(Error::UnknownCollector { .. }) = f(context, id) {
             self.collector = None;
         }
@@ -191,7 +191,7 @@ impl<S: ReactiveSystem> System<Context> for Reactive<S> {
             return;
         };
         // What a panicking `filter` or `execute` left retained goes first.
-        context.release_all(&mut self.buffer, self.owner);
+        context.release_all(&mut self.buffer);
         let Reactive {
             system, owner, buffer, ..
         } = self;
@@ -205,7 +205,7 @@ impl<S: ReactiveSystem> System<Context> for Reactive<S> {
         }
         if !self.buffer.is_empty() {
             self.system.execute(context, &self.buffer);
-            context.release_all(&mut self.buffer, self.owner);
+            context.release_all(&mut self.buffer);
         }
         // Unknown only if `execute` removed the collector.
         if context.finish_batch(id).is_err() {

@@ -26,9 +26,9 @@
 //! ```
 //!
 //! Writes through a query's `&mut T` are silent, like
-//! [`Context::get_mut`]: no event fires, so groups' subscribers and reactive
-//! systems do not hear of them. Use [`Context::modify_each`] (or
-//! [`Context::replace`]) when they must.
+//! [`Context::get_mut`](crate::Context::get_mut): no event fires, so groups' subscribers and reactive
+//! systems do not hear of them. Use [`Context::modify_each`](crate::Context::modify_each) (or
+//! [`Context::replace`](crate::Context::replace)) when they must.
 //!
 //! A query borrows the context for as long as it lives, so structural changes
 //! (create, destroy, add, remove) cannot happen while iterating: the borrow
@@ -50,8 +50,7 @@
 //! Collect what to change first, then change it after the loop: into a `Vec`
 //! you keep between frames (no allocation in steady state), or through a
 //! group's [`entities`](crate::Group::entities) list, which does not borrow
-//! the context. A command buffer for recording changes during iteration is
-//! planned.
+//! the context.
 //!
 //! ```
 //! # use reactecs::prelude::*;
@@ -70,37 +69,39 @@
 
 use std::marker::PhantomData;
 
-use crate::context::Context;
 use crate::error::Error;
-use crate::group::GroupId;
-use crate::groups::Groups;
+use crate::group::{GroupId, Groups};
 use crate::matcher::Matcher;
-use crate::storage::{Archetype, Archetypes, ColumnAccess};
+use crate::routes::Membership;
+use crate::storage::{Archetype, Archetypes, ColumnAccess, Visit};
 
 mod iter;
-mod modify_each;
 mod param;
 
-use iter::{ChunkIter, Filter, rows};
+use iter::{ChunkIter, rows};
+pub(crate) use param::Access;
 #[doc(hidden)]
-pub use param::{Access, OptionRows, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Rows7, Rows8, Rows9, Rows10};
+pub use param::{OptionRows, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Rows7, Rows8, Rows9, Rows10};
 pub use param::{QueryParam, ReadOnlyQueryParam};
 
 /// What narrows a query: its required components (from its `Access`), an
-/// optional matcher and an optional group. Shared by [`Query`] and
-/// [`QueryMut`].
+/// optional matcher and an optional group; and where its archetypes come
+/// from. Shared by [`Query`] and [`QueryMut`].
 struct Scope<'w> {
     groups: &'w Groups,
+    membership: &'w Membership,
     context: &'static str,
     access: Access,
     matcher: Option<Matcher>,
-    group: Option<&'w Matcher>,
+    /// The group narrowed to (its index).
+    group: Option<u32>,
 }
 
 impl<'w> Scope<'w> {
-    fn new(groups: &'w Groups, context: &'static str, access: Access) -> Self {
+    fn new(groups: &'w Groups, membership: &'w Membership, context: &'static str, access: Access) -> Self {
         Scope {
             groups,
+            membership,
             context,
             access,
             matcher: None,
@@ -109,30 +110,43 @@ impl<'w> Scope<'w> {
     }
 
     fn set_group(&mut self, group: GroupId) -> Result<(), Error> {
-        let index = self.groups.lookup(group, self.context)?;
-        self.group = Some(&self.groups.get(index).matcher);
+        self.group = Some(self.groups.lookup(group, self.context)?);
         Ok(())
     }
 
-    fn filter(&self) -> Filter<'_> {
-        Filter {
-            required: &self.access.required,
-            matcher: self.matcher.as_ref(),
-            group: self.group,
+    /// Where the archetypes the query visits come from: its group's list,
+    /// or else the storage's list of archetypes with its rarest required
+    /// component, or else every archetype. [`accepts`](Scope::accepts) then
+    /// picks those to visit.
+    fn visit(&self, archetypes: &Archetypes) -> Visit<'w> {
+        match (self.group, self.access.rarest(archetypes)) {
+            (Some(group), _) => Visit::Listed(&self.membership.group(group).archetypes),
+            (None, Some(id)) => Visit::With(id),
+            (None, None) => Visit::All,
         }
     }
 
+    /// Whether the query visits `archetype`: it holds entities, with every
+    /// required component, that the matcher accepts.
+    #[inline]
+    fn accepts(&self, archetype: &Archetype) -> bool {
+        let set = archetype.set();
+        !archetype.is_empty()
+            && set.is_superset(&self.access.required)
+            && self.matcher.as_ref().is_none_or(|m| m.matches_components(set))
+    }
+
     fn count(&self, archetypes: &Archetypes) -> usize {
-        let filter = self.filter();
         archetypes
-            .iter()
-            .filter(|a| filter.accepts(a))
+            .visit(self.visit(archetypes))
+            .filter(|a| self.accepts(a))
             .map(Archetype::len)
             .sum()
     }
 }
 
-/// A query over a shared context: reads only. Made by [`Context::query`].
+/// A query over a shared context: reads only. Made by
+/// [`Context::query`](crate::Context::query).
 ///
 /// It visits every entity that has the query's required components (all but
 /// the `Option`s), narrowed by [`matching`](Query::matching) and
@@ -141,14 +155,23 @@ impl<'w> Scope<'w> {
 pub struct Query<'w, Q: ReadOnlyQueryParam> {
     archetypes: &'w Archetypes,
     scope: Scope<'w>,
+    /// Rows per parallel task (`None`: [`iter::default_batch`]).
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    batch: Option<usize>,
     _q: PhantomData<fn() -> Q>,
 }
 
 impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
-    pub(crate) fn new(context: &'w Context) -> Self {
+    pub(crate) fn new(
+        archetypes: &'w Archetypes,
+        groups: &'w Groups,
+        membership: &'w Membership,
+        context: &'static str,
+    ) -> Self {
         Query {
-            archetypes: &context.archetypes,
-            scope: Scope::new(&context.groups, context.name, Access::of::<Q>()),
+            archetypes,
+            scope: Scope::new(groups, membership, context, Access::of::<Q>()),
+            batch: None,
             _q: PhantomData,
         }
     }
@@ -159,7 +182,8 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
         self
     }
 
-    /// Only entities of group `group`.
+    /// Only entities of group `group` (the query walks the group's
+    /// archetypes).
     ///
     /// # Errors
     /// [`Error::UnknownGroup`] if the group is not one of this context's.
@@ -169,13 +193,12 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
     }
 
     fn columns(&self) -> impl Iterator<Item = ColumnAccess<'w>> + '_ {
-        let filter = self.scope.filter();
-        self.archetypes
-            .iter()
-            .filter(move |a| filter.accepts(a))
+        let archetypes = self.archetypes;
+        archetypes
+            .visit(self.scope.visit(archetypes))
+            .filter(|a| self.scope.accepts(a))
             .map(ColumnAccess::shared)
     }
-
     /// The items, entity by entity.
     pub fn iter(&self) -> impl Iterator<Item = Q::Item<'w>> + '_ {
         rows::<Q, _>(self.columns())
@@ -197,18 +220,34 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
         self.chunks().for_each(f);
     }
 
-    /// Calls `f` with each entity's items, spreading chunks over rayon's
-    /// thread pool. Needs the `parallel` feature.
+    /// Rows per parallel task for [`par_for_each`](Self::par_for_each) and
+    /// [`par_for_each_chunk`](Self::par_for_each_chunk). By default about
+    /// eight tasks per thread of rayon's pool, and no fewer than 64 rows
+    /// each: right from 2 to 64 cores when every row costs about the same;
+    /// set it lower when a few rows cost much more than the rest. Chunks
+    /// larger than a batch are split, smaller ones grouped.
     #[cfg(feature = "parallel")]
-    pub fn par_for_each(&self, f: impl Fn(Q::Item<'w>) + Send + Sync) {
-        iter::par_for_each::<Q, _>(self.columns(), f);
+    pub fn batch_size(mut self, rows: usize) -> Self {
+        self.batch = Some(rows.max(1));
+        self
     }
 
-    /// Calls `f` with each chunk's slices, spreading chunks over rayon's
-    /// thread pool. Needs the `parallel` feature.
+    /// Calls `f` with each entity's items, spreading the rows over rayon's
+    /// thread pool in batches (see [`batch_size`](Self::batch_size)). Needs
+    /// the `parallel` feature.
+    #[cfg(feature = "parallel")]
+    pub fn par_for_each(&self, f: impl Fn(Q::Item<'w>) + Send + Sync) {
+        let batch = self.batch.unwrap_or_else(|| iter::default_batch(self.count()));
+        iter::par_for_each::<Q, _>(self.columns(), batch, f);
+    }
+
+    /// Calls `f` with each chunk's slices (a chunk larger than a batch comes
+    /// in pieces), spreading them over rayon's thread pool in batches (see
+    /// [`batch_size`](Self::batch_size)). Needs the `parallel` feature.
     #[cfg(feature = "parallel")]
     pub fn par_for_each_chunk(&self, f: impl Fn(Q::Chunk<'w>) + Send + Sync) {
-        iter::par_for_each_chunk::<Q, _>(self.columns(), f);
+        let batch = self.batch.unwrap_or_else(|| iter::default_batch(self.count()));
+        iter::par_for_each_chunk::<Q, _>(self.columns(), batch, f);
     }
 
     /// The number of entities the query visits.
@@ -218,26 +257,30 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
 }
 
 /// A query over an exclusively borrowed context: reads and writes. Made by
-/// [`Context::query_mut`]. Writes are silent (see the [module docs](self)).
+/// [`Context::query_mut`](crate::Context::query_mut). Writes are silent (see
+/// the [module docs](self)).
 pub struct QueryMut<'w, Q: QueryParam> {
     archetypes: &'w mut Archetypes,
     scope: Scope<'w>,
+    /// Rows per parallel task (`None`: [`iter::default_batch`]).
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    batch: Option<usize>,
     _q: PhantomData<fn() -> Q>,
 }
 
 impl<'w, Q: QueryParam> QueryMut<'w, Q> {
-    pub(crate) fn new(context: &'w mut Context) -> Result<Self, Error> {
+    pub(crate) fn new(
+        archetypes: &'w mut Archetypes,
+        groups: &'w Groups,
+        membership: &'w Membership,
+        context: &'static str,
+    ) -> Result<Self, Error> {
         let access = Access::of::<Q>();
-        access.check(context.name)?;
-        let Context {
-            archetypes,
-            groups,
-            name,
-            ..
-        } = context;
+        access.check(context)?;
         Ok(QueryMut {
             archetypes,
-            scope: Scope::new(groups, name, access),
+            scope: Scope::new(groups, membership, context, access),
+            batch: None,
             _q: PhantomData,
         })
     }
@@ -258,10 +301,11 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     }
 
     fn columns(&mut self) -> impl Iterator<Item = ColumnAccess<'_>> + '_ {
-        let filter = self.scope.filter();
+        let visit = self.scope.visit(self.archetypes);
+        let scope = &self.scope;
         self.archetypes
-            .iter_mut()
-            .filter(move |a| filter.accepts(a))
+            .visit_mut(visit)
+            .filter(|a| scope.accepts(a))
             .map(ColumnAccess::exclusive)
     }
 
@@ -288,41 +332,38 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
         self.chunks().for_each(f);
     }
 
-    /// Calls `f` with each entity's items, spreading chunks over rayon's
-    /// thread pool. Needs the `parallel` feature.
+    /// Rows per parallel task for [`par_for_each`](Self::par_for_each) and
+    /// [`par_for_each_chunk`](Self::par_for_each_chunk). By default about
+    /// eight tasks per thread of rayon's pool, and no fewer than 64 rows
+    /// each: right from 2 to 64 cores when every row costs about the same;
+    /// set it lower when a few rows cost much more than the rest. Chunks
+    /// larger than a batch are split, smaller ones grouped.
     #[cfg(feature = "parallel")]
-    pub fn par_for_each(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
-        iter::par_for_each::<Q, _>(self.columns(), f);
+    pub fn batch_size(mut self, rows: usize) -> Self {
+        self.batch = Some(rows.max(1));
+        self
     }
 
-    /// Calls `f` with each chunk's slices, spreading chunks over rayon's
-    /// thread pool. Needs the `parallel` feature.
+    /// Calls `f` with each entity's items, spreading the rows over rayon's
+    /// thread pool in batches (see [`batch_size`](Self::batch_size)). Needs
+    /// the `parallel` feature.
+    #[cfg(feature = "parallel")]
+    pub fn par_for_each(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
+        let batch = self.batch.unwrap_or_else(|| iter::default_batch(self.count()));
+        iter::par_for_each::<Q, _>(self.columns(), batch, f);
+    }
+
+    /// Calls `f` with each chunk's slices (a chunk larger than a batch comes
+    /// in pieces), spreading them over rayon's thread pool in batches (see
+    /// [`batch_size`](Self::batch_size)). Needs the `parallel` feature.
     #[cfg(feature = "parallel")]
     pub fn par_for_each_chunk(&mut self, f: impl Fn(Q::Chunk<'_>) + Send + Sync) {
-        iter::par_for_each_chunk::<Q, _>(self.columns(), f);
+        let batch = self.batch.unwrap_or_else(|| iter::default_batch(self.count()));
+        iter::par_for_each_chunk::<Q, _>(self.columns(), batch, f);
     }
 
     /// The number of entities the query visits.
     pub fn count(&self) -> usize {
         self.scope.count(self.archetypes)
-    }
-}
-
-impl Context {
-    /// A read-only query: every entity with the components of `Q`, e.g.
-    /// `game.query::<(Entity, &Position)>()`. See the [`query`](crate::query)
-    /// module.
-    pub fn query<Q: ReadOnlyQueryParam>(&self) -> Query<'_, Q> {
-        Query::new(self)
-    }
-
-    /// A query that can write, e.g. `game.query_mut::<(&mut Position,
-    /// &Velocity)>()`. Writes are silent: no event fires.
-    ///
-    /// # Errors
-    /// [`Error::QueryAliasing`] if `Q` names a component mutably and also a
-    /// second time (`(&mut Position, &Position)`): that would alias.
-    pub fn query_mut<Q: QueryParam>(&mut self) -> Result<QueryMut<'_, Q>, Error> {
-        QueryMut::new(self)
     }
 }

@@ -1,34 +1,25 @@
 //! `Group`: the live set of entities a matcher selects, and its events.
+//!
+//! A group is backed by the archetypes its matcher accepts (its membership,
+//! kept by the change routes); this module has the public view of a group,
+//! its events, and what the context keeps per group besides (`data.rs`: its
+//! handlers and its cached entity list).
 
 use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use crate::component::Component;
-use crate::context::Context;
-use crate::entity::Entity;
+use crate::component::{Component, ComponentRef};
+use crate::entity::{Entities, Entity};
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
-use crate::event::SubscriptionId;
-use crate::groups::GroupData;
-use crate::matcher::Matcher;
-use crate::storage::{Archetype, ArchetypeId, Archetypes, ComponentRef};
+use crate::routes::{Member, Membership};
+use crate::storage::{Archetype, ArchetypeId, Archetypes};
 
-/// Identifies a group of one context. Get one from [`Context::group`]; it
-/// stays valid for the context's life (groups are never removed, and
-/// [`Context::reset`] keeps them). A `GroupId` knows its context: using it
-/// with another context is an [`Error::UnknownGroup`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct GroupId {
-    pub(crate) context: u32,
-    pub(crate) index: u32,
-}
+mod data;
 
-impl fmt::Display for GroupId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "group {}", self.index)
-    }
-}
+pub use crate::id::GroupId;
+pub(crate) use data::Groups;
 
 /// A read-only view of a group: the entities its matcher selects, always
 /// current.
@@ -60,41 +51,71 @@ impl fmt::Display for GroupId {
 /// ```
 #[derive(Clone, Copy)]
 pub struct Group<'a> {
-    context: &'a Context,
     id: GroupId,
-    data: &'a GroupData,
+    /// The context's name, for errors.
+    context: &'static str,
+    member: &'a Member,
+    membership: &'a Membership,
+    archetypes: &'a Archetypes,
+    entities: &'a Entities,
+    groups: &'a Groups,
 }
 
 impl<'a> Group<'a> {
-    pub(crate) fn new(context: &'a Context, id: GroupId, data: &'a GroupData) -> Self {
-        Group { context, id, data }
+    pub(crate) fn new(
+        id: GroupId,
+        context: &'static str,
+        membership: &'a Membership,
+        archetypes: &'a Archetypes,
+        entities: &'a Entities,
+        groups: &'a Groups,
+    ) -> Self {
+        Group {
+            id,
+            context,
+            member: membership.group(id.index),
+            membership,
+            archetypes,
+            entities,
+            groups,
+        }
     }
 
-    /// This group's id, to keep and use later with [`Context::get_group`],
-    /// [`Context::subscribe_group`] or a query's
+    /// This group's id, to keep and use later with [`Context::get_group`](crate::Context::get_group),
+    /// [`Context::subscribe_group`](crate::Context::subscribe_group) or a query's
     /// [`in_group`](crate::Query::in_group).
     pub fn id(&self) -> GroupId {
         self.id
     }
 
     /// The matcher that defines the group.
-    pub fn matcher(&self) -> &'a Matcher {
-        &self.data.matcher
+    pub fn matcher(&self) -> &'a crate::Matcher {
+        &self.member.matcher
     }
 
-    /// The number of entities (a counter, O(1)).
+    /// The archetypes of the group, in creation order.
+    fn archetypes(&self) -> impl Iterator<Item = &'a Archetype> + use<'a> {
+        let archetypes = self.archetypes;
+        self.member.archetypes.iter().map(move |&a| archetypes.get(a))
+    }
+
+    /// The number of entities: the rows of the group's archetypes (a sum
+    /// over its archetypes, not over its entities).
     pub fn len(&self) -> usize {
-        self.data.len
+        self.archetypes().map(Archetype::len).sum()
     }
 
     /// Whether the group is empty.
     pub fn is_empty(&self) -> bool {
-        self.data.len == 0
+        self.archetypes().all(Archetype::is_empty)
     }
 
     /// Whether `entity` is alive and in the group.
     pub fn contains(&self, entity: Entity) -> bool {
-        self.data.matcher.matches(self.context, entity)
+        self.entities.location(entity).is_some_and(|at| {
+            self.membership
+                .contains(self.id.index, self.archetypes.get(at.archetype), entity)
+        })
     }
 
     /// The entities, archetype by archetype, chunk by chunk. Borrows the
@@ -102,8 +123,8 @@ impl<'a> Group<'a> {
     /// [`entities`](Group::entities) instead.
     pub fn iter(&self) -> GroupIter<'a> {
         GroupIter {
-            archetypes: self.context.archetypes(),
-            ids: self.data.archetypes.iter(),
+            archetypes: self.archetypes,
+            ids: self.member.archetypes.iter(),
             current: None,
             chunk: 0,
             rows: [].iter(),
@@ -135,23 +156,30 @@ impl<'a> Group<'a> {
     /// # Ok::<(), reactecs::Error>(())
     /// ```
     pub fn entities(&self) -> EntityList {
-        EntityList(self.data.cached_entities(|list| list.extend(self.iter())))
+        let version = self.archetypes().map(Archetype::version).sum();
+        let data = self.groups.get(self.id.index);
+        EntityList(data.cached_entities(version, self.len(), |list| list.extend(self.iter())))
     }
 
     /// The group's one entity: `None` when empty.
     ///
     /// # Errors
-    /// [`Error::NotSingleEntity`] when the group holds more than one.
+    /// [`Error::NotSingleEntity`](crate::Error::NotSingleEntity) when the group holds more than one.
     pub fn single_entity(&self) -> Result<Option<Entity>, Error> {
-        match self.data.len {
+        match self.len() {
             0 => Ok(None),
             1 => Ok(self.iter().next()),
             count => Err(Error::NotSingleEntity {
-                context: self.context.name(),
-                group: self.data.matcher.to_string(),
+                context: self.context,
+                group: self.member.matcher.to_string(),
                 count,
             }),
         }
+    }
+
+    /// The number of handlers subscribed to the group.
+    pub(crate) fn handler_count(&self) -> usize {
+        self.groups.get(self.id.index).handler_count()
     }
 }
 
@@ -174,7 +202,7 @@ impl<'a> IntoIterator for &Group<'a> {
 }
 
 /// The entities of a group, archetype by archetype, chunk by chunk: see
-/// [`Group::iter`].
+/// [`Group::iter`](crate::Group::iter).
 pub struct GroupIter<'a> {
     archetypes: &'a Archetypes,
     ids: std::slice::Iter<'a, ArchetypeId>,
@@ -209,7 +237,7 @@ impl Iterator for GroupIter<'_> {
 impl fmt::Display for Group<'_> {
     /// `Group(AllOf(Position, Velocity)): 3 entities`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Group({}): {} entities", self.data.matcher, self.data.len)
+        write!(f, "Group({}): {} entities", self.member.matcher, self.len())
     }
 }
 
@@ -217,15 +245,15 @@ impl fmt::Debug for Group<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Group")
             .field("id", &self.id.index)
-            .field("matcher", &self.data.matcher)
-            .field("len", &self.data.len)
-            .field("archetypes", &self.data.archetypes.len())
-            .field("subscribers", &self.data.handler_count())
+            .field("matcher", &self.member.matcher)
+            .field("len", &self.len())
+            .field("archetypes", &self.member.archetypes.len())
+            .field("subscribers", &self.handler_count())
             .finish()
     }
 }
 
-/// A group's entities, collected: see [`Group::entities`]. Cheap to clone
+/// A group's entities, collected: see [`Group::entities`](crate::Group::entities). Cheap to clone
 /// (shared); dereferences to `[Entity]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EntityList(Arc<Vec<Entity>>);
@@ -248,7 +276,7 @@ impl<'a> IntoIterator for &'a EntityList {
 }
 
 /// Something that happened to a group's membership, told to the group's
-/// subscribers ([`Context::subscribe_group`]).
+/// subscribers ([`Context::subscribe_group`](crate::Context::subscribe_group)).
 ///
 /// Every group's membership is updated before any group event fires, and the
 /// events of one change go to groups in their creation order. Group events
@@ -319,111 +347,5 @@ impl<'a> GroupEvent<'a> {
             GroupEvent::Removed { entity, removed, .. } => removed.and_then(|r| r.get::<T>()).or_else(|| entity.get()),
             GroupEvent::Updated { new, .. } => new.get::<T>(),
         }
-    }
-}
-
-impl Context {
-    /// The id of the group of entities `matcher` selects, created (with a
-    /// `GroupCreated` event) the first time this matcher, or an equal one, is
-    /// asked for; later calls return the same id. A new group holds the
-    /// entities that match already, and stays current from then on. Read it
-    /// with [`get_group`](Context::get_group).
-    ///
-    /// Returning an id, not a view, leaves the context free to change: keep
-    /// the id (in a system, say) and read the group whenever needed.
-    ///
-    /// # Example
-    /// ```
-    /// use reactecs::prelude::*;
-    /// struct Position; struct Velocity;
-    /// reactecs::component!(Position, Velocity);
-    ///
-    /// let mut game = Context::new();
-    /// let movers = game.group(Matcher::all_of::<(Position, Velocity)>());
-    /// assert_eq!(movers, game.group(Matcher::all_of::<(Velocity, Position)>()));
-    /// game.create_entity_with((Position, Velocity))?;
-    /// assert_eq!(game.get_group(movers)?.len(), 1);
-    /// # Ok::<(), reactecs::Error>(())
-    /// ```
-    pub fn group(&mut self, matcher: Matcher) -> GroupId {
-        let index = match self.groups.find(&matcher) {
-            Some(index) => index,
-            None => {
-                let index = self.groups.create(matcher, &self.archetypes);
-                if !self.subscribers.is_empty() {
-                    let group = self.groups.id(index);
-                    let matcher = &self.groups.get(index).matcher;
-                    self.subscribers
-                        .emit(&crate::ContextEvent::GroupCreated { group, matcher });
-                }
-                index
-            }
-        };
-        self.groups.id(index)
-    }
-
-    /// The group with id `id`.
-    ///
-    /// # Errors
-    /// [`Error::UnknownGroup`] if `id` is not one of this context's groups.
-    pub fn get_group(&self, id: GroupId) -> Result<Group<'_>, Error> {
-        let index = self.groups.lookup(id, self.name)?;
-        Ok(Group::new(self, id, self.groups.get(index)))
-    }
-
-    /// Every group, in creation order.
-    pub fn groups(&self) -> impl Iterator<Item = Group<'_>> + '_ {
-        self.groups
-            .iter()
-            .enumerate()
-            .map(|(index, data)| Group::new(self, self.groups.id(index as u32), data))
-    }
-
-    /// Calls `handler` with every event of group `id` from now on: entities
-    /// joining, leaving, and updated (see [`GroupEvent`]). Stop it with
-    /// [`unsubscribe`](Context::unsubscribe).
-    ///
-    /// # Errors
-    /// [`Error::UnknownGroup`] if `id` is not one of this context's groups.
-    ///
-    /// # Example
-    /// ```
-    /// use std::sync::{Arc, Mutex};
-    /// use reactecs::prelude::*;
-    /// #[derive(Debug)] struct Health(u32);
-    /// reactecs::component!(Health);
-    ///
-    /// let mut game = Context::new();
-    /// let living = game.group(Matcher::all_of::<Health>());
-    /// let log = Arc::new(Mutex::new(Vec::new()));
-    /// let sink = log.clone();
-    /// game.subscribe_group(living, move |event: &GroupEvent<'_>| {
-    ///     let line = match event {
-    ///         GroupEvent::Added { .. } => "added".to_string(),
-    ///         GroupEvent::Updated { old, new, .. } => format!("{old:?} -> {new:?}"),
-    ///         GroupEvent::Removed { removed, .. } => format!("removed {removed:?}"),
-    ///         _ => unreachable!(),
-    ///     };
-    ///     sink.lock().unwrap().push(line);
-    /// })?;
-    /// let e = game.create_entity_with(Health(3))?;
-    /// game.replace(e, Health(2))?;
-    /// game.remove::<Health>(e)?;
-    /// assert_eq!(*log.lock().unwrap(), ["added", "Health(3) -> Health(2)", "removed Some(Health(2))"]);
-    /// # Ok::<(), reactecs::Error>(())
-    /// ```
-    pub fn subscribe_group(
-        &mut self,
-        id: GroupId,
-        handler: impl FnMut(&GroupEvent<'_>) + Send + Sync + 'static,
-    ) -> Result<SubscriptionId, Error> {
-        let index = self.groups.lookup(id, self.name)?;
-        let subscription = self.next_subscription_id();
-        self.groups.subscribe(index, subscription, Box::new(handler));
-        Ok(subscription)
-    }
-
-    pub(crate) fn archetypes(&self) -> &crate::storage::Archetypes {
-        &self.archetypes
     }
 }

@@ -1,5 +1,5 @@
 //! `Collectors`: the collectors of one context as plain data, fed directly
-//! by group events (no closure per event).
+//! by the change routes (no closure per event).
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -7,62 +7,13 @@ use std::collections::HashMap;
 use slotmap::SlotMap;
 use smallvec::SmallVec;
 
-use crate::aerc::{Aerc, Owner};
-use crate::component::{Component, ComponentId};
+use super::Trigger;
+use crate::aerc::{Owner, Retains};
+use crate::component::{Component, ComponentId, ComponentRef};
 use crate::entity::{Entities, Entity};
 use crate::entity_ref::EntityRef;
 use crate::group::GroupEvent;
-use crate::storage::ComponentRef;
-
-slotmap::new_key_type! {
-    /// A collector's slot in its context.
-    pub(crate) struct CollectorKey;
-}
-
-/// Which group events a collector takes from one group.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Trigger {
-    /// The entity joined the group, or a component of the group's matcher
-    /// was replaced on a member (this is how a reactive system sees
-    /// `replace`).
-    Added,
-    /// The entity left the group (a removal, or destroy). Unlike Entitas, a
-    /// `replace` is not a removal: it does not trigger `Removed`.
-    Removed,
-    /// `Added` or `Removed`.
-    AddedOrRemoved,
-    /// A component of the group's matcher was replaced on a member (only
-    /// that: joining the group does not count).
-    Updated,
-}
-
-impl Trigger {
-    /// Whether `event` triggers.
-    #[inline]
-    fn accepts(self, event: &GroupEvent<'_>) -> bool {
-        match event {
-            GroupEvent::Added { .. } => matches!(self, Trigger::Added | Trigger::AddedOrRemoved),
-            GroupEvent::Removed { .. } => matches!(self, Trigger::Removed | Trigger::AddedOrRemoved),
-            GroupEvent::Updated { .. } => self.on_updated(),
-        }
-    }
-
-    /// Whether a replacement on a member (`Updated`) triggers.
-    #[inline]
-    pub(crate) fn on_updated(self) -> bool {
-        !matches!(self, Trigger::Removed)
-    }
-
-    /// The method name that makes this trigger from a matcher.
-    pub(crate) fn method(self) -> &'static str {
-        match self {
-            Trigger::Added => "added",
-            Trigger::Removed => "removed",
-            Trigger::AddedOrRemoved => "added_or_removed",
-            Trigger::Updated => "updated",
-        }
-    }
-}
+use crate::id::CollectorKey;
 
 /// Keeps, per collected entity, the value of one component type when it
 /// left a group.
@@ -132,8 +83,6 @@ impl<T: Component + Clone> RemovedStore for RemovedValues<T> {
     }
 }
 
-const NOT_HELD: u32 = u32::MAX;
-
 /// One collector.
 pub(crate) struct CollectorData {
     /// The owner of the retains the collector holds.
@@ -143,9 +92,9 @@ pub(crate) struct CollectorData {
     pub(crate) active: bool,
     /// Collected entities, in the order they were first collected.
     pub(crate) entities: Vec<Entity>,
-    /// Per slot index, the entity's position in `entities`, or `NOT_HELD`
-    /// (a collected entity is retained, so its slot is not reused meanwhile).
-    position: Vec<u32>,
+    /// One bit per entity slot: set while the slot's entity is collected (a
+    /// collected entity is retained, so its slot is not reused meanwhile).
+    held: Vec<u64>,
     /// An empty list whose memory the next batch reuses.
     spare: Vec<Entity>,
     pub(crate) removed: Option<Box<dyn RemovedStore>>,
@@ -153,33 +102,44 @@ pub(crate) struct CollectorData {
 
 impl CollectorData {
     /// Adds `entity` if it is not collected yet; true if it was added.
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, entity: Entity) -> bool {
         let index = entity.index() as usize;
-        if index >= self.position.len() {
-            self.position.resize(index + 1, NOT_HELD);
+        let (word, bit) = (index / 64, 1u64 << (index % 64));
+        if word >= self.held.len() {
+            self.held.resize((word + 1).next_power_of_two(), 0);
         }
-        if self.position[index] != NOT_HELD {
+        let held = &mut self.held[word];
+        if *held & bit != 0 {
             return false;
         }
-        self.position[index] = u32::try_from(self.entities.len()).expect("fewer than 2^32 entities");
+        *held |= bit;
         self.entities.push(entity);
         true
     }
 
     /// Whether `entity` is collected.
-    pub(crate) fn contains(&self, entity: Entity) -> bool {
-        self.position
-            .get(entity.index() as usize)
-            .and_then(|&at| self.entities.get(at as usize))
-            == Some(&entity)
+    pub(crate) fn contains(&self, entity: Entity, entities: &Entities) -> bool {
+        let index = entity.index() as usize;
+        let marked = self
+            .held
+            .get(index / 64)
+            .is_some_and(|word| word & (1 << (index % 64)) != 0);
+        // A marked slot holds the collected entity (it is retained), so the
+        // handle is that entity's if it still names the slot's entity.
+        marked && entities.holds_slot(entity)
     }
 
     /// Takes the collected entities out (the collector is then empty; its
-    /// entities stay retained by its owner), leaving reused memory behind.
+    /// entities stay retained), leaving reused memory behind.
     pub(crate) fn take_batch(&mut self) -> Vec<Entity> {
-        for &entity in &self.entities {
-            self.position[entity.index() as usize] = NOT_HELD;
+        if self.entities.len() >= self.held.len() {
+            self.held.fill(0);
+        } else {
+            for &entity in &self.entities {
+                let index = entity.index() as usize;
+                self.held[index / 64] &= !(1 << (index % 64));
+            }
         }
         let next = std::mem::take(&mut self.spare);
         std::mem::replace(&mut self.entities, next)
@@ -196,21 +156,14 @@ impl CollectorData {
 
 /// Every collector of a context.
 pub(crate) struct Collectors {
-    context: u32,
     list: SlotMap<CollectorKey, CollectorData>,
 }
 
 impl Collectors {
-    pub(crate) fn new(context: u32) -> Self {
+    pub(crate) fn new() -> Self {
         Collectors {
-            context,
             list: SlotMap::with_key(),
         }
-    }
-
-    /// The instance id of the context.
-    pub(crate) fn context(&self) -> u32 {
-        self.context
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -229,6 +182,15 @@ impl Collectors {
         self.list.iter()
     }
 
+    /// Whether collector `key` exists and collects.
+    #[inline]
+    pub(crate) fn is_active(&self, key: CollectorKey) -> bool {
+        self.list.get(key).is_some_and(|c| c.active)
+    }
+
+    /// A new, active collector over `triggers`, with a bitset sized for
+    /// `slots` entity slots (so a collector over a populated context does not
+    /// grow while warming up).
     pub(crate) fn insert(
         &mut self,
         triggers: SmallVec<[(u32, Trigger); 2]>,
@@ -240,9 +202,7 @@ impl Collectors {
             triggers,
             active: true,
             entities: Vec::new(),
-            // Sized for the slots the context has now, so a collector over a
-            // populated context does not grow while warming up.
-            position: vec![NOT_HELD; slots],
+            held: vec![0; slots.div_ceil(64)],
             spare: Vec::new(),
             removed,
         })
@@ -252,39 +212,26 @@ impl Collectors {
         self.list.remove(key)
     }
 
-    /// Feeds a group event to collector `key` listening with `trigger`: an
-    /// entity collected for the first time is retained.
+    /// Collector `key` (an active one: routes list no other) collects
+    /// `entity`, retaining it the first time.
     #[inline(always)]
-    pub(crate) fn deliver(
-        &mut self,
-        key: CollectorKey,
-        trigger: Trigger,
-        event: &GroupEvent<'_>,
-        entities: &mut Entities,
-    ) {
-        if !trigger.accepts(event) {
-            return;
-        }
-        self.collect(key, event.entity(), entities);
-        if let GroupEvent::Removed { entity, removed, .. } = event {
-            let collector = &mut self.list[key];
-            if let (true, Some(store)) = (collector.active, &mut collector.removed) {
-                store.record(*entity, *removed);
-            }
+    pub(crate) fn collect(&mut self, key: CollectorKey, entity: Entity, retains: &mut Retains) {
+        let collector = &mut self.list[key];
+        if collector.insert(entity) {
+            retains.retain_internal(entity.index());
         }
     }
 
-    /// Collector `key` collects `entity` (if active), retaining it the first
-    /// time.
-    #[inline(always)]
-    pub(crate) fn collect(&mut self, key: CollectorKey, entity: Entity, entities: &mut Entities) {
-        let collector = &mut self.list[key];
-        if collector.active && collector.insert(entity) {
-            let meta = entities
-                .slot_mut(entity)
-                .expect("a group event is about an entity in a slot");
-            // Fewer than 2^32 collectors exist, so the count cannot overflow.
-            Aerc::retain_internal(meta).expect("one retain per collector holding the entity");
+    /// Collector `key` collects the entity of `event`, a group event its
+    /// trigger takes; for an entity leaving, its removed-value store (if any)
+    /// records the value.
+    #[inline]
+    pub(crate) fn deliver(&mut self, key: CollectorKey, event: &GroupEvent<'_>, retains: &mut Retains) {
+        self.collect(key, event.entity(), retains);
+        if let GroupEvent::Removed { entity, removed, .. } = event
+            && let Some(store) = &mut self.list[key].removed
+        {
+            store.record(*entity, *removed);
         }
     }
 }

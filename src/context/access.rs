@@ -1,0 +1,290 @@
+//! Reading and writing one entity: `get` and `get_mut` (one lookup each),
+//! `has`, and the entity views `EntityRef` and `EntityMut` (one lookup for
+//! many components).
+
+use std::fmt;
+
+use super::Context;
+use crate::bundle::ComponentTuple;
+use crate::component::{Component, ComponentId};
+use crate::entity::Entity;
+use crate::entity_ref::EntityRef;
+use crate::error::Error;
+use crate::matcher::Matcher;
+use crate::query::{Access, QueryParam};
+use crate::storage::{Archetype, ColumnAccess, ComponentSet};
+
+impl Context {
+    /// The entity's `T`.
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
+    /// entity), or [`Error::ComponentAbsent`] if there is no `T`.
+    #[inline]
+    pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, Error> {
+        if let Some(at) = self.entities.location(entity)
+            && let Some(value) = self.archetypes.get(at.archetype).get(T::component_id(), at.row)
+        {
+            return Ok(value);
+        }
+        Err(self.get_error(entity, T::component_id()))
+    }
+
+    /// Why [`get`](Context::get) of component `id` found nothing.
+    #[cold]
+    #[inline(never)]
+    fn get_error(&self, entity: Entity, id: ComponentId) -> Error {
+        if self.is_alive(entity) {
+            self.absent(entity, id)
+        } else {
+            self.not_alive(entity)
+        }
+    }
+
+    /// The entity's `T`, mutably. Writing through it is silent: no event fires
+    /// (use [`replace`](Context::replace) or [`modify`](Context::modify) when
+    /// observers must hear of it).
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
+    /// entity), or [`Error::ComponentAbsent`] if there is no `T`.
+    #[inline]
+    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, Error> {
+        let Some(at) = self.entities.location(entity) else {
+            return Err(self.not_alive(entity));
+        };
+        if self
+            .archetypes
+            .get(at.archetype)
+            .column_index(T::component_id())
+            .is_none()
+        {
+            return Err(self.absent(entity, T::component_id()));
+        }
+        Ok(self
+            .archetypes
+            .get_mut(T::component_id(), at)
+            .expect("the entity's live row has a `T`"))
+    }
+
+    /// Whether the entity is alive and has a `T`.
+    #[inline]
+    pub fn has<T: Component>(&self, entity: Entity) -> bool {
+        self.has_component(entity, T::component_id())
+    }
+
+    /// Whether the entity is alive and has the component with id `id`.
+    #[inline]
+    pub fn has_component(&self, entity: Entity, id: ComponentId) -> bool {
+        self.component_set(entity).is_some_and(|set| set.contains(id))
+    }
+
+    /// Whether the entity is alive and has every component of `C`, e.g.
+    /// `has_all::<(Position, Velocity)>(e)`. True for `()` on a live entity.
+    pub fn has_all<C: ComponentTuple>(&self, entity: Entity) -> bool {
+        let Some(set) = self.component_set(entity) else {
+            return false;
+        };
+        let mut all = true;
+        C::for_each_id(|id| all &= set.contains(id));
+        all
+    }
+
+    /// Whether the entity is alive and has at least one component of `C`.
+    pub fn has_any<C: ComponentTuple>(&self, entity: Entity) -> bool {
+        let Some(set) = self.component_set(entity) else {
+            return false;
+        };
+        let mut any = false;
+        C::for_each_id(|id| any |= set.contains(id));
+        any
+    }
+
+    /// The component set of a live entity.
+    #[inline]
+    pub(crate) fn component_set(&self, entity: Entity) -> Option<&ComponentSet> {
+        let at = self.entities.location(entity)?;
+        Some(self.archetypes.get(at.archetype).set())
+    }
+
+    /// The entity's position in creation order since the context was made or
+    /// last [`reset`](Context::reset).
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed,
+    /// retained entity).
+    pub fn creation_index(&self, entity: Entity) -> Result<u64, Error> {
+        match self.entities.location(entity) {
+            Some(_) => Ok(self.entities.creation_index(entity)),
+            None => Err(self.not_alive(entity)),
+        }
+    }
+
+    /// A read-only view of the entity and its components.
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`]).
+    pub fn entity(&self, entity: Entity) -> Result<EntityRef<'_>, Error> {
+        let Some(at) = self.entities.location(entity) else {
+            return Err(self.not_alive(entity));
+        };
+        Ok(EntityRef::new(entity, self.archetypes.get(at.archetype), at.row))
+    }
+
+    /// A view of the entity that reads and writes several of its components
+    /// for one lookup. Writes through it are silent, like
+    /// [`get_mut`](Context::get_mut)'s.
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`]).
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::prelude::*;
+    /// #[derive(Debug, PartialEq)] struct Position(f32);
+    /// #[derive(Debug, PartialEq)] struct Velocity(f32);
+    /// reactecs::component!(Position, Velocity);
+    ///
+    /// let mut game = Context::new();
+    /// let e = game.create_entity_with((Position(0.0), Velocity(2.0)))?;
+    /// let mut view = game.entity_mut(e)?;
+    /// let (p, v) = view.query::<(&mut Position, &Velocity)>()?;
+    /// p.0 += v.0;
+    /// view.get_mut::<Velocity>()?.0 = 0.0;
+    /// assert_eq!(game.get::<Position>(e)?, &Position(2.0));
+    /// assert_eq!(game.get::<Velocity>(e)?, &Velocity(0.0));
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn entity_mut(&mut self, entity: Entity) -> Result<EntityMut<'_>, Error> {
+        let Some(at) = self.entities.location(entity) else {
+            return Err(self.not_alive(entity));
+        };
+        Ok(EntityMut {
+            entity,
+            context: self.name,
+            row: at.row,
+            archetype: self.archetypes.archetype_mut(at.archetype),
+        })
+    }
+
+    /// The entity's component ids, increasing.
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
+    /// entity).
+    pub fn component_ids(&self, entity: Entity) -> Result<impl Iterator<Item = ComponentId> + '_, Error> {
+        Ok(self.entity(entity)?.component_ids())
+    }
+
+    /// The declared names of the entity's components, by increasing id.
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
+    /// entity).
+    pub fn component_names(&self, entity: Entity) -> Result<impl Iterator<Item = &'static str> + '_, Error> {
+        Ok(self.entity(entity)?.component_names())
+    }
+}
+
+impl Matcher {
+    /// Whether `entity` is alive in `context` and matches. A destroyed entity
+    /// never matches, not even a NoneOf-only matcher.
+    pub fn matches(&self, context: &Context, entity: Entity) -> bool {
+        context
+            .component_set(entity)
+            .is_some_and(|set| self.matches_components(set))
+    }
+}
+
+/// A view of one live entity that reads and writes its components, from
+/// [`Context::entity_mut`]: the entity is looked up once, whatever is read
+/// or written through the view. Writes are silent (no event fires, as with
+/// [`Context::get_mut`]); use [`Context::modify`] when observers must hear.
+///
+/// [`query`](EntityMut::query) hands out several components at once, some
+/// mutably, as a query would for this one entity.
+pub struct EntityMut<'a> {
+    entity: Entity,
+    context: &'static str,
+    row: u32,
+    archetype: &'a mut Archetype,
+}
+
+impl EntityMut<'_> {
+    /// The entity's handle.
+    pub fn entity(&self) -> Entity {
+        self.entity
+    }
+
+    /// The entity's `T`.
+    ///
+    /// # Errors
+    /// [`Error::ComponentAbsent`] if there is no `T`.
+    pub fn get<T: Component>(&self) -> Result<&T, Error> {
+        self.archetype
+            .get(T::component_id(), self.row)
+            .ok_or_else(|| self.absent(T::component_id()))
+    }
+
+    /// The entity's `T`, mutably (a silent write).
+    ///
+    /// # Errors
+    /// [`Error::ComponentAbsent`] if there is no `T`.
+    pub fn get_mut<T: Component>(&mut self) -> Result<&mut T, Error> {
+        let (entity, context) = (self.entity, self.context);
+        self.archetype
+            .get_mut(T::component_id(), self.row)
+            .ok_or_else(|| absent(context, entity, T::component_id()))
+    }
+
+    /// Whether the entity has a `T`.
+    pub fn has<T: Component>(&self) -> bool {
+        self.archetype.set().contains(T::component_id())
+    }
+
+    /// Several of the entity's components at once, as a query's item:
+    /// `view.query::<(&mut Position, &Velocity)>()` gives
+    /// `(&mut Position, &Velocity)`. `Option<&T>` gives `None` for a
+    /// component the entity lacks; `Entity` gives its handle.
+    ///
+    /// # Errors
+    /// [`Error::ComponentAbsent`] naming the first component of `Q` (other
+    /// than an `Option`) the entity lacks; [`Error::QueryAliasing`] if `Q`
+    /// names a component mutably twice, or mutably and shared.
+    pub fn query<Q: QueryParam>(&mut self) -> Result<Q::Item<'_>, Error> {
+        let access = Access::of::<Q>();
+        access.check(self.context)?;
+        if let Some(missing) = access.missing_in(self.archetype.set()) {
+            return Err(self.absent(missing));
+        }
+        let mut columns = ColumnAccess::exclusive(self.archetype);
+        Ok(Q::fetch_row(&mut columns, self.row).expect("checked: present and not aliased"))
+    }
+
+    /// A read-only view of the entity.
+    pub fn as_ref(&self) -> EntityRef<'_> {
+        EntityRef::new(self.entity, self.archetype, self.row)
+    }
+
+    #[cold]
+    fn absent(&self, id: ComponentId) -> Error {
+        absent(self.context, self.entity, id)
+    }
+}
+
+/// [`Error::ComponentAbsent`] for component `id` of `entity`.
+#[cold]
+fn absent(context: &'static str, entity: Entity, id: ComponentId) -> Error {
+    Error::ComponentAbsent {
+        context,
+        entity,
+        component: id.info().map_or("?", |info| info.name()),
+    }
+}
+
+impl fmt::Debug for EntityMut<'_> {
+    /// As [`EntityRef`]'s: the entity and its components.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.as_ref().fmt(f)
+    }
+}

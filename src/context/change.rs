@@ -1,0 +1,491 @@
+//! Changing components: `add`, `remove`, `take` (structural: the entity's
+//! row moves along an archetype transition), and `replace`, `modify`,
+//! `modify_with`, `modify_each` (the value changes in place, and observers
+//! hear of it). Each change looks up its route and does what it says (see
+//! `dispatch.rs`).
+
+use std::panic::{self, AssertUnwindSafe};
+
+use super::Context;
+use crate::component::{Component, ComponentId, ComponentRef};
+use crate::entity::Entity;
+use crate::entity_ref::EntityRef;
+use crate::error::Error;
+use crate::event::ContextEvent;
+use crate::group::GroupId;
+use crate::query::{Access, ReadOnlyQueryParam};
+use crate::routes::ReplaceRoute;
+use crate::storage::{ColumnAccess, Location, Moved};
+
+impl Context {
+    /// Adds component `value` to the entity. Fires group `Added` / `Removed`
+    /// for each group the entity joins or leaves, then `ComponentAdded`.
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
+    /// entity), [`Error::WrongContext`] for a component this declared context does
+    /// not accept, [`Error::ComponentAlreadyPresent`] if the
+    /// entity has a `T` already (use [`replace`](Context::replace) to
+    /// overwrite), [`Error::UniqueAlreadyHeld`] for a unique component another
+    /// entity holds, or [`Error::DuplicatePrimaryKey`] if the change would give
+    /// the entity a key a [`PrimaryEntityIndex`](crate::PrimaryEntityIndex)
+    /// has for another entity; `value` is dropped and nothing changes.
+    pub fn add<T: Component>(&mut self, entity: Entity, value: T) -> Result<(), Error> {
+        let id = T::component_id();
+        self.check_accepts(id)?;
+        let Some(from) = self.entities.location(entity) else {
+            return Err(self.not_alive(entity));
+        };
+        let unique = T::registration().is_unique();
+        if unique {
+            self.uniques.check_free_for(id, entity, self.name)?;
+        }
+        let Some(transition) = self.archetypes.add_transition(from.archetype, id) else {
+            return Err(Error::ComponentAlreadyPresent {
+                context: self.name,
+                entity,
+                component: T::component_info().name(),
+            });
+        };
+        self.routes.sync(&self.archetypes);
+        if !self.routes.is_idle() {
+            let (routes, archetypes, mut dispatch) = self.split();
+            let route = routes.of_move(transition, archetypes, &dispatch.view());
+            if route.files() {
+                let (source, added) = (
+                    archetypes.get(from.archetype),
+                    ComponentRef::new(T::component_info(), &value),
+                );
+                dispatch.prepare_filing(route, Some(entity), |c| {
+                    if c == id {
+                        Some(added)
+                    } else {
+                        source.component_ref(c, from.row)
+                    }
+                })?;
+            }
+        }
+        let moved = match self.archetypes.insert_along(transition, from, value) {
+            Ok(moved) => moved,
+            Err(_) => unreachable!("the transition adds `T` to the entity's live row"),
+        };
+        self.relocate(entity, from, moved);
+        if unique {
+            self.uniques.set_holder(id, Some(entity));
+        }
+        if !self.routes.is_idle() {
+            self.after_move(entity, moved, None, id);
+        }
+        Ok(())
+    }
+
+    /// Records where a move put the entity, and the entity moved into its
+    /// old row.
+    #[inline(always)]
+    fn relocate(&mut self, entity: Entity, from: Location, moved: Moved) {
+        self.entities.relocate(entity, moved.to);
+        if let Some(displaced) = moved.displaced {
+            self.entities.relocate(displaced, from);
+        }
+    }
+
+    /// The route of a move just made, carried out: indices, collectors and
+    /// group events, then `ComponentAdded` (no `removed` value) or
+    /// `ComponentRemoved` (of `removed`) of component `id`.
+    fn after_move(&mut self, entity: Entity, moved: Moved, removed: Option<ComponentRef<'_>>, id: ComponentId) {
+        let (routes, archetypes, mut dispatch) = self.split();
+        let route = routes.of_move(moved.transition, archetypes, &dispatch.view());
+        if route.is_empty() {
+            return;
+        }
+        dispatch.file(route, entity);
+        let archetype = archetypes.get(moved.to.archetype);
+        dispatch.notify(route, EntityRef::new(entity, archetype, moved.to.row), removed);
+        if route.subscribers {
+            let event = match removed {
+                Some(component) => Some(ContextEvent::ComponentRemoved { entity, component }),
+                None => archetype
+                    .component_ref(id, moved.to.row)
+                    .map(|component| ContextEvent::ComponentAdded { entity, component }),
+            };
+            if let Some(event) = event {
+                dispatch.subscribers.emit(&event);
+            }
+        }
+    }
+
+    /// Removes the entity's `T` and drops it. Fires group `Removed` (with the
+    /// value) / `Added` for each group the entity leaves or joins, then
+    /// `ComponentRemoved` (with the value), before the drop.
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
+    /// entity), [`Error::ComponentAbsent`] if there is no `T`, or
+    /// [`Error::DuplicatePrimaryKey`] if the removal would make the entity join
+    /// a group (one with a NoneOf set) whose
+    /// [`PrimaryEntityIndex`](crate::PrimaryEntityIndex) has one of its keys
+    /// for another entity; nothing changes then.
+    pub fn remove<T: Component>(&mut self, entity: Entity) -> Result<(), Error> {
+        self.take::<T>(entity).map(drop)
+    }
+
+    /// Removes the entity's `T` and gives it back. Fires the same events as
+    /// [`remove`](Context::remove).
+    ///
+    /// # Errors
+    /// As [`remove`](Context::remove).
+    pub fn take<T: Component>(&mut self, entity: Entity) -> Result<T, Error> {
+        let id = T::component_id();
+        let Some(from) = self.entities.location(entity) else {
+            return Err(self.not_alive(entity));
+        };
+        let Some(transition) = self.archetypes.remove_transition(from.archetype, id) else {
+            return Err(self.absent(entity, id));
+        };
+        self.routes.sync(&self.archetypes);
+        if !self.routes.is_idle() {
+            let (routes, archetypes, mut dispatch) = self.split();
+            let route = routes.of_move(transition, archetypes, &dispatch.view());
+            if route.files() {
+                let source = archetypes.get(from.archetype);
+                dispatch.prepare_filing(route, Some(entity), |c| source.component_ref(c, from.row))?;
+            }
+        }
+        let Some((value, moved)) = self.archetypes.take_along::<T>(transition, from) else {
+            unreachable!("the transition takes `T` out of the entity's live row");
+        };
+        self.relocate(entity, from, moved);
+        if T::registration().is_unique() {
+            self.uniques.set_holder(id, None);
+        }
+        if !self.routes.is_idle() {
+            let removed = ComponentRef::new(T::component_info(), &value);
+            self.after_move(entity, moved, Some(removed), id);
+        }
+        Ok(value)
+    }
+
+    /// Sets the entity's `T` to `value`. If it had a `T`, fires group `Updated`
+    /// for each group watching `T` and `ComponentReplaced` (old and new value),
+    /// then drops the old value; if not, this is an [`add`](Context::add).
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
+    /// entity); [`Error::DuplicatePrimaryKey`] if the new value has a key a
+    /// [`PrimaryEntityIndex`](crate::PrimaryEntityIndex) has for another
+    /// entity (the old value stays, nothing changes); when `T` is absent, as
+    /// [`add`](Context::add).
+    #[inline]
+    pub fn replace<T: Component>(&mut self, entity: Entity, value: T) -> Result<(), Error> {
+        let id = T::component_id();
+        let Some(at) = self.entities.location(entity) else {
+            return Err(self.not_alive(entity));
+        };
+        let Some(column) = self.archetypes.get(at.archetype).column_index(id) else {
+            return self.add(entity, value);
+        };
+        if self.routes.is_idle() {
+            let slot = self
+                .archetypes
+                .archetype_mut(at.archetype)
+                .get_mut_at::<T>(column, at.row);
+            drop(std::mem::replace(slot.expect("the entity's live row has a `T`"), value));
+            return Ok(());
+        }
+        let Context {
+            name,
+            instance,
+            entities: _,
+            retains,
+            archetypes,
+            routes,
+            groups,
+            collectors,
+            indices,
+            subscribers,
+            ..
+        } = self;
+        let mut dispatch =
+            super::dispatch::Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
+        let route = routes.of_replace(at.archetype, column, archetypes, &dispatch.view());
+        if !route.indices.is_empty() {
+            let new = ComponentRef::new(T::component_info(), &value);
+            let keys = route.indices.iter().copied();
+            dispatch
+                .indices
+                .prepare(keys, Some(entity), |c| (c == id).then_some(new), name)?;
+        }
+        let slot = archetypes.archetype_mut(at.archetype).get_mut_at::<T>(column, at.row);
+        let old = std::mem::replace(slot.expect("the entity's live row has a `T`"), value);
+        for &key in route.indices.iter() {
+            dispatch.indices.refile(key, entity, dispatch.retains);
+        }
+        dispatch.collect_updated(route, entity);
+        if route.shows_values() {
+            let new = archetypes.get(at.archetype).get_at::<T>(column, at.row);
+            let new = ComponentRef::new(T::component_info(), new.expect("just written"));
+            dispatch.replaced(route, entity, new.sibling(&old), new);
+        }
+        Ok(())
+    }
+
+    /// Changes the entity's `T` in place through `&mut`, and tells observers
+    /// as [`replace`](Context::replace) does (group `Updated`,
+    /// `ComponentReplaced` with the old and the new value, entity indices
+    /// keyed on `T` re-keyed), for one entity lookup. The old value is cloned
+    /// only when someone is to see it (a group handler, a subscriber) or an
+    /// index keyed on `T` may refuse the new one. Returns what `f` returns.
+    ///
+    /// If `f` panics, the value keeps what `f` wrote and nothing is told
+    /// (like a write through [`get_mut`](Context::get_mut)).
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`]),
+    /// [`Error::ComponentAbsent`] if there is no `T`;
+    /// [`Error::DuplicatePrimaryKey`] if the new value has a key a primary
+    /// index has for another entity: the old value is put back and nothing
+    /// fires.
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::prelude::*;
+    /// #[derive(Clone, Debug, PartialEq)] struct Health(u32);
+    /// reactecs::component!(Health);
+    ///
+    /// let mut game = Context::new();
+    /// let hurt = game.collector(Matcher::all_of::<Health>().updated());
+    /// let e = game.create_entity_with(Health(10))?;
+    /// let left = game.modify(e, |h: &mut Health| { h.0 -= 3; h.0 })?;
+    /// assert_eq!(left, 7);
+    /// assert_eq!(game.get_collector(hurt)?.entities(), [e]);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn modify<T, R>(&mut self, entity: Entity, f: impl FnOnce(&mut T) -> R) -> Result<R, Error>
+    where
+        T: Component + Clone,
+    {
+        self.modify_with::<T, (), R>(entity, |value, ()| f(value))
+    }
+
+    /// As [`modify`](Context::modify), passing `f` the entity's `Q` items
+    /// too (e.g. `&Velocity`), all found with the one lookup:
+    /// `game.modify_with::<Position, &Velocity, _>(e, |p, v| p.x += v.x)`.
+    ///
+    /// # Errors
+    /// As [`modify`](Context::modify); [`Error::ComponentAbsent`] names the
+    /// first component of `Q` the entity lacks; [`Error::QueryAliasing`] if
+    /// `Q` reads `T`.
+    pub fn modify_with<T, Q, R>(&mut self, entity: Entity, f: impl FnOnce(&mut T, Q::Item<'_>) -> R) -> Result<R, Error>
+    where
+        T: Component + Clone,
+        Q: ReadOnlyQueryParam,
+    {
+        let id = T::component_id();
+        let Some(at) = self.entities.location(entity) else {
+            return Err(self.not_alive(entity));
+        };
+        let archetype = self.archetypes.get(at.archetype);
+        let Some(column) = archetype.column_index(id) else {
+            return Err(self.absent(entity, id));
+        };
+        let mut access = Access::of::<Q>();
+        access.add(id, true, true);
+        if let Some(missing) = access.missing_in(archetype.set()) {
+            return Err(self.absent(entity, missing));
+        }
+        access.check(self.name)?;
+        let Context {
+            name,
+            instance,
+            retains,
+            archetypes,
+            routes,
+            groups,
+            collectors,
+            indices,
+            subscribers,
+            ..
+        } = self;
+        let mut dispatch =
+            super::dispatch::Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
+        let idle = ReplaceRoute::default();
+        let route = if routes.is_idle() {
+            &idle
+        } else {
+            routes.of_replace(at.archetype, column, archetypes, &dispatch.view())
+        };
+        let mut columns = ColumnAccess::exclusive(archetypes.archetype_mut(at.archetype));
+        let (Some(value), Some(items)) = (columns.write_row::<T>(id, at.row), Q::fetch_row(&mut columns, at.row))
+        else {
+            unreachable!("the entity's live row has `T` and `Q`'s components, without aliasing");
+        };
+        let keep_old = route.shows_values() || !route.indices.is_empty();
+        let old = keep_old.then(|| value.clone());
+        let result = f(value, items);
+        changed(&mut dispatch, route, entity, value, old, id)?;
+        Ok(result)
+    }
+
+    /// Changes component `T` of every entity of `group` through `&mut`, passing
+    /// the entity's `Q` items too (e.g. `&Velocity`, or `(Entity, &Velocity)`),
+    /// and tells observers as if each value had been [`replace`](Context::replace)d:
+    /// `ComponentReplaced` (old and new value) and the `Updated` event of each
+    /// group watching `T`; entity indices keyed on `T` move each entity to its
+    /// new keys. When nothing observes and no index is keyed on `T`, no value
+    /// is cloned. Returns the number of entities visited (members of `group`
+    /// that have `T` and `Q`'s components). If `f`, or the key function of an
+    /// index, panics, the entities visited before keep their new values; an
+    /// entity whose key function panicked gets its old value back.
+    ///
+    /// # Errors
+    /// [`Error::UnknownGroup`]; [`Error::QueryAliasing`] if `Q` reads `T`.
+    /// [`Error::DuplicatePrimaryKey`] if `f` gives an entity a key that a
+    /// primary index has for another entity: that entity's `T` is put back
+    /// as it was (no event fires for it), and `modify_each` stops there; the
+    /// entities visited before it keep their new values (their events have
+    /// fired). Keys are checked entity by entity, so two entities cannot swap
+    /// keys in one call.
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::prelude::*;
+    /// #[derive(Clone, Debug)] struct Position(f32);
+    /// struct Velocity(f32);
+    /// reactecs::component!(Position, Velocity);
+    ///
+    /// let mut game = Context::new();
+    /// game.create_entity_with((Position(0.0), Velocity(2.0)))?;
+    /// let movers = game.group(Matcher::all_of::<(Position, Velocity)>());
+    /// let replaced = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    /// let seen = replaced.clone();
+    /// game.subscribe(move |event: &ContextEvent<'_>| {
+    ///     if let ContextEvent::ComponentReplaced { .. } = event {
+    ///         seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    ///     }
+    /// });
+    /// let moved = game.modify_each::<Position, &Velocity>(movers, |pos, vel| pos.0 += vel.0)?;
+    /// assert_eq!(moved, 1);
+    /// assert_eq!(replaced.load(std::sync::atomic::Ordering::Relaxed), 1);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn modify_each<T, Q>(&mut self, group: GroupId, mut f: impl FnMut(&mut T, Q::Item<'_>)) -> Result<usize, Error>
+    where
+        T: Component + Clone,
+        Q: ReadOnlyQueryParam,
+    {
+        let index = self.groups.lookup(group, self.name)?;
+        let id = T::component_id();
+        let mut access = Access::of::<Q>();
+        access.add(id, true, true);
+        access.check(self.name)?;
+        self.routes.sync(&self.archetypes);
+        let mut visited = 0;
+        let Context {
+            name,
+            instance,
+            retains,
+            archetypes,
+            routes,
+            groups,
+            collectors,
+            indices,
+            subscribers,
+            ..
+        } = self;
+        let mut dispatch =
+            super::dispatch::Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
+        let idle = ReplaceRoute::default();
+        for at in 0.. {
+            let Some(&archetype) = routes.membership().group(index).archetypes.get(at) else {
+                break;
+            };
+            let target = archetypes.get(archetype);
+            let Some(column) = target.column_index(id) else {
+                continue;
+            };
+            if target.is_empty() || access.missing_in(target.set()).is_some() {
+                continue;
+            }
+            let route = if routes.is_idle() {
+                &idle
+            } else {
+                routes.of_replace(archetype, column, archetypes, &dispatch.view())
+            };
+            let keep_old = route.shows_values() || !route.indices.is_empty();
+            let mut columns = ColumnAccess::exclusive(archetypes.archetype_mut(archetype));
+            let lens = columns.chunk_lens();
+            let mut entities = columns.entities();
+            let (Some(mut values), Some(mut state)) = (columns.write::<T>(id), Q::fetch(&mut columns)) else {
+                unreachable!("the archetype has `T` and `Q`'s components, without aliasing");
+            };
+            for len in lens {
+                let chunk = values.next().unwrap_or_default();
+                let rows = Q::rows(Q::next_chunk(&mut state, len), len);
+                let entity_chunk = entities.next().unwrap_or_default();
+                visited += chunk.len();
+                if !keep_old && route.indices.is_empty() {
+                    // Nothing to clone, check or show: write, then collect.
+                    for ((value, item), &entity) in chunk.iter_mut().zip(rows).zip(entity_chunk) {
+                        f(value, item);
+                        dispatch.collect_updated(route, entity);
+                    }
+                    continue;
+                }
+                for ((value, item), &entity) in chunk.iter_mut().zip(rows).zip(entity_chunk) {
+                    let old = keep_old.then(|| value.clone());
+                    f(value, item);
+                    changed(&mut dispatch, route, entity, value, old, id)?;
+                }
+            }
+        }
+        Ok(visited)
+    }
+}
+
+/// After `value`, component `id` of `entity`, was changed in place (from
+/// `old`, cloned when the route shows values or has indices): the route's
+/// indices check and file the new keys (a refused key puts `old` back and
+/// is the error; a panicking key function puts `old` back and goes on),
+/// its collectors collect the entity, and its events fire.
+#[inline]
+fn changed<T: Component>(
+    dispatch: &mut super::dispatch::Dispatch<'_>,
+    route: &ReplaceRoute,
+    entity: Entity,
+    value: &mut T,
+    old: Option<T>,
+    id: ComponentId,
+) -> Result<(), Error> {
+    if !route.indices.is_empty() {
+        let new = ComponentRef::new(T::component_info(), &*value);
+        let name = dispatch.name;
+        let keys = route.indices.iter().copied();
+        let prepared = panic::catch_unwind(AssertUnwindSafe(|| {
+            dispatch
+                .indices
+                .prepare(keys, Some(entity), |c| (c == id).then_some(new), name)
+        }));
+        match prepared {
+            Ok(Ok(())) => {
+                for &key in route.indices.iter() {
+                    dispatch.indices.refile(key, entity, dispatch.retains);
+                }
+            }
+            Ok(Err(refused)) => {
+                *value = old.expect("cloned for the indices");
+                return Err(refused);
+            }
+            Err(payload) => {
+                *value = old.expect("cloned for the indices");
+                panic::resume_unwind(payload);
+            }
+        }
+    }
+    dispatch.collect_updated(route, entity);
+    if route.shows_values() {
+        let old = old.expect("cloned for those who see values");
+        let new = ComponentRef::new(T::component_info(), &*value);
+        dispatch.replaced(route, entity, new.sibling(&old), new);
+    }
+    Ok(())
+}

@@ -1,0 +1,339 @@
+//! Entities' lives: creating them (one, or many of one bundle type),
+//! destroying them (one, or all), and `reset`.
+
+use std::any::TypeId;
+use std::panic::{self, AssertUnwindSafe};
+
+use smallvec::SmallVec;
+
+use super::Context;
+use crate::bundle::Bundle;
+use crate::component::ComponentId;
+use crate::entity::Entity;
+use crate::entity_ref::EntityRef;
+use crate::error::Error;
+use crate::event::ContextEvent;
+use crate::id::CollectorId;
+use crate::routes::Route;
+use crate::storage::{ArchetypeId, BundleId, Location};
+
+impl Context {
+    /// Creates an entity with no components. Fires `EntityCreated` (and group
+    /// `Added` for NoneOf-only groups; order in the [`event`](crate::event)
+    /// module docs).
+    pub fn create_entity(&mut self) -> Entity {
+        self.create_entity_with(())
+            .expect("an empty bundle has no duplicate component")
+    }
+
+    /// Creates an entity with the components of `bundle` in one step (one row
+    /// write, no moves between archetypes). Fires `EntityCreated`, group
+    /// `Added` for each group it joins, then `ComponentAdded` per component in
+    /// bundle order.
+    ///
+    /// # Errors
+    /// [`Error::DuplicateComponent`] if the bundle names a type twice,
+    /// [`Error::UniqueAlreadyHeld`] if it holds a unique component another
+    /// entity has, or [`Error::DuplicatePrimaryKey`] if it has a key a
+    /// [`PrimaryEntityIndex`](crate::PrimaryEntityIndex) has for another
+    /// entity; nothing is created and the values are dropped.
+    ///
+    /// # Example
+    /// ```
+    /// # use reactecs::Context;
+    /// # struct Position(f32, f32); struct Velocity(f32, f32);
+    /// # reactecs::component!(Position, Velocity);
+    /// let mut game = Context::new();
+    /// let e = game.create_entity_with((Position(0.0, 0.0), Velocity(1.0, 0.0)))?;
+    /// assert!(game.has_all::<(Position, Velocity)>(e));
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn create_entity_with<B: Bundle>(&mut self, bundle: B) -> Result<Entity, Error> {
+        let plan = self.bundle::<B>()?;
+        let archetype = self.archetypes.bundle_archetype(plan);
+        let unique = self.unique_archetype(archetype);
+        if unique {
+            self.uniques
+                .check_free(self.archetypes.get(archetype).set(), self.name)?;
+        }
+        if !self.routes.is_idle() {
+            self.prepare_spawn(archetype, &bundle)?;
+        }
+        Ok(self.spawn(plan, bundle, unique))
+    }
+
+    /// Whether the archetype holds a unique component.
+    #[inline]
+    fn unique_archetype(&self, archetype: ArchetypeId) -> bool {
+        self.uniques.any_in(self.archetypes.get(archetype).set())
+    }
+
+    /// Creates one entity per bundle, like
+    /// [`create_entity_with`](Context::create_entity_with) (same events, in
+    /// order), resolving the archetype and its route once and reserving room
+    /// up front. Returns the new entities in order.
+    ///
+    /// # Errors
+    /// [`Error::DuplicateComponent`] if the bundle type names a component twice;
+    /// nothing is created. [`Error::UniqueAlreadyHeld`] if a bundle holds a
+    /// unique component that an entity (possibly one created by this call) has
+    /// already, or [`Error::DuplicatePrimaryKey`] if a bundle has a key a
+    /// primary index has for an entity (possibly one created by this call):
+    /// the entities created before it stay, and the rest of `bundles` is not
+    /// consumed.
+    ///
+    /// # Example
+    /// ```
+    /// # use reactecs::Context;
+    /// # struct Position(f32, f32);
+    /// # reactecs::component!(Position);
+    /// let mut game = Context::new();
+    /// let row = game.create_entities_with((0..100).map(|i| (Position(i as f32, 0.0),)))?;
+    /// assert_eq!(row.len(), 100);
+    /// assert_eq!(game.get::<Position>(row[7])?.0, 7.0);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn create_entities_with<B, I>(&mut self, bundles: I) -> Result<Vec<Entity>, Error>
+    where
+        B: Bundle,
+        I: IntoIterator<Item = B>,
+    {
+        let plan = self.bundle::<B>()?;
+        let bundles = bundles.into_iter();
+        let expected = bundles.size_hint().0;
+        self.entities.reserve(expected);
+        let mut created = Vec::with_capacity(expected);
+        let archetype = self.archetypes.bundle_archetype(plan);
+        let unique = self.unique_archetype(archetype);
+        let quiet = self.routes.is_idle() || {
+            let (routes, archetypes, dispatch) = self.split();
+            routes
+                .of_archetype(archetype, true, archetypes, &dispatch.view())
+                .is_empty()
+        };
+        if quiet && !unique {
+            // Nothing hears of it: storage alone.
+            let Context {
+                archetypes, entities, ..
+            } = self;
+            created.extend(bundles.map(|bundle| {
+                let (entity, _) = archetypes
+                    .spawn(plan, |at| entities.alloc(at), |row| bundle.write_into(row))
+                    .expect("a bundle writes every element of its plan");
+                entity
+            }));
+            return Ok(created);
+        }
+        for bundle in bundles {
+            if unique {
+                self.uniques
+                    .check_free(self.archetypes.get(archetype).set(), self.name)?;
+            }
+            if !quiet {
+                self.prepare_spawn(archetype, &bundle)?;
+            }
+            created.push(self.spawn(plan, bundle, unique));
+        }
+        Ok(created)
+    }
+
+    /// The storage plan for bundle type `B` (made on first use).
+    #[inline]
+    fn bundle<B: Bundle>(&mut self) -> Result<BundleId, Error> {
+        match self.archetypes.cached_bundle(TypeId::of::<B>()) {
+            Some(bundle) => Ok(bundle),
+            None => self.new_bundle::<B>(),
+        }
+    }
+
+    #[cold]
+    fn new_bundle<B: Bundle>(&mut self) -> Result<BundleId, Error> {
+        let mut ids = SmallVec::<[ComponentId; 16]>::new();
+        B::for_each_id(|id| ids.push(id));
+        for &id in &ids {
+            self.check_accepts(id)?;
+        }
+        let plan = self
+            .archetypes
+            .register_bundle(Some(TypeId::of::<B>()), &ids)
+            .map_err(|id| Error::DuplicateComponent {
+                context: self.name,
+                component: self.component_name(id),
+            });
+        self.routes.sync(&self.archetypes);
+        plan
+    }
+
+    /// Before creating an entity from `bundle` in `archetype`: the indices of
+    /// its groups make its keys.
+    fn prepare_spawn<B: Bundle>(&mut self, archetype: ArchetypeId, bundle: &B) -> Result<(), Error> {
+        let (routes, archetypes, mut dispatch) = self.split();
+        let route = routes.of_archetype(archetype, true, archetypes, &dispatch.view());
+        if route.files() {
+            dispatch.prepare_filing(route, None, |id| bundle.component_ref(id))?;
+        }
+        Ok(())
+    }
+
+    /// Creates an entity from `bundle` and tells everyone concerned.
+    #[inline]
+    fn spawn<B: Bundle>(&mut self, plan: BundleId, bundle: B, unique: bool) -> Entity {
+        let Context {
+            archetypes, entities, ..
+        } = self;
+        let (entity, location) = archetypes
+            .spawn(plan, |at| entities.alloc(at), |row| bundle.write_into(row))
+            .expect("a bundle writes every element of its plan");
+        if unique {
+            self.uniques.hold(self.archetypes.get(location.archetype).set(), entity);
+        }
+        if !self.routes.is_idle() {
+            self.created::<B>(entity, location);
+        }
+        entity
+    }
+
+    /// A new entity's route: its indices file it, `EntityCreated`, its
+    /// groups' collectors and `Added` events, then `ComponentAdded` per
+    /// component of bundle `B`.
+    fn created<B: Bundle>(&mut self, entity: Entity, location: Location) {
+        let (routes, archetypes, mut dispatch) = self.split();
+        let route = routes.of_archetype(location.archetype, true, archetypes, &dispatch.view());
+        dispatch.file(route, entity);
+        if route.subscribers {
+            dispatch.subscribers.emit(&ContextEvent::EntityCreated { entity });
+        }
+        let archetype = archetypes.get(location.archetype);
+        dispatch.notify(route, EntityRef::new(entity, archetype, location.row), None);
+        if route.subscribers {
+            B::for_each_id(|id| {
+                if let Some(component) = archetype.component_ref(id, location.row) {
+                    dispatch
+                        .subscribers
+                        .emit(&ContextEvent::ComponentAdded { entity, component });
+                }
+            });
+        }
+    }
+
+    /// Destroys the entity: fires `EntityWillBeDestroyed` (components still
+    /// readable), group `Removed` for each group it was in, one
+    /// `ComponentRemoved` per component, drops the components, then fires
+    /// `EntityDestroyed`. If nothing retains the entity, its slot is freed
+    /// and `EntityReleased` fires; the handle is stale afterwards. If
+    /// something does ([`aerc`](crate::aerc)), the entity stays disabled
+    /// (`is_enabled == Ok(false)`) until its last release.
+    ///
+    /// If an `EntityWillBeDestroyed` handler panics, nothing has changed yet:
+    /// the entity stays alive. If a later handler panics, the entity is still
+    /// destroyed before the panic goes on, but the events after the panicking
+    /// one (including `EntityDestroyed`) are not fired.
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`] if the entity is not alive ([`Error::EntityDisabled`]
+    /// if it was destroyed and is still retained).
+    pub fn destroy_entity(&mut self, entity: Entity) -> Result<(), Error> {
+        let Some(at) = self.entities.location(entity) else {
+            return Err(self.not_alive(entity));
+        };
+        if !self.subscribers.is_empty() {
+            let view = EntityRef::new(entity, self.archetypes.get(at.archetype), at.row);
+            self.subscribers
+                .emit(&ContextEvent::EntityWillBeDestroyed { entity: view });
+        }
+        // From here the removal must finish even if a handler panics: catch,
+        // finish, then resume the panic.
+        let notified = if self.routes.is_idle() {
+            Ok(())
+        } else {
+            let (routes, archetypes, mut dispatch) = self.split();
+            let route: &Route = routes.of_archetype(at.archetype, false, archetypes, &dispatch.view());
+            dispatch.file(route, entity);
+            panic::catch_unwind(AssertUnwindSafe(|| {
+                let view = EntityRef::new(entity, archetypes.get(at.archetype), at.row);
+                dispatch.notify(route, view, None);
+                if route.subscribers {
+                    for component in view.components() {
+                        dispatch
+                            .subscribers
+                            .emit(&ContextEvent::ComponentRemoved { entity, component });
+                    }
+                }
+            }))
+        };
+        let archetype = self.archetypes.get(at.archetype);
+        self.uniques.release(archetype.set(), entity);
+        // Bookkeeping first, then the drops: if a component's `Drop` panics, the
+        // row is still removed (see `Archetypes::despawn`) and the records match.
+        if let Some(displaced) = archetype.displaced_by_removal(at.row) {
+            self.entities.relocate(displaced, at);
+        }
+        let freed = self.entities.disable(entity, self.retains.is_retained(entity.index()));
+        self.archetypes.despawn(at);
+        if let Err(payload) = notified {
+            panic::resume_unwind(payload);
+        }
+        if !self.subscribers.is_empty() {
+            self.subscribers.emit(&ContextEvent::EntityDestroyed { entity });
+            if freed {
+                self.subscribers.emit(&ContextEvent::EntityReleased { entity });
+            }
+        }
+        Ok(())
+    }
+
+    /// Destroys every entity, each with [`destroy_entity`](Context::destroy_entity)'s
+    /// events, in [`entities`](Context::entities) order. Retained entities
+    /// are destroyed too, and wait (disabled) for their last release.
+    pub fn destroy_all_entities(&mut self) {
+        let all: Vec<Entity> = self.entities.alive().collect();
+        for entity in all {
+            self.destroy_entity(entity).expect("every listed entity is alive");
+        }
+    }
+
+    /// Destroys every entity (with events) and restarts creation indices at 0.
+    /// Groups, entity indices and subscriptions are kept, and so are
+    /// collectors, emptied after the destruction (what they collected from it
+    /// is released, so every slot is free), and the storage's memory.
+    ///
+    /// # Errors
+    /// [`Error::EntitiesRetained`] if any entity, alive or destroyed, is
+    /// retained (by a collector, a reactive system or your own
+    /// [`retain`](Context::retain); the retains of entity indices do not
+    /// count, as they go with the entities); nothing changes then. Clear reactive
+    /// systems' collectors and release your retains first.
+    pub fn reset(&mut self) -> Result<(), Error> {
+        self.check_resettable()?;
+        self.destroy_all_entities();
+        // What collectors gathered from the destruction goes too: a reset
+        // context starts over, with every slot free.
+        let collectors: Vec<CollectorId> = self.collectors().map(|c| c.id()).collect();
+        for id in collectors {
+            self.clear_collector(id)?;
+        }
+        self.entities.restart_creation_indices();
+        Ok(())
+    }
+
+    /// [`Error::EntitiesRetained`] if any entity is retained by something
+    /// other than entity indices (whose retains go as the entities are
+    /// destroyed).
+    pub(crate) fn check_resettable(&self) -> Result<(), Error> {
+        let count = self
+            .entities
+            .held()
+            .filter(|&(entity, _)| {
+                let index = entity.index();
+                self.retains.user(index) != 0 || self.retains.internal(index) > self.indices.holding(entity)
+            })
+            .count();
+        if count > 0 {
+            return Err(Error::EntitiesRetained {
+                context: self.name,
+                count,
+            });
+        }
+        Ok(())
+    }
+}

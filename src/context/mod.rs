@@ -1,0 +1,258 @@
+//! `Context`: owns entities and their components, and tells about every change.
+//!
+//! The context's API is spread over this folder by what it does:
+//!
+//! - `mod.rs`: the struct, construction, counts;
+//! - `lifecycle.rs`: creating and destroying entities, `reset`;
+//! - `change.rs`: `add`, `remove`, `take`, `replace`, `modify`,
+//!   `modify_each`;
+//! - `access.rs`: `get`, `has`, entity views;
+//! - `dispatch.rs`: carrying out a change's route (indices, collectors,
+//!   group events, context events), and subscriptions;
+//! - `grouping.rs`, `collecting.rs`, `indexing.rs`: the context's side of
+//!   groups, collectors and entity indices;
+//! - `retaining.rs`: AERC (`retain`, `release`);
+//! - `singletons.rs`: unique components;
+//! - `querying.rs`: queries;
+//! - `builder.rs`, `invariants.rs`: options, and the invariant walker.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::aerc::{AercMode, Retains};
+use crate::collector::Collectors;
+use crate::component::{ComponentId, ComponentInfo, registry};
+use crate::entity::{Entities, Entity, Liveness};
+use crate::error::Error;
+use crate::event::Subscribers;
+use crate::group::Groups;
+use crate::id::ContextId;
+use crate::index::Indices;
+use crate::routes::Routes;
+use crate::storage::{Archetypes, ComponentSet, StorageStats};
+use crate::unique::Uniques;
+
+mod access;
+mod builder;
+mod change;
+mod collecting;
+mod dispatch;
+mod grouping;
+mod indexing;
+mod invariants;
+mod lifecycle;
+mod querying;
+mod retaining;
+mod singletons;
+
+pub use access::EntityMut;
+pub use builder::ContextBuilder;
+
+/// A world of entities and their components.
+///
+/// Entities are created and destroyed here; components are added, removed,
+/// replaced and read here; every change fires an event
+/// ([`ContextEvent`](crate::ContextEvent), order in the
+/// [`event`](crate::event) module docs). Underneath, entities with the same
+/// component set share an archetype whose rows are packed in 16 KiB chunks.
+///
+/// # Example
+/// ```
+/// use reactecs::{Context, Error};
+/// #[derive(Debug, PartialEq)] struct Position { x: f32, y: f32 }
+/// #[derive(Debug, PartialEq)] struct Velocity { x: f32, y: f32 }
+/// reactecs::component!(Position, Velocity);
+///
+/// let mut game = Context::with_name("Game");
+/// let e = game.create_entity();
+/// game.add(e, Position { x: 0.0, y: 0.0 })?;
+/// game.add(e, Velocity { x: 1.0, y: 0.0 })?;
+/// game.replace(e, Position { x: 1.0, y: 0.0 })?;
+/// assert_eq!(game.get::<Position>(e)?, &Position { x: 1.0, y: 0.0 });
+///
+/// // Misuse is a typed error that names what went wrong, and changes nothing.
+/// let err = game.add(e, Velocity { x: 9.0, y: 9.0 }).unwrap_err();
+/// assert!(matches!(err, Error::ComponentAlreadyPresent { .. }));
+/// assert_eq!(game.get::<Velocity>(e)?, &Velocity { x: 1.0, y: 0.0 });
+///
+/// game.destroy_entity(e)?;
+/// assert!(!game.is_alive(e));
+/// # Ok::<(), Error>(())
+/// ```
+pub struct Context {
+    pub(crate) name: &'static str,
+    /// The instance id the ids of this context's groups, collectors and
+    /// indices carry.
+    pub(crate) instance: u32,
+    pub(crate) entities: Entities,
+    pub(crate) retains: Retains,
+    pub(crate) archetypes: Archetypes,
+    pub(crate) routes: Routes,
+    pub(crate) groups: Groups,
+    pub(crate) collectors: Collectors,
+    pub(crate) indices: Indices,
+    pub(crate) subscribers: Subscribers,
+    pub(crate) uniques: Uniques,
+    /// Entities whose `EntityReleased` waits for the end of a batch release.
+    pub(crate) released: Vec<Entity>,
+    /// For a declared context, the components it accepts (`None`: all).
+    accepts: Option<ComponentSet>,
+    next_subscription: u64,
+}
+
+/// Gives each context an instance id, so ids of its groups are recognised.
+static NEXT_CONTEXT_ID: AtomicU32 = AtomicU32::new(0);
+
+impl Default for Context {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Context {
+    /// An empty context named `Context`, accepting every declared component,
+    /// in safe AERC mode. See [`Context::builder`] for the options.
+    pub fn new() -> Self {
+        Self::with_name("Context")
+    }
+
+    /// An empty context with a name (used in error messages and `Debug`),
+    /// accepting every declared component, in safe AERC mode.
+    pub fn with_name(name: &'static str) -> Self {
+        ContextBuilder::new().name(name).build()
+    }
+
+    /// Options for a new context: its name, its [`AercMode`], and which
+    /// declared context it is (see [`Context::of`]).
+    pub fn builder() -> ContextBuilder {
+        ContextBuilder::new()
+    }
+
+    fn from_parts(name: &'static str, aerc: AercMode, accepts: Option<ComponentSet>) -> Self {
+        let instance = NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let archetypes = Archetypes::new(registry());
+        let mut routes = Routes::new();
+        routes.sync(&archetypes);
+        Context {
+            name,
+            instance,
+            entities: Entities::default(),
+            retains: Retains::new(aerc),
+            archetypes,
+            routes,
+            groups: Groups::new(instance),
+            uniques: Uniques::new(registry()),
+            collectors: Collectors::new(),
+            indices: Indices::default(),
+            subscribers: Subscribers::default(),
+            released: Vec::new(),
+            accepts,
+            next_subscription: 0,
+        }
+    }
+
+    /// The context's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// This context's instance id, which the ids of its groups, collectors
+    /// and indices carry.
+    pub fn id(&self) -> ContextId {
+        ContextId(self.instance)
+    }
+
+    /// The number of live (enabled) entities.
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether there are no live entities.
+    pub fn is_empty(&self) -> bool {
+        self.entities.len() == 0
+    }
+
+    /// Whether `entity` is alive here (false once destroyed, even while it is
+    /// still retained; see [`is_enabled`](Context::is_enabled)).
+    #[inline]
+    pub fn is_alive(&self, entity: Entity) -> bool {
+        self.entities.location(entity).is_some()
+    }
+
+    /// Every live entity, in slot order: deterministic for a given sequence of
+    /// operations (destroyed slots are reused last-freed first).
+    pub fn entities(&self) -> impl Iterator<Item = Entity> + '_ {
+        self.entities.alive()
+    }
+
+    /// How many archetypes and chunks the storage holds, and their bytes.
+    pub fn storage_stats(&self) -> StorageStats {
+        StorageStats::of(&self.archetypes)
+    }
+
+    /// Frees memory kept for reuse: empty chunks that archetypes hold on to so
+    /// churn does not allocate.
+    pub fn shrink_to_fit(&mut self) {
+        self.archetypes.shrink_to_fit();
+    }
+
+    /// The error for using `entity`, which is not alive: disabled (destroyed
+    /// but retained) or stale.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn not_alive(&self, entity: Entity) -> Error {
+        let context = self.name;
+        match self.entities.liveness(entity) {
+            Liveness::Disabled => Error::EntityDisabled { context, entity },
+            _ => Error::StaleEntity { context, entity },
+        }
+    }
+
+    /// The declared name of component `id`.
+    pub(crate) fn component_name(&self, id: ComponentId) -> &'static str {
+        id.info().map_or("?", ComponentInfo::name)
+    }
+
+    /// [`Error::WrongContext`] unless this context accepts component `id`.
+    #[inline(always)]
+    pub(crate) fn check_accepts(&self, id: ComponentId) -> Result<(), Error> {
+        match &self.accepts {
+            Some(accepts) if !accepts.contains(id) => Err(self.wrong_context(id)),
+            _ => Ok(()),
+        }
+    }
+
+    #[cold]
+    fn wrong_context(&self, id: ComponentId) -> Error {
+        Error::WrongContext {
+            context: self.name,
+            component: self.component_name(id),
+            declared: id.info().map_or(&[], ComponentInfo::contexts),
+        }
+    }
+
+    /// [`Error::ComponentAbsent`] for component `id` of live `entity`.
+    #[cold]
+    pub(crate) fn absent(&self, entity: Entity, id: ComponentId) -> Error {
+        Error::ComponentAbsent {
+            context: self.name,
+            entity,
+            component: self.component_name(id),
+        }
+    }
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("name", &self.name)
+            .field("entities", &self.entities.len())
+            .field("retained_destroyed", &self.entities.disabled_len())
+            .field("collectors", &self.collectors.len())
+            .field("aerc", &self.retains.mode())
+            .field("archetypes", &self.archetypes.len())
+            .field("groups", &self.groups.len())
+            .field("subscribers", &self.subscribers.len())
+            .finish()
+    }
+}

@@ -1,0 +1,156 @@
+//! The ids of what a context owns: contexts, groups, collectors, entity
+//! indices and subscriptions. They live here, below every concept, so that
+//! errors and change routes can name them without importing the concepts;
+//! each concept re-exports its own id.
+//!
+//! Every id but [`SubscriptionId`] carries the instance id of its context
+//! ([`ContextId`]), so one used with another context is refused with an
+//! error, never taken for one of that context's own.
+
+use std::fmt;
+use std::hash::Hash;
+use std::marker::PhantomData;
+
+use slotmap::Key;
+
+/// Identifies one context instance: the context of a
+/// [`ContextEntity`](crate::system::ContextEntity), of a
+/// [`CollectorId`] or of a [`GroupId`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ContextId(pub(crate) u32);
+
+impl fmt::Display for ContextId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "context #{}", self.0)
+    }
+}
+
+/// Identifies a group of one context. Get one from
+/// [`Context::group`](crate::Context::group); it stays valid for the
+/// context's life (groups are never removed, and
+/// [`Context::reset`](crate::Context::reset) keeps them). A `GroupId` knows
+/// its context: using it with another context is an
+/// [`Error::UnknownGroup`](crate::Error::UnknownGroup).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GroupId {
+    pub(crate) context: u32,
+    pub(crate) index: u32,
+}
+
+impl fmt::Display for GroupId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "group {}", self.index)
+    }
+}
+
+slotmap::new_key_type! {
+    /// A collector's slot in its context.
+    pub(crate) struct CollectorKey;
+}
+
+slotmap::new_key_type! {
+    /// An entity index's slot in its context.
+    pub(crate) struct IndexKey;
+}
+
+/// `index v version` of a slot key.
+fn write_key(f: &mut fmt::Formatter<'_>, what: &str, key: impl Key) -> fmt::Result {
+    let raw = key.data().as_ffi();
+    write!(f, "{what} {}v{}", raw as u32, raw >> 32)
+}
+
+/// Identifies a collector of one context, from
+/// [`Context::collector`](crate::Context::collector). Valid until
+/// [`Context::remove_collector`](crate::Context::remove_collector); it knows
+/// its context, so using it with another is
+/// [`Error::UnknownCollector`](crate::Error::UnknownCollector).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CollectorId {
+    pub(crate) context: u32,
+    pub(crate) key: CollectorKey,
+}
+
+impl CollectorId {
+    /// The context the collector belongs to.
+    pub fn context(&self) -> ContextId {
+        ContextId(self.context)
+    }
+}
+
+impl fmt::Display for CollectorId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_key(f, "collector", self.key)
+    }
+}
+
+/// Identifies an index of one context and its type, from
+/// [`Context::add_index`](crate::Context::add_index):
+/// [`Context::index`](crate::Context::index) gives the index back typed.
+/// Valid until [`Context::remove_index`](crate::Context::remove_index); it
+/// knows its context, so using it with another is
+/// [`Error::UnknownIndex`](crate::Error::UnknownIndex).
+pub struct IndexId<I> {
+    pub(crate) context: u32,
+    pub(crate) key: IndexKey,
+    index: PhantomData<fn() -> I>,
+}
+
+impl<I> IndexId<I> {
+    pub(crate) fn new(context: u32, key: IndexKey) -> Self {
+        IndexId {
+            context,
+            key,
+            index: PhantomData,
+        }
+    }
+
+    /// The context the index belongs to.
+    pub fn context(&self) -> ContextId {
+        ContextId(self.context)
+    }
+}
+
+impl<I> Clone for IndexId<I> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<I> Copy for IndexId<I> {}
+
+impl<I> PartialEq for IndexId<I> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.context, self.key) == (other.context, other.key)
+    }
+}
+
+impl<I> Eq for IndexId<I> {}
+
+impl<I> Hash for IndexId<I> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.context, self.key).hash(state);
+    }
+}
+
+impl<I> fmt::Display for IndexId<I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_key(f, "index", self.key)
+    }
+}
+
+impl<I> fmt::Debug for IndexId<I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "IndexId({self})")
+    }
+}
+
+/// Identifies one subscription, for
+/// [`Context::unsubscribe`](crate::Context::unsubscribe).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SubscriptionId(pub(crate) u64);
+
+impl fmt::Display for SubscriptionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}

@@ -1,0 +1,199 @@
+//! Creating rows from bundles: the plan of each bundle type (which column
+//! each tuple element goes to), and `RowWriter`, which writes a new row
+//! element by element and removes it if it is dropped half written.
+
+use std::any::TypeId;
+use std::hash::Hasher;
+use std::mem::ManuallyDrop;
+
+use super::archetype::Archetype;
+use super::archetypes::Archetypes;
+use super::bitset::ComponentSet;
+use super::edges::ColumnSlot;
+use super::location::{ArchetypeId, Location};
+use crate::component::ComponentId;
+use crate::entity::Entity;
+
+/// Identifies a [`BundlePlan`] of one `Archetypes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BundleId(u32);
+
+/// How to write the values of one bundle type into a new row: the archetype of
+/// exactly its components, and for each tuple element in order, the column it
+/// goes to and the type that column holds. The columns are a permutation of
+/// the archetype's columns (it is the archetype of exactly the bundle's ids,
+/// and a bundle listing an id twice is refused), so a row written by following
+/// the plan to its end is complete.
+pub(super) struct BundlePlan {
+    archetype: ArchetypeId,
+    columns: Box<[ColumnSlot]>,
+}
+
+/// `TypeId`s are hashes already: use their bits instead of hashing them again.
+#[derive(Default)]
+pub(super) struct TypeIdHasher(u64);
+
+impl Hasher for TypeIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 ^= value;
+    }
+}
+
+impl Archetypes {
+    /// The plan cached for bundle type `bundle`, if any.
+    #[inline]
+    pub(crate) fn cached_bundle(&mut self, bundle: TypeId) -> Option<BundleId> {
+        match self.last_bundle {
+            Some((last, id)) if last == bundle => Some(id),
+            _ => {
+                let id = *self.bundles.get(&bundle)?;
+                self.last_bundle = Some((bundle, id));
+                Some(id)
+            }
+        }
+    }
+
+    /// Makes the plan for a bundle of the components `ids`, in tuple order, and
+    /// caches it under `bundle` if given. `Err(id)` if `id` is listed twice.
+    pub(crate) fn register_bundle(
+        &mut self,
+        bundle: Option<TypeId>,
+        ids: &[ComponentId],
+    ) -> Result<BundleId, ComponentId> {
+        let mut set = ComponentSet::new();
+        if let Some(&twice) = ids.iter().find(|&&id| !set.insert(id)) {
+            return Err(twice);
+        }
+        let archetype = self.find_or_create(&set);
+        let target = self.get(archetype);
+        let columns = ids
+            .iter()
+            .map(|&id| {
+                let col = target
+                    .column_index(id)
+                    .expect("the archetype of a set has a column per id");
+                ColumnSlot::of(target, col)
+            })
+            .collect();
+        let id = BundleId(u32::try_from(self.plans.len()).expect("more than 2^32 bundle types"));
+        self.plans.push(BundlePlan { archetype, columns });
+        if let Some(bundle) = bundle {
+            self.bundles.insert(bundle, id);
+        }
+        Ok(id)
+    }
+
+    /// The archetype a bundle's entities go to.
+    #[inline]
+    pub(crate) fn bundle_archetype(&self, bundle: BundleId) -> ArchetypeId {
+        self.plans[bundle.0 as usize].archetype
+    }
+
+    /// Adds a row to the bundle's archetype for the entity `entity` makes
+    /// (given the row's location), with its values written by `write` in the
+    /// bundle's tuple order. Returns `None` (and leaves no row behind, dropping
+    /// what was written) unless `write` wrote every element of the bundle; the
+    /// entity made is then the caller's to forget.
+    #[inline]
+    pub(crate) fn spawn(
+        &mut self,
+        bundle: BundleId,
+        entity: impl FnOnce(Location) -> Entity,
+        write: impl FnOnce(&mut RowWriter<'_>),
+    ) -> Option<(Entity, Location)> {
+        let BundlePlan { archetype: id, columns } = &self.plans[bundle.0 as usize];
+        let archetype = &mut self.list[id.index()];
+        let location = Location {
+            archetype: *id,
+            row: archetype.len() as u32,
+        };
+        let entity = entity(location);
+        // SAFETY: the `RowWriter` below owns the new row until every column is
+        // written; if `write` stops early or panics, its drop removes the row.
+        let row = unsafe { archetype.alloc_row(entity) };
+        debug_assert_eq!(row, location.row);
+        let mut writer = RowWriter {
+            base: archetype.chunk_base(row),
+            row_in_chunk: archetype.row_in_chunk(row),
+            archetype,
+            plan: columns,
+            row,
+            next: 0,
+        };
+        write(&mut writer);
+        if writer.next != writer.plan.len() {
+            return None; // `writer`'s drop removes the partial row
+        }
+        let _ = ManuallyDrop::new(writer);
+        Some((entity, location))
+    }
+}
+
+/// Writes the components of a new row, one at a time in bundle order.
+/// Dropping it before every element is written removes the row and drops what
+/// was written.
+#[doc(hidden)]
+pub struct RowWriter<'a> {
+    /// The first byte of the row's chunk.
+    base: *mut u8,
+    /// The row's position in its chunk.
+    row_in_chunk: usize,
+    archetype: &'a mut Archetype,
+    plan: &'a [ColumnSlot],
+    row: u32,
+    /// Elements `..next` of the plan are written.
+    next: usize,
+}
+
+impl RowWriter<'_> {
+    /// Writes the next element of the bundle; gives `value` back if the bundle
+    /// has no more elements or the next one is not a `T`.
+    #[inline]
+    pub fn put<T: 'static>(&mut self, value: T) -> Result<(), T> {
+        match self.plan.get(self.next) {
+            Some(entry) if entry.ty == TypeId::of::<T>() => {
+                let ptr = self.base.wrapping_add(entry.offset + self.row_in_chunk * entry.size);
+                // SAFETY: the entry's column holds `T`s (the plan records the column's
+                // type, just compared) at `offset + row * size` in the row's chunk, so
+                // `ptr` is in bounds and aligned; the slot is not written yet: the
+                // plan's columns are distinct and elements before `next` are the only
+                // ones written.
+                unsafe { ptr.cast::<T>().write(value) };
+                self.next += 1;
+                Ok(())
+            }
+            _ => Err(value),
+        }
+    }
+}
+
+impl Drop for RowWriter<'_> {
+    /// Removes the half-written row, then drops what was written. In this
+    /// order a panicking `Drop` of a written value cannot leave the row counted:
+    /// removing the last row moves nothing, and its chunk's memory stays
+    /// allocated (at worst as a spare chunk) while the values are dropped from it.
+    fn drop(&mut self) {
+        // SAFETY: the row is the archetype's last (the writer has borrowed the
+        // archetype since allocating it), so `fill_hole` only shrinks the live range
+        // and reads none of its slots.
+        unsafe { self.archetype.fill_hole(self.row) };
+        for entry in &self.plan[..self.next] {
+            let ptr = self.base.wrapping_add(entry.offset + self.row_in_chunk * entry.size);
+            // SAFETY: `put` initialised this slot, in the row's chunk whose memory is
+            // still allocated; the row is no longer live, so nothing else drops it,
+            // and each written entry is visited once. (If a `Drop` panics, the rest
+            // leak: never a double drop.)
+            unsafe { self.archetype.columns[entry.col].info.ty.drop_values(ptr, 1) };
+        }
+    }
+}
