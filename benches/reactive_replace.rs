@@ -7,9 +7,11 @@
 //! entities' components in a `Vec`, a dirty flag per entity and a dirty list
 //! of indices, pushed on first change and drained by the "system".
 //!
-//! Two reactecs variants: `modify_each` (one call replaces and reports the
-//! whole group) and `replace` (one `replace` per entity from a kept entity
-//! list, as Entitas code does it).
+//! Three reactecs variants: `modify_each` (one call replaces and reports the
+//! whole group), `replace` (one `replace` per entity from a kept entity
+//! list, as Entitas code does it, reading Position and Velocity with `get`
+//! first) and `modify` (one `modify_with` per entity from the same list: one
+//! lookup reads Velocity and changes Position in place).
 
 mod common;
 
@@ -116,26 +118,40 @@ fn frame_replace(game: &mut Context, entities: &[Entity], system: &mut Reactive<
     system.execute(game);
 }
 
+fn frame_modify(game: &mut Context, entities: &[Entity], system: &mut Reactive<SumMoved>) {
+    for &e in entities {
+        game.modify_with::<Position, &Velocity, _>(black_box(e), |p, v| {
+            *p = Position([p.0[0] + v.0[0], p.0[1] + v.0[1], p.0[2] + v.0[2]]);
+        })
+        .expect("alive, with Position and Velocity");
+    }
+    system.execute(game);
+}
+
 fn bench(c: &mut Criterion) {
     // Check the work once, outside the timed loops: after the same frames,
     // every side saw N entities per frame and summed the same positions.
     let mut baseline = Baseline::new();
     let (mut game, movers, entities, mut by_modify) = world();
     let (mut game2, _, entities2, mut by_replace) = world();
+    let (mut game3, _, entities3, mut by_modify_one) = world();
     for _ in 0..3 {
         baseline.frame();
         frame_modify_each(&mut game, movers, &mut by_modify);
         frame_replace(&mut game2, &entities2, &mut by_replace);
+        frame_modify(&mut game3, &entities3, &mut by_modify_one);
     }
     assert_eq!(baseline.seen, 3 * N);
-    assert_eq!(by_modify.system().seen, 3 * N);
-    assert_eq!(by_replace.system().seen, 3 * N);
-    assert_eq!(by_modify.system().sum, baseline.sum);
-    assert_eq!(by_replace.system().sum, baseline.sum);
+    for system in [&by_modify, &by_replace, &by_modify_one] {
+        assert_eq!(system.system().seen, 3 * N);
+        assert_eq!(system.system().sum, baseline.sum);
+    }
     assert_eq!(game.get::<Position>(entities[7]).unwrap(), &baseline.positions[7]);
+    assert_eq!(game3.get::<Position>(entities3[7]).unwrap(), &baseline.positions[7]);
     assert!(game.get_collector(by_modify.collector().unwrap()).unwrap().is_empty());
-    game.check_invariants().unwrap();
-    game2.check_invariants().unwrap();
+    for game in [&game, &game2, &game3] {
+        game.check_invariants().unwrap();
+    }
 
     let mut group = c.benchmark_group("reactive_replace");
     group.sample_size(20);
@@ -160,8 +176,16 @@ fn bench(c: &mut Criterion) {
             assert_eq!(by_replace.system().seen, seen + N);
         })
     });
+    group.bench_function("reactecs_modify", |b| {
+        b.iter(|| {
+            let seen = by_modify_one.system().seen;
+            frame_modify(&mut game3, &entities3, &mut by_modify_one);
+            assert_eq!(by_modify_one.system().seen, seen + N);
+        })
+    });
     group.finish();
     game.check_invariants().unwrap();
+    game3.check_invariants().unwrap();
 }
 
 fn main() {
@@ -171,6 +195,6 @@ fn main() {
     report_ratios(
         "reactive_replace",
         "baseline_dirty_list",
-        &["reactecs_modify_each", "reactecs_replace"],
+        &["reactecs_modify_each", "reactecs_replace", "reactecs_modify"],
     );
 }

@@ -30,6 +30,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use smallvec::SmallVec;
 
+use crate::entity::Entity;
+
 /// How a context counts retains. See the [module docs](self).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum AercMode {
@@ -142,19 +144,22 @@ impl Retains {
     /// Adds an internal retain to slot `index`.
     #[inline(always)]
     pub(crate) fn retain_internal(&mut self, index: u32) {
-        let index = index as usize;
-        if index >= self.internal.len() {
-            self.grow_internal(index);
-        }
-        let count = &mut self.internal[index];
+        let count = match self.internal.get_mut(index as usize) {
+            Some(count) => count,
+            None => self.grow_internal(index as usize),
+        };
         // One per collector, reactive system and index holding the entity:
-        // far fewer than 2^32.
-        *count = count.checked_add(1).expect("fewer than 2^32 internal retains");
+        // far fewer than 2^32, so this never wraps.
+        debug_assert!(*count < u32::MAX);
+        *count = count.wrapping_add(1);
     }
 
+    /// Room for slot `index`'s count, which it gives.
     #[cold]
-    fn grow_internal(&mut self, index: usize) {
+    #[inline(never)]
+    fn grow_internal(&mut self, index: usize) -> &mut u32 {
         self.internal.resize((index + 1).next_power_of_two(), 0);
+        &mut self.internal[index]
     }
 
     /// Takes an internal retain off slot `index`; false if there was none (a
@@ -167,6 +172,19 @@ impl Retains {
                 true
             }
             _ => false,
+        }
+    }
+
+    /// Takes an internal retain off the slot of each of `entities` (each
+    /// has one).
+    #[inline]
+    pub(crate) fn release_internal_all(&mut self, entities: &[Entity]) {
+        for entity in entities {
+            let count = self.internal.get_mut(entity.index() as usize);
+            debug_assert!(count.as_ref().is_some_and(|c| **c > 0), "{entity} was not retained");
+            if let Some(count) = count {
+                *count = count.saturating_sub(1);
+            }
         }
     }
 

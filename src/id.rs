@@ -43,9 +43,12 @@ impl fmt::Display for GroupId {
     }
 }
 
-slotmap::new_key_type! {
-    /// A collector's slot in its context.
-    pub(crate) struct CollectorKey;
+/// A collector's slot in its context: the slot's index, and its
+/// generation, which tells the collector apart from earlier ones in the slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct CollectorKey {
+    pub(crate) index: u32,
+    pub(crate) generation: u32,
 }
 
 slotmap::new_key_type! {
@@ -79,7 +82,7 @@ impl CollectorId {
 
 impl fmt::Display for CollectorId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_key(f, "collector", self.key)
+        write!(f, "collector {}v{}", self.key.index, self.key.generation)
     }
 }
 

@@ -81,7 +81,9 @@ pub mod prelude {
 pub mod __private {
     pub use crate::component::{ComponentRegistration, DebugFn, DebugProbe, RegisteredComponent, ViaDebug, ViaName};
     pub use crate::contexts::ContextRegistration;
-    pub use crate::storage::{ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowWriter};
+    pub use crate::storage::{
+        ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowAccess, RowWriter,
+    };
     pub use crate::system::SystemRegistration;
     pub use inventory;
 }

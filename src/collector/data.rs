@@ -4,7 +4,6 @@
 use std::any::Any;
 use std::collections::HashMap;
 
-use slotmap::SlotMap;
 use smallvec::SmallVec;
 
 use super::Trigger;
@@ -106,16 +105,24 @@ impl CollectorData {
     fn insert(&mut self, entity: Entity) -> bool {
         let index = entity.index() as usize;
         let (word, bit) = (index / 64, 1u64 << (index % 64));
-        if word >= self.held.len() {
-            self.held.resize((word + 1).next_power_of_two(), 0);
-        }
-        let held = &mut self.held[word];
+        let held = match self.held.get_mut(word) {
+            Some(held) => held,
+            None => self.grow(word),
+        };
         if *held & bit != 0 {
             return false;
         }
         *held |= bit;
         self.entities.push(entity);
         true
+    }
+
+    /// Room for the bits of word `word`, which it gives.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, word: usize) -> &mut u64 {
+        self.held.resize((word + 1).next_power_of_two(), 0);
+        &mut self.held[word]
     }
 
     /// Whether `entity` is collected.
@@ -154,38 +161,59 @@ impl CollectorData {
     }
 }
 
-/// Every collector of a context.
+/// One collector slot: its generation, and its collector while it has one.
+struct Slot {
+    generation: u32,
+    data: Option<CollectorData>,
+}
+
+/// Every collector of a context, in slots that keep their index (change
+/// routes refer to a collector by it); a removed collector's slot is reused,
+/// last freed first, with the next generation.
 pub(crate) struct Collectors {
-    list: SlotMap<CollectorKey, CollectorData>,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    len: usize,
 }
 
 impl Collectors {
     pub(crate) fn new() -> Self {
         Collectors {
-            list: SlotMap::with_key(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            len: 0,
         }
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.list.len()
+        self.len
     }
 
     pub(crate) fn get(&self, key: CollectorKey) -> Option<&CollectorData> {
-        self.list.get(key)
+        let slot = self.slots.get(key.index as usize)?;
+        slot.data.as_ref().filter(|_| slot.generation == key.generation)
     }
 
     pub(crate) fn get_mut(&mut self, key: CollectorKey) -> Option<&mut CollectorData> {
-        self.list.get_mut(key)
+        let slot = self.slots.get_mut(key.index as usize)?;
+        slot.data.as_mut().filter(|_| slot.generation == key.generation)
     }
 
+    /// Every collector, in slot order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (CollectorKey, &CollectorData)> + '_ {
-        self.list.iter()
+        self.slots.iter().enumerate().filter_map(|(index, slot)| {
+            let key = CollectorKey {
+                index: index as u32,
+                generation: slot.generation,
+            };
+            Some((key, slot.data.as_ref()?))
+        })
     }
 
     /// Whether collector `key` exists and collects.
     #[inline]
     pub(crate) fn is_active(&self, key: CollectorKey) -> bool {
-        self.list.get(key).is_some_and(|c| c.active)
+        self.get(key).is_some_and(|c| c.active)
     }
 
     /// A new, active collector over `triggers`, with a bitset sized for
@@ -197,7 +225,7 @@ impl Collectors {
         removed: Option<Box<dyn RemovedStore>>,
         slots: usize,
     ) -> CollectorKey {
-        self.list.insert(CollectorData {
+        let data = CollectorData {
             owner: Owner::internal(),
             triggers,
             active: true,
@@ -205,20 +233,78 @@ impl Collectors {
             held: vec![0; slots.div_ceil(64)],
             spare: Vec::new(),
             removed,
-        })
+        };
+        self.len += 1;
+        match self.free.pop() {
+            Some(index) => {
+                let slot = &mut self.slots[index as usize];
+                slot.generation = slot.generation.wrapping_add(1);
+                slot.data = Some(data);
+                CollectorKey {
+                    index,
+                    generation: slot.generation,
+                }
+            }
+            None => {
+                let index = u32::try_from(self.slots.len()).expect("fewer than 2^32 collectors");
+                self.slots.push(Slot {
+                    generation: 1,
+                    data: Some(data),
+                });
+                CollectorKey { index, generation: 1 }
+            }
+        }
     }
 
     pub(crate) fn remove(&mut self, key: CollectorKey) -> Option<CollectorData> {
-        self.list.remove(key)
+        self.get(key)?;
+        self.len -= 1;
+        self.free.push(key.index);
+        self.slots[key.index as usize].data.take()
+    }
+
+    /// The collector in slot `key` (which a route names, so it exists).
+    #[inline(always)]
+    fn routed(&mut self, key: CollectorKey) -> &mut CollectorData {
+        match &mut self.slots[key.index as usize].data {
+            Some(data) => data,
+            None => unreachable!("routes name existing collectors"),
+        }
     }
 
     /// Collector `key` (an active one: routes list no other) collects
     /// `entity`, retaining it the first time.
     #[inline(always)]
     pub(crate) fn collect(&mut self, key: CollectorKey, entity: Entity, retains: &mut Retains) {
-        let collector = &mut self.list[key];
-        if collector.insert(entity) {
+        if self.routed(key).insert(entity) {
             retains.retain_internal(entity.index());
+        }
+    }
+
+    /// Collector `key` (an active one) collects each of `entities`,
+    /// retaining those it did not hold.
+    #[inline]
+    pub(crate) fn collect_all(&mut self, key: CollectorKey, entities: &[Entity], retains: &mut Retains) {
+        let collector = self.routed(key);
+        collector.entities.reserve(entities.len());
+        for &entity in entities {
+            if collector.insert(entity) {
+                retains.retain_internal(entity.index());
+            }
+        }
+    }
+
+    /// The collectors `keys` (active ones, from a route) collect `entity`.
+    #[inline(always)]
+    pub(crate) fn collect_each(&mut self, keys: &[CollectorKey], entity: Entity, retains: &mut Retains) {
+        match *keys {
+            [] => {}
+            [key] => self.collect(key, entity, retains),
+            _ => {
+                for &key in keys {
+                    self.collect(key, entity, retains);
+                }
+            }
         }
     }
 
@@ -229,7 +315,7 @@ impl Collectors {
     pub(crate) fn deliver(&mut self, key: CollectorKey, event: &GroupEvent<'_>, retains: &mut Retains) {
         self.collect(key, event.entity(), retains);
         if let GroupEvent::Removed { entity, removed, .. } = event
-            && let Some(store) = &mut self.list[key].removed
+            && let Some(store) = &mut self.routed(key).removed
         {
             store.record(*entity, *removed);
         }

@@ -20,10 +20,12 @@ impl Context {
     /// # Errors
     /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
     /// entity), or [`Error::ComponentAbsent`] if there is no `T`.
-    #[inline]
+    #[inline(always)]
     pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, Error> {
-        if let Some(at) = self.entities.location(entity)
-            && let Some(value) = self.archetypes.get(at.archetype).get(T::component_id(), at.row)
+        // A disabled entity's raw archetype id names no archetype.
+        if let Some((archetype, row)) = self.entities.raw_location(entity)
+            && let Some(archetype) = self.archetypes.try_get(archetype)
+            && let Some(value) = archetype.get(T::component_id(), row)
         {
             return Ok(value);
         }
@@ -252,10 +254,15 @@ impl EntityMut<'_> {
     /// than an `Option`) the entity lacks; [`Error::QueryAliasing`] if `Q`
     /// names a component mutably twice, or mutably and shared.
     pub fn query<Q: QueryParam>(&mut self) -> Result<Q::Item<'_>, Error> {
-        let access = Access::of::<Q>();
-        access.check(self.context)?;
-        if let Some(missing) = access.missing_in(self.archetype.set()) {
-            return Err(self.absent(missing));
+        // The column borrows refuse a missing component and aliasing; only
+        // then is the query's access worked out, to say which.
+        let access_error = match Access::of::<Q>().why_not(self.archetype.set(), self.context) {
+            Err(aliasing) => Some(aliasing),
+            Ok(Some(missing)) => Some(self.absent(missing)),
+            Ok(None) => None,
+        };
+        if let Some(error) = access_error {
+            return Err(error);
         }
         let mut columns = ColumnAccess::exclusive(self.archetype);
         Ok(Q::fetch_row(&mut columns, self.row).expect("checked: present and not aliased"))

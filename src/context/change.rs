@@ -7,15 +7,16 @@
 use std::panic::{self, AssertUnwindSafe};
 
 use super::Context;
+use super::dispatch::{ConsumerView, Dispatch};
 use crate::component::{Component, ComponentId, ComponentRef};
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::ContextEvent;
 use crate::group::GroupId;
-use crate::query::{Access, ReadOnlyQueryParam};
+use crate::query::{Access, QueryParam, ReadOnlyQueryParam};
 use crate::routes::ReplaceRoute;
-use crate::storage::{ColumnAccess, Location, Moved};
+use crate::storage::{ColumnAccess, ComponentSet, Location, Moved, RowAccess};
 
 impl Context {
     /// Adds component `value` to the entity. Fires group `Added` / `Removed`
@@ -50,7 +51,7 @@ impl Context {
         self.routes.sync(&self.archetypes);
         if !self.routes.is_idle() {
             let (routes, archetypes, mut dispatch) = self.split();
-            let route = routes.of_move(transition, archetypes, &dispatch.view());
+            let route = routes.of_move(transition, archetypes, dispatch.asker());
             if route.files() {
                 let (source, added) = (
                     archetypes.get(from.archetype),
@@ -94,7 +95,7 @@ impl Context {
     /// `ComponentRemoved` (of `removed`) of component `id`.
     fn after_move(&mut self, entity: Entity, moved: Moved, removed: Option<ComponentRef<'_>>, id: ComponentId) {
         let (routes, archetypes, mut dispatch) = self.split();
-        let route = routes.of_move(moved.transition, archetypes, &dispatch.view());
+        let route = routes.of_move(moved.transition, archetypes, dispatch.asker());
         if route.is_empty() {
             return;
         }
@@ -145,7 +146,7 @@ impl Context {
         self.routes.sync(&self.archetypes);
         if !self.routes.is_idle() {
             let (routes, archetypes, mut dispatch) = self.split();
-            let route = routes.of_move(transition, archetypes, &dispatch.view());
+            let route = routes.of_move(transition, archetypes, dispatch.asker());
             if route.files() {
                 let source = archetypes.get(from.archetype);
                 dispatch.prepare_filing(route, Some(entity), |c| source.component_ref(c, from.row))?;
@@ -184,18 +185,7 @@ impl Context {
         let Some(column) = self.archetypes.get(at.archetype).column_index(id) else {
             return self.add(entity, value);
         };
-        if self.routes.is_idle() {
-            let slot = self
-                .archetypes
-                .archetype_mut(at.archetype)
-                .get_mut_at::<T>(column, at.row);
-            drop(std::mem::replace(slot.expect("the entity's live row has a `T`"), value));
-            return Ok(());
-        }
         let Context {
-            name,
-            instance,
-            entities: _,
             retains,
             archetypes,
             routes,
@@ -205,26 +195,75 @@ impl Context {
             subscribers,
             ..
         } = self;
-        let mut dispatch =
-            super::dispatch::Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
-        let route = routes.of_replace(at.archetype, column, archetypes, &dispatch.view());
+        let archetype = archetypes.archetype_mut(at.archetype);
+        let columns = archetype.column_count();
+        let slot = archetype
+            .get_mut_at::<T>(column, at.row)
+            .expect("the entity's live row has a `T`");
+        if routes.is_idle() {
+            *slot = value;
+            return Ok(());
+        }
+        let ask = ConsumerView::asker(collectors, indices, groups, subscribers);
+        let route = routes.of_replace(at.archetype, column, id, columns, ask);
+        if route.lean {
+            *slot = value;
+            collectors.collect_each(&route.collectors, entity, retains);
+            return Ok(());
+        }
+        self.replace_routed(entity, at, column, value)
+    }
+
+    /// `replace` of a present `T` whose route re-keys indices or shows
+    /// values.
+    #[inline(never)]
+    fn replace_routed<T: Component>(
+        &mut self,
+        entity: Entity,
+        at: Location,
+        column: usize,
+        value: T,
+    ) -> Result<(), Error> {
+        let id = T::component_id();
+        let Context {
+            name,
+            instance,
+            retains,
+            archetypes,
+            routes,
+            groups,
+            collectors,
+            indices,
+            subscribers,
+            ..
+        } = self;
+        let archetype = archetypes.archetype_mut(at.archetype);
+        let columns = archetype.column_count();
+        let slot = archetype
+            .get_mut_at::<T>(column, at.row)
+            .expect("the entity's live row has a `T`");
+        let ask = ConsumerView::asker(collectors, indices, groups, subscribers);
+        let route = routes.of_replace(at.archetype, column, id, columns, ask);
         if !route.indices.is_empty() {
             let new = ComponentRef::new(T::component_info(), &value);
             let keys = route.indices.iter().copied();
-            dispatch
-                .indices
-                .prepare(keys, Some(entity), |c| (c == id).then_some(new), name)?;
+            indices.prepare(keys, Some(entity), |c| (c == id).then_some(new), name)?;
         }
-        let slot = archetypes.archetype_mut(at.archetype).get_mut_at::<T>(column, at.row);
-        let old = std::mem::replace(slot.expect("the entity's live row has a `T`"), value);
+        let old = std::mem::replace(slot, value);
         for &key in route.indices.iter() {
-            dispatch.indices.refile(key, entity, dispatch.retains);
+            indices.refile(key, entity, retains);
         }
-        dispatch.collect_updated(route, entity);
+        for &key in route.collectors.iter() {
+            collectors.collect(key, entity, retains);
+        }
         if route.shows_values() {
-            let new = archetypes.get(at.archetype).get_at::<T>(column, at.row);
-            let new = ComponentRef::new(T::component_info(), new.expect("just written"));
-            dispatch.replaced(route, entity, new.sibling(&old), new);
+            let new = ComponentRef::new(T::component_info(), &*slot);
+            Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers).replaced(
+                route,
+                entity,
+                new.sibling(&old),
+                new,
+            );
         }
         Ok(())
     }
@@ -288,12 +327,6 @@ impl Context {
         let Some(column) = archetype.column_index(id) else {
             return Err(self.absent(entity, id));
         };
-        let mut access = Access::of::<Q>();
-        access.add(id, true, true);
-        if let Some(missing) = access.missing_in(archetype.set()) {
-            return Err(self.absent(entity, missing));
-        }
-        access.check(self.name)?;
         let Context {
             name,
             instance,
@@ -306,23 +339,33 @@ impl Context {
             subscribers,
             ..
         } = self;
-        let mut dispatch =
-            super::dispatch::Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
-        let idle = ReplaceRoute::default();
         let route = if routes.is_idle() {
-            &idle
+            None
         } else {
-            routes.of_replace(at.archetype, column, archetypes, &dispatch.view())
+            let columns = archetypes.get(at.archetype).column_count();
+            let ask = ConsumerView::asker(collectors, indices, groups, subscribers);
+            Some(routes.of_replace(at.archetype, column, id, columns, ask))
         };
-        let mut columns = ColumnAccess::exclusive(archetypes.archetype_mut(at.archetype));
-        let (Some(value), Some(items)) = (columns.write_row::<T>(id, at.row), Q::fetch_row(&mut columns, at.row))
-        else {
-            unreachable!("the entity's live row has `T` and `Q`'s components, without aliasing");
+        let split = RowAccess::split::<T>(archetypes.archetype_mut(at.archetype), column, at.row);
+        let Some((value, Some(items))) = split.map(|(value, row)| (value, Q::read_row(&row))) else {
+            // The row refuses a missing component and aliasing: say which.
+            return Err(cannot_fetch::<T, Q>(archetypes.get(at.archetype).set(), name, entity));
         };
-        let keep_old = route.shows_values() || !route.indices.is_empty();
-        let old = keep_old.then(|| value.clone());
-        let result = f(value, items);
-        changed(&mut dispatch, route, entity, value, old, id)?;
+        let result = match route {
+            None => f(value, items),
+            Some(route) if route.lean => {
+                let result = f(value, items);
+                collectors.collect_each(&route.collectors, entity, retains);
+                result
+            }
+            Some(route) => {
+                let old = value.clone();
+                let result = f(value, items);
+                let mut dispatch = Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
+                changed(&mut dispatch, route, entity, value, Some(old), id)?;
+                result
+            }
+        };
         Ok(result)
     }
 
@@ -392,8 +435,7 @@ impl Context {
             subscribers,
             ..
         } = self;
-        let mut dispatch =
-            super::dispatch::Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
+        let mut dispatch = Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
         let idle = ReplaceRoute::default();
         for at in 0.. {
             let Some(&archetype) = routes.membership().group(index).archetypes.get(at) else {
@@ -403,13 +445,13 @@ impl Context {
             let Some(column) = target.column_index(id) else {
                 continue;
             };
-            if target.is_empty() || access.missing_in(target.set()).is_some() {
+            if target.is_empty() || !access.fits(target.set()) {
                 continue;
             }
             let route = if routes.is_idle() {
                 &idle
             } else {
-                routes.of_replace(archetype, column, archetypes, &dispatch.view())
+                routes.of_replace(archetype, column, id, target.column_count(), dispatch.asker())
             };
             let keep_old = route.shows_values() || !route.indices.is_empty();
             let mut columns = ColumnAccess::exclusive(archetypes.archetype_mut(archetype));
@@ -424,10 +466,13 @@ impl Context {
                 let entity_chunk = entities.next().unwrap_or_default();
                 visited += chunk.len();
                 if !keep_old && route.indices.is_empty() {
-                    // Nothing to clone, check or show: write, then collect.
-                    for ((value, item), &entity) in chunk.iter_mut().zip(rows).zip(entity_chunk) {
+                    // Nothing to clone, check or show: write the chunk, then
+                    // the collectors take its entities.
+                    for (value, item) in chunk.iter_mut().zip(rows) {
                         f(value, item);
-                        dispatch.collect_updated(route, entity);
+                    }
+                    for &key in route.collectors.iter() {
+                        dispatch.collectors.collect_all(key, entity_chunk, dispatch.retains);
                     }
                     continue;
                 }
@@ -442,6 +487,27 @@ impl Context {
     }
 }
 
+/// Why `T` (written) and `Q` could not be fetched from an entity whose
+/// components are `set`: [`Error::QueryAliasing`] or
+/// [`Error::ComponentAbsent`].
+#[cold]
+#[inline(never)]
+fn cannot_fetch<T: Component, Q: QueryParam>(set: &ComponentSet, context: &'static str, entity: Entity) -> Error {
+    let mut access = Access::of::<Q>();
+    access.add(T::component_id(), true, true);
+    match access.why_not(set, context) {
+        Err(aliasing) => aliasing,
+        Ok(missing) => Error::ComponentAbsent {
+            context,
+            entity,
+            component: missing
+                .unwrap_or(T::component_id())
+                .info()
+                .map_or("?", |info| info.name()),
+        },
+    }
+}
+
 /// After `value`, component `id` of `entity`, was changed in place (from
 /// `old`, cloned when the route shows values or has indices): the route's
 /// indices check and file the new keys (a refused key puts `old` back and
@@ -449,7 +515,7 @@ impl Context {
 /// its collectors collect the entity, and its events fire.
 #[inline]
 fn changed<T: Component>(
-    dispatch: &mut super::dispatch::Dispatch<'_>,
+    dispatch: &mut Dispatch<'_>,
     route: &ReplaceRoute,
     entity: Entity,
     value: &mut T,

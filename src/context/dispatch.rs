@@ -37,6 +37,25 @@ pub(super) struct ConsumerView<'a> {
     subscribers: bool,
 }
 
+impl<'a> ConsumerView<'a> {
+    /// A maker of views of these parts that holds copies of their
+    /// addresses, so routes can ask for one only when they compile.
+    #[inline(always)]
+    pub(super) fn asker(
+        collectors: &'a Collectors,
+        indices: &'a Indices,
+        groups: &'a Groups,
+        subscribers: &'a Subscribers,
+    ) -> impl FnOnce() -> ConsumerView<'a> + use<'a> {
+        move || ConsumerView {
+            collectors,
+            indices,
+            groups,
+            subscribers: !subscribers.is_empty(),
+        }
+    }
+}
+
 impl Consumers for ConsumerView<'_> {
     fn collector_active(&self, key: CollectorKey) -> bool {
         self.collectors.is_active(key)
@@ -99,6 +118,13 @@ impl<'a> Dispatch<'a> {
         }
     }
 
+    /// A maker of [`view`](Dispatch::view)s, for routes to ask only when
+    /// they compile.
+    #[inline(always)]
+    pub(super) fn asker<'s>(&'s self) -> impl FnOnce() -> ConsumerView<'s> + use<'s, 'a> {
+        ConsumerView::asker(self.collectors, self.indices, self.groups, self.subscribers)
+    }
+
     /// Step 1 for a route that files `entity` (`None`: one being created):
     /// the indices it joins make its keys from the values `value_of` gives.
     pub(super) fn prepare_filing<'v>(
@@ -151,9 +177,7 @@ impl<'a> Dispatch<'a> {
     /// A replacement's collectors collect `entity`.
     #[inline(always)]
     pub(super) fn collect_updated(&mut self, route: &ReplaceRoute, entity: Entity) {
-        for &key in route.collectors.iter() {
-            self.collectors.collect(key, entity, self.retains);
-        }
+        self.collectors.collect_each(&route.collectors, entity, self.retains);
     }
 
     /// A replacement's events: `Updated` to the route's groups with

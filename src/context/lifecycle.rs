@@ -108,7 +108,7 @@ impl Context {
         let quiet = self.routes.is_idle() || {
             let (routes, archetypes, dispatch) = self.split();
             routes
-                .of_archetype(archetype, true, archetypes, &dispatch.view())
+                .of_archetype(archetype, true, archetypes, dispatch.asker())
                 .is_empty()
         };
         if quiet && !unique {
@@ -168,7 +168,7 @@ impl Context {
     /// its groups make its keys.
     fn prepare_spawn<B: Bundle>(&mut self, archetype: ArchetypeId, bundle: &B) -> Result<(), Error> {
         let (routes, archetypes, mut dispatch) = self.split();
-        let route = routes.of_archetype(archetype, true, archetypes, &dispatch.view());
+        let route = routes.of_archetype(archetype, true, archetypes, dispatch.asker());
         if route.files() {
             dispatch.prepare_filing(route, None, |id| bundle.component_ref(id))?;
         }
@@ -198,7 +198,7 @@ impl Context {
     /// component of bundle `B`.
     fn created<B: Bundle>(&mut self, entity: Entity, location: Location) {
         let (routes, archetypes, mut dispatch) = self.split();
-        let route = routes.of_archetype(location.archetype, true, archetypes, &dispatch.view());
+        let route = routes.of_archetype(location.archetype, true, archetypes, dispatch.asker());
         dispatch.file(route, entity);
         if route.subscribers {
             dispatch.subscribers.emit(&ContextEvent::EntityCreated { entity });
@@ -247,7 +247,7 @@ impl Context {
             Ok(())
         } else {
             let (routes, archetypes, mut dispatch) = self.split();
-            let route: &Route = routes.of_archetype(at.archetype, false, archetypes, &dispatch.view());
+            let route: &Route = routes.of_archetype(at.archetype, false, archetypes, dispatch.asker());
             dispatch.file(route, entity);
             panic::catch_unwind(AssertUnwindSafe(|| {
                 let view = EntityRef::new(entity, archetypes.get(at.archetype), at.row);

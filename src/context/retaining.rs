@@ -132,8 +132,15 @@ impl Context {
     /// Releases the context's retain on each of `entities` (emptied), then
     /// fires the `EntityReleased` events.
     pub(crate) fn release_all(&mut self, entities: &mut Vec<Entity>) {
-        for &entity in entities.iter() {
-            self.release_own(entity);
+        self.retains.release_internal_all(entities);
+        // Only a destroyed entity's slot is freed: none is, unless some are
+        // kept for their retainers.
+        if self.entities.any_disabled() {
+            for &entity in entities.iter() {
+                if !self.retains.is_retained(entity.index()) && self.entities.liveness(entity) == Liveness::Disabled {
+                    self.free_released(entity);
+                }
+            }
         }
         entities.clear();
         self.fire_released();

@@ -42,6 +42,26 @@ impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> Iterator for Chunk
     }
 }
 
+/// Calls `f` with each chunk of the archetypes `archetypes` yields, and its
+/// row count: the loop behind `for_each` and `for_each_chunk`.
+#[inline(always)]
+pub(super) fn for_each_chunk<'w, Q: QueryParam>(
+    archetypes: impl Iterator<Item = ColumnAccess<'w>>,
+    mut f: impl FnMut(Q::Chunk<'w>, usize),
+) {
+    for mut columns in archetypes {
+        // The query's filter checked the required components and `Access` the
+        // aliasing, so every visited archetype can be fetched.
+        let Some(mut state) = Q::fetch(&mut columns) else {
+            debug_assert!(false, "a query skipped an archetype it accepted");
+            continue;
+        };
+        for len in columns.chunk_lens() {
+            f(Q::next_chunk(&mut state, len), len);
+        }
+    }
+}
+
 /// The items of the chunks of a [`ChunkIter`], one entity at a time.
 pub(super) struct RowIter<'w, Q: QueryParam, I> {
     chunks: ChunkIter<'w, Q, I>,

@@ -69,6 +69,9 @@
 
 use std::marker::PhantomData;
 
+use smallvec::SmallVec;
+
+use crate::component::ComponentId;
 use crate::error::Error;
 use crate::group::{GroupId, Groups};
 use crate::matcher::Matcher;
@@ -91,7 +94,8 @@ struct Scope<'w> {
     groups: &'w Groups,
     membership: &'w Membership,
     context: &'static str,
-    access: Access,
+    /// The components an entity must have (those not behind an `Option`).
+    required: SmallVec<[ComponentId; 8]>,
     matcher: Option<Matcher>,
     /// The group narrowed to (its index).
     group: Option<u32>,
@@ -103,7 +107,7 @@ impl<'w> Scope<'w> {
             groups,
             membership,
             context,
-            access,
+            required: access.required().collect(),
             matcher: None,
             group: None,
         }
@@ -114,34 +118,59 @@ impl<'w> Scope<'w> {
         Ok(())
     }
 
-    /// Where the archetypes the query visits come from: its group's list,
-    /// or else the storage's list of archetypes with its rarest required
-    /// component, or else every archetype. [`accepts`](Scope::accepts) then
-    /// picks those to visit.
-    fn visit(&self, archetypes: &Archetypes) -> Visit<'w> {
-        match (self.group, self.access.rarest(archetypes)) {
+    /// Which archetypes the query visits: where they come from (its group's
+    /// list, or else the storage's list of archetypes with its rarest
+    /// required component, or else every archetype), and what each must
+    /// pass besides (see [`Plan::accepts`]).
+    fn plan(&self, archetypes: &Archetypes) -> Plan<'_, 'w> {
+        let rarest = self
+            .required
+            .iter()
+            .copied()
+            .min_by_key(|&id| archetypes.with_component(id).len());
+        let visit = match (self.group, rarest) {
             (Some(group), _) => Visit::Listed(&self.membership.group(group).archetypes),
             (None, Some(id)) => Visit::With(id),
             (None, None) => Visit::All,
+        };
+        // Every archetype the storage lists for a component has it.
+        let listed = if self.group.is_none() { rarest } else { None };
+        let check = self.required.iter().copied().filter(|&id| Some(id) != listed).collect();
+        Plan {
+            visit,
+            check,
+            matcher: self.matcher.as_ref(),
         }
     }
 
-    /// Whether the query visits `archetype`: it holds entities, with every
-    /// required component, that the matcher accepts.
-    #[inline]
-    fn accepts(&self, archetype: &Archetype) -> bool {
-        let set = archetype.set();
-        !archetype.is_empty()
-            && set.is_superset(&self.access.required)
-            && self.matcher.as_ref().is_none_or(|m| m.matches_components(set))
-    }
-
     fn count(&self, archetypes: &Archetypes) -> usize {
+        let plan = self.plan(archetypes);
         archetypes
-            .visit(self.visit(archetypes))
-            .filter(|a| self.accepts(a))
+            .visit(plan.visit)
+            .filter(|a| plan.accepts(a))
             .map(Archetype::len)
             .sum()
+    }
+}
+
+/// The archetypes a query visits: see [`Scope::plan`].
+struct Plan<'s, 'w> {
+    visit: Visit<'w>,
+    /// The required components the visited archetypes may lack.
+    check: SmallVec<[ComponentId; 4]>,
+    matcher: Option<&'s Matcher>,
+}
+
+impl Plan<'_, '_> {
+    /// Whether the query visits `archetype`: it holds entities, with every
+    /// required component, that the matcher accepts.
+    #[inline(always)]
+    fn accepts(&self, archetype: &Archetype) -> bool {
+        if archetype.is_empty() {
+            return false;
+        }
+        let set = archetype.set();
+        self.check.iter().all(|&id| set.contains(id)) && self.matcher.is_none_or(|m| m.matches_components(set))
     }
 }
 
@@ -194,9 +223,10 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
 
     fn columns(&self) -> impl Iterator<Item = ColumnAccess<'w>> + '_ {
         let archetypes = self.archetypes;
+        let plan = self.scope.plan(archetypes);
         archetypes
-            .visit(self.scope.visit(archetypes))
-            .filter(|a| self.scope.accepts(a))
+            .visit(plan.visit)
+            .filter(move |a| plan.accepts(a))
             .map(ColumnAccess::shared)
     }
     /// The items, entity by entity.
@@ -206,8 +236,8 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
 
     /// Calls `f` with each entity's items: one tight loop per chunk (see
     /// [`QueryMut::for_each`]).
-    pub fn for_each(&self, f: impl FnMut(Q::Item<'w>)) {
-        self.iter().for_each(f);
+    pub fn for_each(&self, mut f: impl FnMut(Q::Item<'w>)) {
+        iter::for_each_chunk::<Q>(self.columns(), |chunk, len| Q::rows(chunk, len).for_each(&mut f));
     }
 
     /// The items, chunk by chunk, as slices.
@@ -216,8 +246,8 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
     }
 
     /// Calls `f` with each chunk's slices.
-    pub fn for_each_chunk(&self, f: impl FnMut(Q::Chunk<'w>)) {
-        self.chunks().for_each(f);
+    pub fn for_each_chunk(&self, mut f: impl FnMut(Q::Chunk<'w>)) {
+        iter::for_each_chunk::<Q>(self.columns(), |chunk, _| f(chunk));
     }
 
     /// Rows per parallel task for [`par_for_each`](Self::par_for_each) and
@@ -301,11 +331,11 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     }
 
     fn columns(&mut self) -> impl Iterator<Item = ColumnAccess<'_>> + '_ {
-        let visit = self.scope.visit(self.archetypes);
-        let scope = &self.scope;
+        let plan = self.scope.plan(self.archetypes);
+        let visit = plan.visit;
         self.archetypes
             .visit_mut(visit)
-            .filter(|a| scope.accepts(a))
+            .filter(move |a| plan.accepts(a))
             .map(ColumnAccess::exclusive)
     }
 
@@ -328,8 +358,8 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     }
 
     /// Calls `f` with each chunk's slices.
-    pub fn for_each_chunk(&mut self, f: impl FnMut(Q::Chunk<'_>)) {
-        self.chunks().for_each(f);
+    pub fn for_each_chunk(&mut self, mut f: impl FnMut(Q::Chunk<'_>)) {
+        iter::for_each_chunk::<Q>(self.columns(), |chunk, _| f(chunk));
     }
 
     /// Rows per parallel task for [`par_for_each`](Self::par_for_each) and

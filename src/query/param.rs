@@ -9,7 +9,7 @@ use smallvec::SmallVec;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::storage::{Archetypes, ColumnAccess, ColumnChunks, ColumnChunksMut, ComponentSet, EntityChunks};
+use crate::storage::{ColumnAccess, ColumnChunks, ColumnChunksMut, ComponentSet, EntityChunks, RowAccess};
 
 mod sealed {
     pub trait Sealed {}
@@ -57,6 +57,11 @@ pub trait QueryParam: sealed::Sealed {
     /// required component, a column cannot be borrowed, or `row` is not live.
     #[doc(hidden)]
     fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>>;
+    /// The item of the row `row` gives access to, reading only; `None` if
+    /// the archetype lacks a required component, the item would read the
+    /// column lent out, or it writes.
+    #[doc(hidden)]
+    fn read_row<'a>(row: &RowAccess<'a>) -> Option<Self::Item<'a>>;
 }
 
 /// A [`QueryParam`] that only reads: usable with [`Context::query`](crate::Context::query) on a
@@ -67,11 +72,17 @@ pub trait ReadOnlyQueryParam: QueryParam {}
 #[doc(hidden)]
 #[derive(Default)]
 pub struct Access {
-    reads: SmallVec<[ComponentId; 8]>,
-    writes: SmallVec<[ComponentId; 8]>,
-    pub(crate) required: ComponentSet,
-    /// The required components, in the order the query names them.
-    required_ids: SmallVec<[ComponentId; 8]>,
+    /// Each component named, in the order the query names it.
+    entries: SmallVec<[Entry; 8]>,
+}
+
+/// One component a query names.
+#[derive(Clone, Copy)]
+struct Entry {
+    id: ComponentId,
+    write: bool,
+    /// Not behind an `Option`: an entity must have it.
+    required: bool,
 }
 
 impl Access {
@@ -82,33 +93,12 @@ impl Access {
     }
 
     pub(crate) fn add(&mut self, id: ComponentId, write: bool, required: bool) {
-        if write {
-            self.writes.push(id);
-        } else {
-            self.reads.push(id);
-        }
-        if required && self.required.insert(id) {
-            self.required_ids.push(id);
-        }
+        self.entries.push(Entry { id, write, required });
     }
 
-    /// The first required component (in the order the query names them)
-    /// missing from `set`.
-    pub(crate) fn missing_in(&self, set: &ComponentSet) -> Option<ComponentId> {
-        self.required_ids.iter().copied().find(|&id| !set.contains(id))
-    }
-
-    /// The required component the fewest archetypes have, if any: the
-    /// archetypes a query needs to look at are among those.
-    pub(crate) fn rarest(&self, archetypes: &Archetypes) -> Option<ComponentId> {
-        match self.required_ids.as_slice() {
-            [] => None,
-            [only] => Some(*only),
-            ids => ids
-                .iter()
-                .copied()
-                .min_by_key(|&id| archetypes.with_component(id).len()),
-        }
+    /// The required components, in the order the query names them.
+    pub(crate) fn required(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        self.entries.iter().filter(|e| e.required).map(|e| e.id)
     }
 
     /// [`Error::QueryAliasing`] (naming `context`) if a component is written
@@ -125,10 +115,33 @@ impl Access {
 
     /// A component the query writes and also reads or writes again.
     fn conflict(&self) -> Option<ComponentId> {
-        self.writes
-            .iter()
-            .enumerate()
-            .find_map(|(i, id)| (self.writes[i + 1..].contains(id) || self.reads.contains(id)).then_some(*id))
+        let entries = &self.entries;
+        entries.iter().enumerate().find_map(|(i, a)| {
+            entries[i + 1..]
+                .iter()
+                .any(|b| a.id == b.id && (a.write || b.write))
+                .then_some(a.id)
+        })
+    }
+
+    /// Whether an entity with components `set` has every required one.
+    #[inline]
+    pub(crate) fn fits(&self, set: &ComponentSet) -> bool {
+        self.required().all(|id| set.contains(id))
+    }
+
+    /// The first required component (in the order the query names them)
+    /// missing from `set`.
+    pub(crate) fn missing_in(&self, set: &ComponentSet) -> Option<ComponentId> {
+        self.required().find(|&id| !set.contains(id))
+    }
+
+    /// Why a query over an entity with components `set` could not fetch:
+    /// [`Error::QueryAliasing`], or the first required component missing
+    /// (`Err(Some(id))`), or nothing wrong (`Ok`).
+    pub(crate) fn why_not(&self, set: &ComponentSet, context: &'static str) -> Result<Option<ComponentId>, Error> {
+        self.check(context)?;
+        Ok(self.missing_in(set))
     }
 }
 
@@ -168,6 +181,11 @@ impl QueryParam for () {
     fn split_chunk<'a>((): Self::Chunk<'a>, _: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
         ((), ())
     }
+
+    #[inline]
+    fn read_row<'a>(_: &RowAccess<'a>) -> Option<Self::Item<'a>> {
+        Some(())
+    }
 }
 
 impl ReadOnlyQueryParam for () {}
@@ -205,6 +223,11 @@ impl QueryParam for Entity {
     #[inline]
     fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>> {
         columns.entity_at(row)
+    }
+
+    #[inline]
+    fn read_row<'a>(row: &RowAccess<'a>) -> Option<Self::Item<'a>> {
+        Some(row.entity())
     }
 
     fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
@@ -251,6 +274,11 @@ impl<T: Component> QueryParam for &T {
         columns.read_row(T::component_id(), row)
     }
 
+    #[inline]
+    fn read_row<'a>(row: &RowAccess<'a>) -> Option<Self::Item<'a>> {
+        row.read(T::component_id())
+    }
+
     fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
         chunk.split_at(mid)
     }
@@ -293,6 +321,11 @@ impl<T: Component> QueryParam for &mut T {
     #[inline]
     fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>> {
         columns.write_row(T::component_id(), row)
+    }
+
+    #[inline]
+    fn read_row<'a>(_: &RowAccess<'a>) -> Option<Self::Item<'a>> {
+        None
     }
 
     fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
@@ -344,6 +377,16 @@ impl<T: Component> QueryParam for Option<&T> {
             columns.read_row(id, row).map(Some)
         } else {
             columns.entity_at(row).map(|_| None)
+        }
+    }
+
+    #[inline]
+    fn read_row<'a>(row: &RowAccess<'a>) -> Option<Self::Item<'a>> {
+        let id = T::component_id();
+        if row.has(id) {
+            row.read(id).map(Some)
+        } else {
+            Some(None)
         }
     }
 
@@ -405,6 +448,11 @@ impl<T: Component> QueryParam for Option<&mut T> {
         } else {
             columns.entity_at(row).map(|_| None)
         }
+    }
+
+    #[inline]
+    fn read_row<'a>(_: &RowAccess<'a>) -> Option<Self::Item<'a>> {
+        None
     }
 
     fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
@@ -537,6 +585,11 @@ macro_rules! tuple_query {
             #[inline]
             fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>> {
                 Some(($($name::fetch_row(columns, row)?,)+))
+            }
+
+            #[inline]
+            fn read_row<'a>(row: &RowAccess<'a>) -> Option<Self::Item<'a>> {
+                Some(($($name::read_row(row)?,)+))
             }
 
             fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {

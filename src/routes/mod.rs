@@ -85,6 +85,9 @@ pub(crate) trait Consumers {
     fn subscribers(&self) -> bool;
 }
 
+/// Marks "not compiled yet" in the route tables.
+const NONE: u32 = u32::MAX;
+
 /// The routes of one context, compiled on demand, and what they are
 /// compiled from.
 #[derive(Default)]
@@ -92,16 +95,34 @@ pub(crate) struct Routes {
     membership: Membership,
     /// Per group, what hangs on it.
     taps: Vec<Taps>,
-    /// By transition.
-    moves: Vec<Option<Route>>,
-    /// By archetype: an entity created into it.
-    spawns: Vec<Option<Route>>,
-    /// By archetype: an entity destroyed out of it.
-    despawns: Vec<Option<Route>>,
-    /// By archetype, then by column.
-    replaces: Vec<Vec<Option<ReplaceRoute>>>,
+    /// Every compiled route of a structural change.
+    routes: Vec<Route>,
+    /// Every compiled route of a replacement.
+    replace_routes: Vec<ReplaceRoute>,
+    /// By transition: its route in `routes`, or `NONE`.
+    moves: Vec<u32>,
+    /// By archetype: the route of an entity created into it.
+    spawns: Vec<u32>,
+    /// By archetype: the route of an entity destroyed out of it.
+    despawns: Vec<u32>,
+    /// By archetype, then by column: the route in `replace_routes`.
+    replaces: Vec<Vec<u32>>,
     /// No consumer at all: every route would be empty.
     idle: bool,
+}
+
+/// The entry of `table` at `at`, or `NONE`.
+#[inline(always)]
+fn entry(table: &[u32], at: usize) -> u32 {
+    table.get(at).copied().unwrap_or(NONE)
+}
+
+/// Records `route` at `at` of `table` (grown to at least `len`).
+fn record(table: &mut Vec<u32>, at: usize, len: usize, route: usize) {
+    if table.len() <= at {
+        table.resize(len.max(at + 1), NONE);
+    }
+    table[at] = u32::try_from(route).expect("fewer than 2^32 routes");
 }
 
 impl Routes {
@@ -165,6 +186,8 @@ impl Routes {
     /// Drops every compiled route (consumers changed), and works out whether
     /// any consumer is left.
     pub(crate) fn invalidate(&mut self, consumers: &dyn Consumers) {
+        self.routes.clear();
+        self.replace_routes.clear();
         self.moves.clear();
         self.spawns.clear();
         self.despawns.clear();
@@ -177,119 +200,107 @@ impl Routes {
         self.idle = !active && !consumers.subscribers();
     }
 
-    /// The route of transition `transition` (compiled if needed).
-    #[inline]
-    pub(crate) fn of_move(
+    /// The route of transition `transition`, compiled (with the answers of
+    /// `consumers()`, asked only then) if needed.
+    #[inline(always)]
+    pub(crate) fn of_move<C: Consumers>(
         &mut self,
         transition: TransitionId,
         archetypes: &Archetypes,
-        consumers: &dyn Consumers,
+        consumers: impl FnOnce() -> C,
     ) -> &Route {
-        let t = transition.index();
-        if self.moves.get(t).is_none_or(Option::is_none) {
-            self.compile_move(transition, archetypes, consumers);
+        let mut route = entry(&self.moves, transition.index());
+        if route == NONE {
+            route = self.compile_move(transition, archetypes, &consumers());
         }
-        self.moves[t].as_ref().expect("compiled above")
+        &self.routes[route as usize]
     }
 
     #[cold]
-    fn compile_move(&mut self, transition: TransitionId, archetypes: &Archetypes, consumers: &dyn Consumers) {
+    #[inline(never)]
+    fn compile_move(&mut self, transition: TransitionId, archetypes: &Archetypes, consumers: &dyn Consumers) -> u32 {
         self.sync(archetypes);
         let (from, to) = archetypes.transition_ends(transition);
         let route = Route::of_move(&self.membership, from, to, &self.taps, consumers);
-        let t = transition.index();
-        if self.moves.len() <= t {
-            self.moves
-                .resize_with(archetypes.transition_count().max(t + 1), || None);
-        }
-        self.moves[t] = Some(route);
+        self.routes.push(route);
+        let len = archetypes.transition_count();
+        record(&mut self.moves, transition.index(), len, self.routes.len() - 1);
+        entry(&self.moves, transition.index())
     }
 
     /// The route of an entity entering (`spawn`) or leaving archetype
-    /// `archetype` (compiled if needed).
-    #[inline]
-    pub(crate) fn of_archetype(
+    /// `archetype`, compiled if needed.
+    #[inline(always)]
+    pub(crate) fn of_archetype<C: Consumers>(
         &mut self,
         archetype: ArchetypeId,
         spawn: bool,
         archetypes: &Archetypes,
-        consumers: &dyn Consumers,
+        consumers: impl FnOnce() -> C,
     ) -> &Route {
-        let a = archetype.index();
-        let known = if spawn { &self.spawns } else { &self.despawns };
-        if known.get(a).is_none_or(Option::is_none) {
-            self.compile_archetype(archetype, spawn, archetypes, consumers);
-        }
         let table = if spawn { &self.spawns } else { &self.despawns };
-        table[a].as_ref().expect("compiled above")
+        let mut route = entry(table, archetype.index());
+        if route == NONE {
+            route = self.compile_archetype(archetype, spawn, archetypes, &consumers());
+        }
+        &self.routes[route as usize]
     }
 
     #[cold]
+    #[inline(never)]
     fn compile_archetype(
         &mut self,
         archetype: ArchetypeId,
         spawn: bool,
         archetypes: &Archetypes,
         consumers: &dyn Consumers,
-    ) {
+    ) -> u32 {
         self.sync(archetypes);
         let groups = self.membership.of_archetype(archetype).iter().map(|&g| (g, spawn));
-        let route = Route::compile(groups, &self.taps, consumers);
+        self.routes.push(Route::compile(groups, &self.taps, consumers));
         let table = if spawn { &mut self.spawns } else { &mut self.despawns };
-        let a = archetype.index();
-        if table.len() <= a {
-            table.resize_with(archetypes.len().max(a + 1), || None);
-        }
-        table[a] = Some(route);
+        record(table, archetype.index(), archetypes.len(), self.routes.len() - 1);
+        entry(table, archetype.index())
     }
 
-    /// The route of replacing the component of column `column` of archetype
-    /// `archetype` (compiled if needed).
-    #[inline]
-    pub(crate) fn of_replace(
+    /// The route of replacing component `component`, in column `column` of
+    /// archetype `archetype` (of `columns` columns), compiled if needed. The
+    /// archetype holds an entity, so the membership knows it already.
+    #[inline(always)]
+    pub(crate) fn of_replace<C: Consumers>(
         &mut self,
         archetype: ArchetypeId,
         column: usize,
-        archetypes: &Archetypes,
-        consumers: &dyn Consumers,
+        component: ComponentId,
+        columns: usize,
+        consumers: impl FnOnce() -> C,
     ) -> &ReplaceRoute {
-        let a = archetype.index();
-        let known = self
-            .replaces
-            .get(a)
-            .and_then(|columns| columns.get(column))
-            .is_some_and(Option::is_some);
-        if !known {
-            self.compile_replace(archetype, column, archetypes, consumers);
+        let table = self.replaces.get(archetype.index()).map_or(&[][..], Vec::as_slice);
+        let mut route = entry(table, column);
+        if route == NONE {
+            route = self.compile_replace(archetype, column, component, columns, &consumers());
         }
-        self.replaces[a][column].as_ref().expect("compiled above")
+        &self.replace_routes[route as usize]
     }
 
     #[cold]
+    #[inline(never)]
     fn compile_replace(
         &mut self,
         archetype: ArchetypeId,
         column: usize,
-        archetypes: &Archetypes,
+        component: ComponentId,
+        columns: usize,
         consumers: &dyn Consumers,
-    ) {
-        self.sync(archetypes);
-        let target = archetypes.get(archetype);
-        let component = target
-            .component_infos()
-            .nth(column)
-            .expect("a column of the archetype")
-            .id();
+    ) -> u32 {
         let route = ReplaceRoute::compile(&self.membership, archetype, component, &self.taps, consumers);
+        self.replace_routes.push(route);
         let a = archetype.index();
         if self.replaces.len() <= a {
-            self.replaces.resize_with(archetypes.len().max(a + 1), Vec::new);
+            self.replaces.resize_with(a + 1, Vec::new);
         }
-        let columns = &mut self.replaces[a];
-        if columns.len() <= column {
-            columns.resize_with(target.set().len(), || None);
-        }
-        columns[column] = Some(route);
+        record(&mut self.replaces[a], column, columns, self.replace_routes.len() - 1);
+        entry(&self.replaces[a], column)
     }
 
     /// Checks the membership against the archetypes.

@@ -165,6 +165,8 @@ pub(crate) struct ReplaceRoute {
     pub(crate) groups: Box<[u32]>,
     /// Whether the context has subscribers.
     pub(crate) subscribers: bool,
+    /// Nothing but collectors: no index to re-key, no value to show.
+    pub(crate) lean: bool,
 }
 
 impl ReplaceRoute {
@@ -205,11 +207,13 @@ impl ReplaceRoute {
                 route.2.push(group);
             }
         }
+        let subscribers = consumers.subscribers();
         ReplaceRoute {
+            lean: route.1.is_empty() && route.2.is_empty() && !subscribers,
             collectors: route.0.into(),
             indices: route.1.into(),
             groups: route.2.into(),
-            subscribers: consumers.subscribers(),
+            subscribers,
         }
     }
 }

@@ -148,6 +148,12 @@ impl Archetype {
         self.spare = Vec::new();
     }
 
+    /// The number of columns (components).
+    #[inline]
+    pub(crate) fn column_count(&self) -> usize {
+        self.columns.len()
+    }
+
     /// The component types, by increasing id.
     pub(crate) fn component_infos(&self) -> impl Iterator<Item = &'static ComponentInfo> + '_ {
         self.columns.iter().map(|c| c.info)
@@ -200,13 +206,13 @@ impl Archetype {
         (column.offset, column.size)
     }
 
-    /// The address of column `col`'s first value in chunk `chunk` (which must
-    /// be in use), and the number of live values there.
+    /// The address of the first value of the column at byte offset `offset`
+    /// in chunk `chunk` (which must be in use), and the number of live values
+    /// there.
     #[inline(always)]
-    pub(super) fn column_start(&self, col: usize, chunk: usize) -> (*mut u8, usize) {
-        let column = &self.columns[col];
+    pub(super) fn column_start(&self, offset: usize, chunk: usize) -> (*mut u8, usize) {
         (
-            self.chunks[chunk].base().wrapping_add(column.offset),
+            self.chunks[chunk].base().wrapping_add(offset),
             self.rows_in_chunk(chunk),
         )
     }
@@ -276,7 +282,7 @@ impl Archetype {
         if chunk >= self.chunks.len() {
             return None;
         }
-        let (start, len) = self.column_start(col, chunk);
+        let (start, len) = self.column_start(self.columns[col].offset, chunk);
         // SAFETY: column `col` holds `T`s (checked); the first `rows_in_chunk` of
         // them in this chunk are initialised and contiguous from `start`, which is
         // aligned for `T` (column offsets are aligned, and zero-sized columns sit
@@ -285,49 +291,52 @@ impl Archetype {
         Some(unsafe { std::slice::from_raw_parts(start.cast::<T>(), len) })
     }
 
+    /// The address of the `T` of column `col` at `row`, if column `col`
+    /// exists and holds `T`s and `row` is live: the one path every typed
+    /// access of one value takes.
+    #[inline(always)]
+    fn typed_slot<T: 'static>(&self, col: usize, row: u32) -> Option<*mut T> {
+        // `NO_COLUMN` is out of range too.
+        let column = self.columns.get(col)?;
+        if column.type_id != TypeId::of::<T>() || !self.contains_row(row) {
+            return None;
+        }
+        let chunk = (row >> self.layout.shift) as usize;
+        debug_assert!(chunk < self.chunks.len());
+        // SAFETY: `row < len`, and an archetype keeps exactly `ceil(len / rows)`
+        // chunks (see the type's invariants), so `chunk` is in range.
+        let base = unsafe { self.chunks.get_unchecked(chunk) }.base();
+        let at = base.wrapping_add(column.offset + self.row_in_chunk(row) * column.size);
+        Some(at.cast::<T>())
+    }
+
     /// The `T` of component `id` at `row`.
     #[inline(always)]
     pub(crate) fn get<T: 'static>(&self, id: ComponentId, row: u32) -> Option<&T> {
-        let col = self.typed_column::<T>(id)?;
-        if !self.contains_row(row) {
-            return None;
-        }
-        // SAFETY: `row` is live and column `col` holds `T`s, so the pointer is an
-        // initialised, aligned `T`, borrowed for as long as `&self`.
-        Some(unsafe { &*self.value_ptr(col, row).cast::<T>() })
+        let col = *self.column_of.get(id.index())?;
+        let at = self.typed_slot::<T>(col as usize, row)?;
+        // SAFETY: `row` is live and column `col` holds `T`s (`typed_slot`), so the
+        // pointer is an initialised, aligned `T`, borrowed for as long as `&self`.
+        Some(unsafe { &*at })
     }
 
     /// The `T` of component `id` at `row`, mutably.
     #[inline(always)]
     pub(crate) fn get_mut<T: 'static>(&mut self, id: ComponentId, row: u32) -> Option<&mut T> {
-        let col = self.typed_column::<T>(id)?;
-        if !self.contains_row(row) {
-            return None;
-        }
+        let col = *self.column_of.get(id.index())?;
+        let at = self.typed_slot::<T>(col as usize, row)?;
         // SAFETY: as in `get`; `&mut self` makes the borrow unique.
-        Some(unsafe { &mut *self.value_ptr(col, row).cast::<T>() })
+        Some(unsafe { &mut *at })
     }
 
-    /// The `T` of column `col` at `row` (a column index from
-    /// [`column_index`](Archetype::column_index), for a second access without
-    /// the lookup).
-    #[inline(always)]
-    pub(crate) fn get_at<T: 'static>(&self, col: usize, row: u32) -> Option<&T> {
-        if !self.column_holds::<T>(col) || !self.contains_row(row) {
-            return None;
-        }
-        // SAFETY: as in `get`: `row` is live and column `col` holds `T`s.
-        Some(unsafe { &*self.value_ptr(col, row).cast::<T>() })
-    }
-
-    /// The `T` of column `col` at `row`, mutably.
+    /// The `T` of column `col` at `row`, mutably (a column index from
+    /// [`column_index`](Archetype::column_index), for an access without a
+    /// second lookup).
     #[inline(always)]
     pub(crate) fn get_mut_at<T: 'static>(&mut self, col: usize, row: u32) -> Option<&mut T> {
-        if !self.column_holds::<T>(col) || !self.contains_row(row) {
-            return None;
-        }
+        let at = self.typed_slot::<T>(col, row)?;
         // SAFETY: as in `get`; `&mut self` makes the borrow unique.
-        Some(unsafe { &mut *self.value_ptr(col, row).cast::<T>() })
+        Some(unsafe { &mut *at })
     }
 
     /// A type-erased view of component `id` at `row`.
@@ -511,7 +520,7 @@ impl Drop for Archetype {
                 continue;
             }
             for chunk in 0..self.chunks.len() {
-                let (start, rows) = self.column_start(col, chunk);
+                let (start, rows) = self.column_start(self.columns[col].offset, chunk);
                 // SAFETY: the first `rows` values of this column in this chunk are live
                 // and contiguous; the archetype is being dropped, so they are never used
                 // again. (If one `Drop` panics, the rest of this chunk's values of the

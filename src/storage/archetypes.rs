@@ -74,6 +74,13 @@ impl Archetypes {
         &self.list[id.index()]
     }
 
+    /// The archetype with raw id `id`, if there is one (a raw id from an
+    /// entity record may be a marker that names none).
+    #[inline(always)]
+    pub(crate) fn try_get(&self, id: u32) -> Option<&Archetype> {
+        self.list.get(id as usize)
+    }
+
     #[inline(always)]
     pub(crate) fn archetype_mut(&mut self, id: ArchetypeId) -> &mut Archetype {
         &mut self.list[id.index()]
@@ -114,7 +121,12 @@ impl Archetypes {
         if let Some(&id) = self.by_set.get(set) {
             return id;
         }
-        let id = ArchetypeId(u32::try_from(self.list.len()).expect("more than 2^32 archetypes"));
+        // Entity records use the two highest raw ids as markers.
+        let id = u32::try_from(self.list.len())
+            .ok()
+            .filter(|&id| id < u32::MAX - 1)
+            .expect("fewer than 2^32 - 2 archetypes");
+        let id = ArchetypeId(id);
         let infos: Vec<&'static ComponentInfo> = set.iter().map(|c| &self.infos[c.index()]).collect();
         for (col, info) in infos.iter().enumerate() {
             let index = info.id().index();

@@ -27,12 +27,12 @@ pub struct ColumnAccess<'a> {
     exclusive: ColumnBits,
 }
 
-/// A set of column indices: a word for the first 64 columns, and a vector
-/// (empty, so not allocated, for all but very wide archetypes) beyond.
+/// A set of column indices: a word for the first 64 columns, and words
+/// beyond (not allocated, for all but very wide archetypes).
 #[derive(Default)]
 struct ColumnBits {
     low: u64,
-    high: Vec<u64>,
+    high: Option<Box<[u64]>>,
 }
 
 impl ColumnBits {
@@ -42,7 +42,8 @@ impl ColumnBits {
             None => self.low & (1 << col) != 0,
             Some(rest) => self
                 .high
-                .get(rest / 64)
+                .as_deref()
+                .and_then(|high| high.get(rest / 64))
                 .is_some_and(|word| word & (1 << (rest % 64)) != 0),
         }
     }
@@ -57,10 +58,12 @@ impl ColumnBits {
 
     #[cold]
     fn insert_high(&mut self, rest: usize) {
-        if self.high.len() <= rest / 64 {
-            self.high.resize(rest / 64 + 1, 0);
+        let mut high = self.high.take().unwrap_or_default().into_vec();
+        if high.len() <= rest / 64 {
+            high.resize(rest / 64 + 1, 0);
         }
-        self.high[rest / 64] |= 1 << (rest % 64);
+        high[rest / 64] |= 1 << (rest % 64);
+        self.high = Some(high.into_boxed_slice());
     }
 }
 
@@ -143,7 +146,7 @@ impl<'a> ColumnAccess<'a> {
         let col = self.borrow_shared::<T>(id)?;
         Some(ColumnChunks {
             archetype: self.archetype,
-            col,
+            offset: self.archetype.column_geometry(col).0,
             next: 0,
             _values: PhantomData,
         })
@@ -157,7 +160,7 @@ impl<'a> ColumnAccess<'a> {
         let col = self.borrow_exclusive::<T>(id)?;
         Some(ColumnChunksMut {
             archetype: self.archetype,
-            col,
+            offset: self.archetype.column_geometry(col).0,
             next: 0,
             _values: PhantomData,
         })
@@ -199,6 +202,76 @@ impl<'a> ColumnAccess<'a> {
         // the column was taken once, only for writing, so this is the only
         // reference to any of its values for `'a`.
         Some(unsafe { &mut *self.archetype.value_ptr(col, row).cast::<T>() })
+    }
+}
+
+/// One live row of one archetype, with one of its columns lent out mutably
+/// (by [`RowAccess::split`]) and the others readable: the one lookup a
+/// single-entity write that reads other components needs.
+pub struct RowAccess<'a> {
+    archetype: &'a Archetype,
+    row: u32,
+    /// The row's chunk's first byte, and the row's place in it.
+    base: *mut u8,
+    in_chunk: usize,
+    /// The column lent out mutably.
+    written: usize,
+}
+
+impl<'a> RowAccess<'a> {
+    /// Column `col` of live `row`, mutably, if it holds `T`s, and the rest of
+    /// the row for reading.
+    #[inline(always)]
+    pub(crate) fn split<T: 'static>(archetype: &'a mut Archetype, col: usize, row: u32) -> Option<(&'a mut T, Self)> {
+        if !archetype.column_holds::<T>(col) || !archetype.contains_row(row) {
+            return None;
+        }
+        let archetype: &'a Archetype = archetype;
+        let (base, in_chunk) = (archetype.chunk_base(row), archetype.row_in_chunk(row));
+        let (offset, size) = archetype.column_geometry(col);
+        let value = base.wrapping_add(offset + in_chunk * size).cast::<T>();
+        let rest = RowAccess {
+            archetype,
+            row,
+            base,
+            in_chunk,
+            written: col,
+        };
+        // SAFETY: column `col` holds `T`s and `row` is live, so `value` is an
+        // initialised, aligned `T` in chunk memory (reached through the chunk's
+        // raw pointer, not through `archetype`). It is unique for `'a`: the
+        // archetype was borrowed mutably for `'a`, so nothing else reaches it,
+        // and `rest` refuses to read column `col`.
+        Some((unsafe { &mut *value }, rest))
+    }
+
+    /// The `T` of component `id` in the row, unless the archetype lacks it, it
+    /// does not hold `T`s, or it is the column lent out.
+    #[inline(always)]
+    pub(crate) fn read<T: 'static>(&self, id: ComponentId) -> Option<&'a T> {
+        let col = self.archetype.typed_column::<T>(id)?;
+        if col == self.written {
+            return None;
+        }
+        let (offset, size) = self.archetype.column_geometry(col);
+        let value = self.base.wrapping_add(offset + self.in_chunk * size).cast::<T>();
+        // SAFETY: column `col` holds `T`s (checked) and the row is live (checked
+        // by `split`), so `value` is an initialised, aligned `T`. Only column
+        // `written` of the row is lent mutably, and `col` is another column
+        // (disjoint bytes), so this shared borrow aliases no `&mut` for `'a`.
+        Some(unsafe { &*value })
+    }
+
+    /// Whether the archetype has component `id`.
+    #[inline]
+    pub(crate) fn has(&self, id: ComponentId) -> bool {
+        self.archetype.column_index(id).is_some()
+    }
+
+    /// The row's entity.
+    #[inline]
+    pub(crate) fn entity(&self) -> Entity {
+        self.archetype.entity_at(self.row).expect("the row is live")
     }
 }
 
@@ -244,7 +317,8 @@ impl<'a> Iterator for EntityChunks<'a> {
 /// One column's values, chunk by chunk, shared.
 pub struct ColumnChunks<'a, T> {
     archetype: &'a Archetype,
-    col: usize,
+    /// The column's offset in a chunk.
+    offset: usize,
     next: usize,
     _values: PhantomData<&'a [T]>,
 }
@@ -259,8 +333,8 @@ impl<'a, T: 'static> Iterator for ColumnChunks<'a, T> {
             return None;
         }
         self.next += 1;
-        let (start, len) = self.archetype.column_start(self.col, chunk);
-        // SAFETY: `ColumnAccess::read` checked that column `col` holds `T`s; the
+        let (start, len) = self.archetype.column_start(self.offset, chunk);
+        // SAFETY: `ColumnAccess::read` checked that the column holds `T`s; the
         // first `len` values of the column in a chunk in use are initialised and
         // contiguous from `start`, which is aligned for `T` (column offsets are
         // aligned; zero-sized columns sit at the chunk's aligned base). The column
@@ -274,7 +348,8 @@ impl<'a, T: 'static> Iterator for ColumnChunks<'a, T> {
 /// handed out once.
 pub struct ColumnChunksMut<'a, T> {
     archetype: &'a Archetype,
-    col: usize,
+    /// The column's offset in a chunk.
+    offset: usize,
     next: usize,
     _values: PhantomData<&'a mut [T]>,
 }
@@ -289,7 +364,7 @@ impl<'a, T: 'static> Iterator for ColumnChunksMut<'a, T> {
             return None;
         }
         self.next += 1;
-        let (start, len) = self.archetype.column_start(self.col, chunk);
+        let (start, len) = self.archetype.column_start(self.offset, chunk);
         // SAFETY: as in `ColumnChunks::next` for type, initialisation and
         // alignment. Uniqueness: the `ColumnAccess` was made from `&'a mut
         // Archetype` (`writable`), this column was taken once and only for

@@ -68,7 +68,7 @@ pub(crate) use archetype::Archetype;
 pub(crate) use archetypes::{Archetypes, Visit};
 pub use bitset::ComponentSet;
 pub use chunk::CHUNK_BYTES;
-pub use columns::{ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks};
+pub use columns::{ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowAccess};
 pub(crate) use edges::TransitionId;
 pub(crate) use location::{ArchetypeId, Location};
 pub(crate) use moves::Moved;
