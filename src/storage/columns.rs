@@ -206,7 +206,7 @@ impl<'a> ColumnAccess<'a> {
 }
 
 /// One live row of one archetype, with one of its columns lent out mutably
-/// (by [`RowAccess::split`]) and the others readable: the one lookup a
+/// (by `RowAccess::split`) and the others readable: the one lookup a
 /// single-entity write that reads other components needs.
 pub struct RowAccess<'a> {
     archetype: &'a Archetype,
