@@ -208,7 +208,7 @@ impl Entities {
 
     /// A new live entity at `location` (which the caller fills right
     /// after), in the most recently freed slot or a new one.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn alloc(&mut self, location: Location) -> Entity {
         let creation = self.next_creation;
         self.next_creation += if (creation as u32) == u32::MAX { 2 } else { 1 };

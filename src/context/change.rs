@@ -176,7 +176,7 @@ impl Context {
     /// [`PrimaryEntityIndex`](crate::PrimaryEntityIndex) has for another
     /// entity (the old value stays, nothing changes); when `T` is absent, as
     /// [`add`](Context::add).
-    #[inline]
+    #[inline(always)]
     pub fn replace<T: Component>(&mut self, entity: Entity, value: T) -> Result<(), Error> {
         let id = T::component_id();
         let Some(at) = self.entities.location(entity) else {
@@ -314,6 +314,7 @@ impl Context {
     /// As [`modify`](Context::modify); [`Error::ComponentAbsent`] names the
     /// first component of `Q` the entity lacks; [`Error::QueryAliasing`] if
     /// `Q` reads `T`.
+    #[inline(always)]
     pub fn modify_with<T, Q, R>(&mut self, entity: Entity, f: impl FnOnce(&mut T, Q::Item<'_>) -> R) -> Result<R, Error>
     where
         T: Component + Clone,
