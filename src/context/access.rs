@@ -254,17 +254,12 @@ impl EntityMut<'_> {
     /// than an `Option`) the entity lacks; [`Error::QueryAliasing`] if `Q`
     /// names a component mutably twice, or mutably and shared.
     pub fn query<Q: QueryParam>(&mut self) -> Result<Q::Item<'_>, Error> {
-        // The column borrows refuse a missing component and aliasing; only
-        // then is the query's access worked out, to say which.
-        let access_error = match Access::of::<Q>().why_not(self.archetype.set(), self.context) {
-            Err(aliasing) => Some(aliasing),
-            Ok(Some(missing)) => Some(self.absent(missing)),
-            Ok(None) => None,
-        };
-        if let Some(error) = access_error {
-            return Err(error);
+        let access = Access::of::<Q>();
+        let plan = access.plan(self.context)?;
+        if let Some(missing) = access.missing_in(self.archetype.set()) {
+            return Err(self.absent(missing));
         }
-        let mut columns = ColumnAccess::exclusive(self.archetype);
+        let mut columns = ColumnAccess::exclusive(self.archetype, plan.columns());
         Ok(Q::fetch_row(&mut columns, self.row).expect("checked: present and not aliased"))
     }
 

@@ -421,7 +421,7 @@ impl Context {
         let id = T::component_id();
         let mut access = Access::of::<Q>();
         access.add(id, true, true);
-        access.check(self.name)?;
+        let plan = access.plan(self.name)?;
         self.routes.sync(&self.archetypes);
         let mut visited = 0;
         let Context {
@@ -455,10 +455,11 @@ impl Context {
                 routes.of_replace(archetype, column, id, target.column_count(), dispatch.asker())
             };
             let keep_old = route.shows_values() || !route.indices.is_empty();
-            let mut columns = ColumnAccess::exclusive(archetypes.archetype_mut(archetype));
+            // `plan` takes `Q`'s columns, then `T`'s.
+            let mut columns = ColumnAccess::exclusive(archetypes.archetype_mut(archetype), plan.columns());
             let lens = columns.chunk_lens();
             let mut entities = columns.entities();
-            let (Some(mut values), Some(mut state)) = (columns.write::<T>(id), Q::fetch(&mut columns)) else {
+            let (Some(mut state), Some(Some(mut values))) = (Q::fetch(&mut columns), columns.write::<T>()) else {
                 unreachable!("the archetype has `T` and `Q`'s components, without aliasing");
             };
             for len in lens {

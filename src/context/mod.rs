@@ -28,6 +28,7 @@ use crate::event::Subscribers;
 use crate::group::Groups;
 use crate::id::ContextId;
 use crate::index::Indices;
+use crate::query::QueryPlans;
 use crate::routes::Routes;
 use crate::storage::{Archetypes, ComponentSet, StorageStats};
 use crate::unique::Uniques;
@@ -93,6 +94,8 @@ pub struct Context {
     pub(crate) indices: Indices,
     pub(crate) subscribers: Subscribers,
     pub(crate) uniques: Uniques,
+    /// The plans of the query types run with `query_mut`.
+    pub(crate) queries: QueryPlans,
     /// Entities whose `EntityReleased` waits for the end of a batch release.
     pub(crate) released: Vec<Entity>,
     /// For a declared context, the components it accepts (`None`: all).
@@ -145,6 +148,7 @@ impl Context {
             collectors: Collectors::new(),
             indices: Indices::default(),
             subscribers: Subscribers::default(),
+            queries: QueryPlans::default(),
             released: Vec::new(),
             accepts,
             next_subscription: 0,

@@ -1,25 +1,53 @@
 //! Queries on the context: `query` (reads) and `query_mut` (reads and
 //! silent writes). See the [`query`](crate::query) module.
 
+use std::borrow::Cow;
+
 use super::Context;
 use crate::error::Error;
-use crate::query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
+use crate::query::{Query, QueryMut, QueryParam, QueryPlan, ReadOnlyQueryParam};
 
 impl Context {
     /// A read-only query: every entity with the components of `Q`, e.g.
     /// `game.query::<(Entity, &Position)>()`. See the [`query`](crate::query)
     /// module.
+    ///
+    /// It uses the plan [`query_mut`](Context::query_mut) keeps for `Q` (which
+    /// archetypes to visit, which columns to take) if that is up to date, and
+    /// otherwise works one out for the call.
     pub fn query<Q: ReadOnlyQueryParam>(&self) -> Query<'_, Q> {
-        Query::new(&self.archetypes, &self.groups, self.routes.membership(), self.name)
+        let plan = match self.queries.get::<Q>(&self.archetypes) {
+            Some(plan) => Cow::Borrowed(plan),
+            None => Cow::Owned(QueryPlan::reading::<Q>()),
+        };
+        Query::new(
+            &self.archetypes,
+            &self.groups,
+            self.routes.membership(),
+            self.name,
+            plan,
+        )
     }
 
     /// A query that can write, e.g. `game.query_mut::<(&mut Position,
     /// &Velocity)>()`. Writes are silent: no event fires.
     ///
+    /// The context keeps a plan per query type, made on the first call and
+    /// brought up to date when new archetypes have appeared since, so a query
+    /// run every frame costs a lookup to set up, and a few loads per
+    /// archetype it visits.
+    ///
     /// # Errors
     /// [`Error::QueryAliasing`] if `Q` names a component mutably and also a
     /// second time (`(&mut Position, &Position)`): that would alias.
     pub fn query_mut<Q: QueryParam>(&mut self) -> Result<QueryMut<'_, Q>, Error> {
-        QueryMut::new(&mut self.archetypes, &self.groups, self.routes.membership(), self.name)
+        let plan = self.queries.current::<Q>(&self.archetypes, self.name)?;
+        Ok(QueryMut::new(
+            &mut self.archetypes,
+            &self.groups,
+            self.routes.membership(),
+            self.name,
+            plan,
+        ))
     }
 }

@@ -11,7 +11,7 @@ pub(super) struct ChunkIter<'w, Q: QueryParam, I> {
     current: Option<(Q::State<'w>, ChunkLens<'w>)>,
 }
 
-impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> ChunkIter<'w, Q, I> {
+impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> ChunkIter<'w, Q, I> {
     #[inline]
     pub(super) fn new(archetypes: I) -> Self {
         ChunkIter {
@@ -21,7 +21,7 @@ impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> ChunkIter<'w, Q, I
     }
 }
 
-impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> Iterator for ChunkIter<'w, Q, I> {
+impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> Iterator for ChunkIter<'w, Q, I> {
     type Item = (Q::Chunk<'w>, usize);
 
     #[inline]
@@ -45,8 +45,8 @@ impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> Iterator for Chunk
 /// Calls `f` with each chunk of the archetypes `archetypes` yields, and its
 /// row count: the loop behind `for_each` and `for_each_chunk`.
 #[inline(always)]
-pub(super) fn for_each_chunk<'w, Q: QueryParam>(
-    archetypes: impl Iterator<Item = ColumnAccess<'w>>,
+pub(super) fn for_each_chunk<'w, 'p, Q: QueryParam>(
+    archetypes: impl Iterator<Item = ColumnAccess<'w, 'p>>,
     mut f: impl FnMut(Q::Chunk<'w>, usize),
 ) {
     for mut columns in archetypes {
@@ -69,7 +69,7 @@ pub(super) struct RowIter<'w, Q: QueryParam, I> {
     rows: Q::Rows<'w>,
 }
 
-impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> Iterator for RowIter<'w, Q, I> {
+impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> Iterator for RowIter<'w, Q, I> {
     type Item = Q::Item<'w>;
 
     #[inline]
@@ -90,7 +90,7 @@ impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> Iterator for RowIt
     }
 }
 
-impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> RowIter<'w, Q, I> {
+impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> RowIter<'w, Q, I> {
     /// The first item of the next non-empty chunk, once the current one is
     /// used up (out of line: the per-row path stays one check).
     #[inline(never)]
@@ -106,7 +106,9 @@ impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> RowIter<'w, Q, I> 
 }
 
 #[inline]
-pub(super) fn rows<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>>(archetypes: I) -> RowIter<'w, Q, I> {
+pub(super) fn rows<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>>(
+    archetypes: I,
+) -> RowIter<'w, Q, I> {
     RowIter {
         chunks: ChunkIter::new(archetypes),
         rows: Q::rows(Q::empty_chunk(), 0),
@@ -136,7 +138,7 @@ struct Batches<'w, Q: QueryParam, I> {
 type Batch<'w, Q> = smallvec::SmallVec<[(<Q as QueryParam>::Chunk<'w>, usize); 4]>;
 
 #[cfg(feature = "parallel")]
-impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> Iterator for Batches<'w, Q, I> {
+impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> Iterator for Batches<'w, Q, I> {
     type Item = Batch<'w, Q>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -164,10 +166,10 @@ impl<'w, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w>>> Iterator for Batch
 /// Calls `f` with each entity's items, spreading the rows of `archetypes`
 /// over rayon's thread pool in batches of about `batch` rows.
 #[cfg(feature = "parallel")]
-pub(super) fn par_for_each<'w, Q, I>(archetypes: I, batch: usize, f: impl Fn(Q::Item<'w>) + Send + Sync)
+pub(super) fn par_for_each<'w, 'p, Q, I>(archetypes: I, batch: usize, f: impl Fn(Q::Item<'w>) + Send + Sync)
 where
     Q: QueryParam,
-    I: Iterator<Item = ColumnAccess<'w>> + Send,
+    I: Iterator<Item = ColumnAccess<'w, 'p>> + Send,
 {
     use rayon::iter::{ParallelBridge, ParallelIterator};
     let batches = Batches::<Q, I> {
@@ -185,10 +187,10 @@ where
 /// Calls `f` with each chunk (or piece of a chunk) of `archetypes`, spread
 /// over rayon's thread pool in batches of about `batch` rows.
 #[cfg(feature = "parallel")]
-pub(super) fn par_for_each_chunk<'w, Q, I>(archetypes: I, batch: usize, f: impl Fn(Q::Chunk<'w>) + Send + Sync)
+pub(super) fn par_for_each_chunk<'w, 'p, Q, I>(archetypes: I, batch: usize, f: impl Fn(Q::Chunk<'w>) + Send + Sync)
 where
     Q: QueryParam,
-    I: Iterator<Item = ColumnAccess<'w>> + Send,
+    I: Iterator<Item = ColumnAccess<'w, 'p>> + Send,
 {
     use rayon::iter::{ParallelBridge, ParallelIterator};
     let batches = Batches::<Q, I> {

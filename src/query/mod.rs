@@ -67,9 +67,8 @@
 //! # Ok::<(), reactecs::Error>(())
 //! ```
 
+use std::borrow::Cow;
 use std::marker::PhantomData;
-
-use smallvec::SmallVec;
 
 use crate::component::ComponentId;
 use crate::error::Error;
@@ -80,34 +79,36 @@ use crate::storage::{Archetype, Archetypes, ColumnAccess, Visit};
 
 mod iter;
 mod param;
+mod plan;
 
 use iter::{ChunkIter, rows};
 pub(crate) use param::Access;
 #[doc(hidden)]
 pub use param::{OptionRows, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Rows7, Rows8, Rows9, Rows10};
 pub use param::{QueryParam, ReadOnlyQueryParam};
+pub(crate) use plan::{QueryPlan, QueryPlans};
 
-/// What narrows a query: its required components (from its `Access`), an
+/// What narrows a query: its plan (columns and required components), an
 /// optional matcher and an optional group; and where its archetypes come
 /// from. Shared by [`Query`] and [`QueryMut`].
 struct Scope<'w> {
     groups: &'w Groups,
     membership: &'w Membership,
     context: &'static str,
-    /// The components an entity must have (those not behind an `Option`).
-    required: SmallVec<[ComponentId; 8]>,
+    /// The context's plan of the query type, or one made for this query.
+    plan: Cow<'w, QueryPlan>,
     matcher: Option<Matcher>,
     /// The group narrowed to (its index).
     group: Option<u32>,
 }
 
 impl<'w> Scope<'w> {
-    fn new(groups: &'w Groups, membership: &'w Membership, context: &'static str, access: Access) -> Self {
+    fn new(groups: &'w Groups, membership: &'w Membership, context: &'static str, plan: Cow<'w, QueryPlan>) -> Self {
         Scope {
             groups,
             membership,
             context,
-            required: access.required().collect(),
+            plan,
             matcher: None,
             group: None,
         }
@@ -118,50 +119,53 @@ impl<'w> Scope<'w> {
         Ok(())
     }
 
-    /// Which archetypes the query visits: where they come from (its group's
-    /// list, or else the storage's list of archetypes with its rarest
-    /// required component, or else every archetype), and what each must
-    /// pass besides (see [`Plan::accepts`]).
-    fn plan(&self, archetypes: &Archetypes) -> Plan<'_, 'w> {
-        let rarest = self
-            .required
-            .iter()
-            .copied()
-            .min_by_key(|&id| archetypes.with_component(id).len());
-        let visit = match (self.group, rarest) {
-            (Some(group), _) => Visit::Listed(&self.membership.group(group).archetypes),
-            (None, Some(id)) => Visit::With(id),
-            (None, None) => Visit::All,
+    /// Which archetypes the query visits: where they come from, and what
+    /// each must pass besides (see [`Walk::accepts`]). They come from its
+    /// group's list; or else from its plan's list, if current; or else from
+    /// the storage's list of archetypes with its rarest required component,
+    /// or every archetype if it requires none.
+    fn walk(&self, archetypes: &Archetypes) -> Walk<'_> {
+        let required = &self.plan.required[..];
+        let (visit, check, listed) = match self.group {
+            Some(group) => (Visit::Listed(&self.membership.group(group).archetypes), required, None),
+            None if self.plan.is_current(archetypes) => (Visit::Listed(&self.plan.archetypes), &[][..], None),
+            None => {
+                let rarest = required
+                    .iter()
+                    .copied()
+                    .min_by_key(|&id| archetypes.with_component(id).len());
+                (rarest.map_or(Visit::All, Visit::With), required, rarest)
+            }
         };
-        // Every archetype the storage lists for a component has it.
-        let listed = if self.group.is_none() { rarest } else { None };
-        let check = self.required.iter().copied().filter(|&id| Some(id) != listed).collect();
-        Plan {
+        Walk {
             visit,
             check,
+            listed,
             matcher: self.matcher.as_ref(),
         }
     }
 
     fn count(&self, archetypes: &Archetypes) -> usize {
-        let plan = self.plan(archetypes);
+        let walk = self.walk(archetypes);
         archetypes
-            .visit(plan.visit)
-            .filter(|a| plan.accepts(a))
+            .visit(walk.visit)
+            .filter(|a| walk.accepts(a))
             .map(Archetype::len)
             .sum()
     }
 }
 
-/// The archetypes a query visits: see [`Scope::plan`].
-struct Plan<'s, 'w> {
-    visit: Visit<'w>,
-    /// The required components the visited archetypes may lack.
-    check: SmallVec<[ComponentId; 4]>,
+/// The archetypes a query visits: see [`Scope::walk`].
+struct Walk<'s> {
+    visit: Visit<'s>,
+    /// The required components the visited archetypes may lack...
+    check: &'s [ComponentId],
+    /// ...but for this one, which the storage's list of them all have.
+    listed: Option<ComponentId>,
     matcher: Option<&'s Matcher>,
 }
 
-impl Plan<'_, '_> {
+impl Walk<'_> {
     /// Whether the query visits `archetype`: it holds entities, with every
     /// required component, that the matcher accepts.
     #[inline(always)]
@@ -170,7 +174,8 @@ impl Plan<'_, '_> {
             return false;
         }
         let set = archetype.set();
-        self.check.iter().all(|&id| set.contains(id)) && self.matcher.is_none_or(|m| m.matches_components(set))
+        self.check.iter().all(|&id| Some(id) == self.listed || set.contains(id))
+            && self.matcher.is_none_or(|m| m.matches_components(set))
     }
 }
 
@@ -196,10 +201,11 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
         groups: &'w Groups,
         membership: &'w Membership,
         context: &'static str,
+        plan: Cow<'w, QueryPlan>,
     ) -> Self {
         Query {
             archetypes,
-            scope: Scope::new(groups, membership, context, Access::of::<Q>()),
+            scope: Scope::new(groups, membership, context, plan),
             batch: None,
             _q: PhantomData,
         }
@@ -221,13 +227,14 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
         Ok(self)
     }
 
-    fn columns(&self) -> impl Iterator<Item = ColumnAccess<'w>> + '_ {
+    fn columns(&self) -> impl Iterator<Item = ColumnAccess<'w, '_>> + '_ {
         let archetypes = self.archetypes;
-        let plan = self.scope.plan(archetypes);
+        let walk = self.scope.walk(archetypes);
+        let columns = self.scope.plan.columns.columns();
         archetypes
-            .visit(plan.visit)
-            .filter(move |a| plan.accepts(a))
-            .map(ColumnAccess::shared)
+            .visit(walk.visit)
+            .filter(move |a| walk.accepts(a))
+            .map(move |a| ColumnAccess::shared(a, columns))
     }
     /// The items, entity by entity.
     pub fn iter(&self) -> impl Iterator<Item = Q::Item<'w>> + '_ {
@@ -304,15 +311,14 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
         groups: &'w Groups,
         membership: &'w Membership,
         context: &'static str,
-    ) -> Result<Self, Error> {
-        let access = Access::of::<Q>();
-        access.check(context)?;
-        Ok(QueryMut {
+        plan: &'w QueryPlan,
+    ) -> Self {
+        QueryMut {
             archetypes,
-            scope: Scope::new(groups, membership, context, access),
+            scope: Scope::new(groups, membership, context, Cow::Borrowed(plan)),
             batch: None,
             _q: PhantomData,
-        })
+        }
     }
 
     /// Only entities that `matcher` matches too.
@@ -330,13 +336,14 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
         Ok(self)
     }
 
-    fn columns(&mut self) -> impl Iterator<Item = ColumnAccess<'_>> + '_ {
-        let plan = self.scope.plan(self.archetypes);
-        let visit = plan.visit;
+    fn columns(&mut self) -> impl Iterator<Item = ColumnAccess<'_, '_>> + '_ {
+        let walk = self.scope.walk(self.archetypes);
+        let visit = walk.visit;
+        let columns = self.scope.plan.columns.columns();
         self.archetypes
             .visit_mut(visit)
-            .filter(move |a| plan.accepts(a))
-            .map(ColumnAccess::exclusive)
+            .filter(move |a| walk.accepts(a))
+            .map(move |a| ColumnAccess::exclusive(a, columns))
     }
 
     /// The items, entity by entity.
@@ -348,8 +355,8 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     /// [`iter`](QueryMut::iter) in hot code: it runs one tight loop per chunk,
     /// which the compiler vectorises more readily (about 1.5x faster in the
     /// `simple_iter` bench).
-    pub fn for_each(&mut self, f: impl FnMut(Q::Item<'_>)) {
-        self.iter().for_each(f);
+    pub fn for_each(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
+        iter::for_each_chunk::<Q>(self.columns(), |chunk, len| Q::rows(chunk, len).for_each(&mut f));
     }
 
     /// The items, chunk by chunk, as slices.

@@ -9,7 +9,7 @@ use smallvec::SmallVec;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::storage::{ColumnAccess, ColumnChunks, ColumnChunksMut, ComponentSet, EntityChunks, RowAccess};
+use crate::storage::{ColumnAccess, ColumnChunks, ColumnChunksMut, ColumnPlan, ComponentSet, EntityChunks, RowAccess};
 
 mod sealed {
     pub trait Sealed {}
@@ -33,14 +33,19 @@ pub trait QueryParam: sealed::Sealed {
     /// Per-archetype fetch state.
     #[doc(hidden)]
     type State<'a>: Send;
+    /// The query type with every borrow `'static`: what a context keys its
+    /// plan of the query type by.
+    #[doc(hidden)]
+    type Key: 'static;
 
     /// Records the components read and written.
     #[doc(hidden)]
     fn access(access: &mut Access);
-    /// Prepares to fetch from one archetype; `None` if it lacks a required
-    /// component or a column cannot be borrowed.
+    /// Prepares to fetch from one archetype, taking the columns `access`
+    /// recorded, in the same order; `None` if it lacks a required component
+    /// or a column is refused.
     #[doc(hidden)]
-    fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>>;
+    fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>>;
     /// The next chunk's data; `len` is its row count.
     #[doc(hidden)]
     fn next_chunk<'a>(state: &mut Self::State<'a>, len: usize) -> Self::Chunk<'a>;
@@ -56,7 +61,7 @@ pub trait QueryParam: sealed::Sealed {
     /// The item of one row (for one entity); `None` if the archetype lacks a
     /// required component, a column cannot be borrowed, or `row` is not live.
     #[doc(hidden)]
-    fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>>;
+    fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>>;
     /// The item of the row `row` gives access to, reading only; `None` if
     /// the archetype lacks a required component, the item would read the
     /// column lent out, or it writes.
@@ -101,27 +106,19 @@ impl Access {
         self.entries.iter().filter(|e| e.required).map(|e| e.id)
     }
 
-    /// [`Error::QueryAliasing`] (naming `context`) if a component is written
-    /// and also read or written again.
-    pub(crate) fn check(&self, context: &'static str) -> Result<(), Error> {
-        match self.conflict() {
-            Some(id) => Err(Error::QueryAliasing {
-                context,
-                component: id.info().map_or("?", |info| info.name()),
-            }),
-            None => Ok(()),
-        }
+    /// The columns to take from each archetype, in the order the query names
+    /// them; [`Error::QueryAliasing`] (naming `context`) if a component is
+    /// written and also read or written again.
+    pub(crate) fn plan(&self, context: &'static str) -> Result<ColumnPlan, Error> {
+        ColumnPlan::new(self.entries.iter().map(|e| (e.id, e.write))).map_err(|id| Error::QueryAliasing {
+            context,
+            component: id.info().map_or("?", |info| info.name()),
+        })
     }
 
-    /// A component the query writes and also reads or writes again.
-    fn conflict(&self) -> Option<ComponentId> {
-        let entries = &self.entries;
-        entries.iter().enumerate().find_map(|(i, a)| {
-            entries[i + 1..]
-                .iter()
-                .any(|b| a.id == b.id && (a.write || b.write))
-                .then_some(a.id)
-        })
+    /// The plan of a query that only reads (it cannot alias).
+    pub(crate) fn read_plan(&self) -> ColumnPlan {
+        ColumnPlan::reading(self.entries.iter().map(|e| e.id))
     }
 
     /// Whether an entity with components `set` has every required one.
@@ -140,7 +137,7 @@ impl Access {
     /// [`Error::QueryAliasing`], or the first required component missing
     /// (`Err(Some(id))`), or nothing wrong (`Ok`).
     pub(crate) fn why_not(&self, set: &ComponentSet, context: &'static str) -> Result<Option<ComponentId>, Error> {
-        self.check(context)?;
+        self.plan(context)?;
         Ok(self.missing_in(set))
     }
 }
@@ -154,11 +151,12 @@ impl QueryParam for () {
     type Chunk<'a> = ();
     type Rows<'a> = std::iter::RepeatN<()>;
     type State<'a> = ();
+    type Key = ();
 
     fn access(_: &mut Access) {}
 
     #[inline]
-    fn fetch<'a>(_: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
+    fn fetch<'a>(_: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
         Some(())
     }
 
@@ -174,7 +172,7 @@ impl QueryParam for () {
     }
 
     #[inline]
-    fn fetch_row<'a>(_: &mut ColumnAccess<'a>, _: u32) -> Option<Self::Item<'a>> {
+    fn fetch_row<'a>(_: &mut ColumnAccess<'a, '_>, _: u32) -> Option<Self::Item<'a>> {
         Some(())
     }
 
@@ -197,11 +195,12 @@ impl QueryParam for Entity {
     type Chunk<'a> = &'a [Entity];
     type Rows<'a> = std::iter::Copied<std::slice::Iter<'a, Entity>>;
     type State<'a> = EntityChunks<'a>;
+    type Key = Entity;
 
     fn access(_: &mut Access) {}
 
     #[inline]
-    fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
+    fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
         Some(columns.entities())
     }
 
@@ -221,7 +220,7 @@ impl QueryParam for Entity {
     }
 
     #[inline]
-    fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>> {
+    fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
         columns.entity_at(row)
     }
 
@@ -244,14 +243,15 @@ impl<T: Component> QueryParam for &T {
     type Chunk<'a> = &'a [T];
     type Rows<'a> = std::slice::Iter<'a, T>;
     type State<'a> = ColumnChunks<'a, T>;
+    type Key = &'static T;
 
     fn access(access: &mut Access) {
         access.add(T::component_id(), false, true);
     }
 
     #[inline]
-    fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
-        columns.read(T::component_id())
+    fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
+        columns.read().flatten()
     }
 
     #[inline]
@@ -270,8 +270,8 @@ impl<T: Component> QueryParam for &T {
     }
 
     #[inline]
-    fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>> {
-        columns.read_row(T::component_id(), row)
+    fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
+        columns.read_row(row).flatten()
     }
 
     #[inline]
@@ -293,14 +293,15 @@ impl<T: Component> QueryParam for &mut T {
     type Chunk<'a> = &'a mut [T];
     type Rows<'a> = std::slice::IterMut<'a, T>;
     type State<'a> = ColumnChunksMut<'a, T>;
+    type Key = &'static mut T;
 
     fn access(access: &mut Access) {
         access.add(T::component_id(), true, true);
     }
 
     #[inline]
-    fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
-        columns.write(T::component_id())
+    fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
+        columns.write().flatten()
     }
 
     #[inline]
@@ -319,8 +320,8 @@ impl<T: Component> QueryParam for &mut T {
     }
 
     #[inline]
-    fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>> {
-        columns.write_row(T::component_id(), row)
+    fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
+        columns.write_row(row).flatten()
     }
 
     #[inline]
@@ -340,19 +341,15 @@ impl<T: Component> QueryParam for Option<&T> {
     type Chunk<'a> = Option<&'a [T]>;
     type Rows<'a> = OptionRows<std::slice::Iter<'a, T>>;
     type State<'a> = Option<ColumnChunks<'a, T>>;
+    type Key = Option<&'static T>;
 
     fn access(access: &mut Access) {
         access.add(T::component_id(), false, false);
     }
 
     #[inline]
-    fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
-        let id = T::component_id();
-        if columns.has(id) {
-            columns.read(id).map(Some)
-        } else {
-            Some(None)
-        }
+    fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
+        columns.read()
     }
 
     #[inline]
@@ -371,13 +368,8 @@ impl<T: Component> QueryParam for Option<&T> {
     }
 
     #[inline]
-    fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>> {
-        let id = T::component_id();
-        if columns.has(id) {
-            columns.read_row(id, row).map(Some)
-        } else {
-            columns.entity_at(row).map(|_| None)
-        }
+    fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
+        columns.read_row(row)
     }
 
     #[inline]
@@ -410,19 +402,15 @@ impl<T: Component> QueryParam for Option<&mut T> {
     type Chunk<'a> = Option<&'a mut [T]>;
     type Rows<'a> = OptionRows<std::slice::IterMut<'a, T>>;
     type State<'a> = Option<ColumnChunksMut<'a, T>>;
+    type Key = Option<&'static mut T>;
 
     fn access(access: &mut Access) {
         access.add(T::component_id(), true, false);
     }
 
     #[inline]
-    fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
-        let id = T::component_id();
-        if columns.has(id) {
-            columns.write(id).map(Some)
-        } else {
-            Some(None)
-        }
+    fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
+        columns.write()
     }
 
     #[inline]
@@ -441,13 +429,8 @@ impl<T: Component> QueryParam for Option<&mut T> {
     }
 
     #[inline]
-    fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>> {
-        let id = T::component_id();
-        if columns.has(id) {
-            columns.write_row(id, row).map(Some)
-        } else {
-            columns.entity_at(row).map(|_| None)
-        }
+    fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
+        columns.write_row(row)
     }
 
     #[inline]
@@ -555,13 +538,14 @@ macro_rules! tuple_query {
             type Chunk<'a> = ($($name::Chunk<'a>,)+);
             type Rows<'a> = $rows<zip_ty!($($name::Rows<'a>),+)>;
             type State<'a> = ($($name::State<'a>,)+);
+            type Key = ($($name::Key,)+);
 
             fn access(access: &mut Access) {
                 $($name::access(access);)+
             }
 
             #[inline]
-            fn fetch<'a>(columns: &mut ColumnAccess<'a>) -> Option<Self::State<'a>> {
+            fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
                 Some(($($name::fetch(columns)?,)+))
             }
 
@@ -583,7 +567,7 @@ macro_rules! tuple_query {
             }
 
             #[inline]
-            fn fetch_row<'a>(columns: &mut ColumnAccess<'a>, row: u32) -> Option<Self::Item<'a>> {
+            fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
                 Some(($($name::fetch_row(columns, row)?,)+))
             }
 

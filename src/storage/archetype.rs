@@ -122,9 +122,16 @@ impl Archetype {
     }
 
     /// Rows per chunk.
-    #[cfg(test)]
+    #[inline]
     pub(crate) fn rows_per_chunk(&self) -> usize {
         self.layout.rows
+    }
+
+    /// The chunks in use: every one full but the last, which holds at least
+    /// one row.
+    #[inline]
+    pub(super) fn chunks(&self) -> &[Chunk] {
+        &self.chunks
     }
 
     /// Bytes of one chunk.

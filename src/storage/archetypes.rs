@@ -12,7 +12,8 @@ use super::archetype::Archetype;
 use super::bitset::ComponentSet;
 use super::edges::Transition;
 use super::location::ArchetypeId;
-use super::spawn::{BundleId, BundlePlan, TypeIdHasher};
+use super::spawn::{BundleId, BundlePlan};
+use super::type_info::TypeIdHasher;
 use crate::component::{ComponentId, ComponentInfo};
 
 /// Every archetype of one context, created on demand and never removed (so
@@ -22,9 +23,9 @@ pub(crate) struct Archetypes {
     infos: &'static [ComponentInfo],
     pub(super) list: Vec<Archetype>,
     by_set: IndexMap<ComponentSet, ArchetypeId>,
-    /// Per component id, the archetypes that have it and its column in each,
-    /// in creation order: what a query over that component visits.
-    by_component: Vec<Vec<(ArchetypeId, u32)>>,
+    /// Per component id, the archetypes that have it, in creation order: what
+    /// a query over that component visits.
+    by_component: Vec<Vec<ArchetypeId>>,
     /// Every edge taken so far, with its move plan.
     pub(super) transitions: Vec<Transition>,
     /// Bundle type -> its plan in `plans`.
@@ -88,7 +89,7 @@ impl Archetypes {
 
     /// The archetypes `visit` names, in creation order.
     #[inline]
-    pub(crate) fn visit<'a>(&'a self, visit: Visit<'a>) -> impl Iterator<Item = &'a Archetype> + 'a {
+    pub(crate) fn visit<'a: 'v, 'v>(&'a self, visit: Visit<'v>) -> impl Iterator<Item = &'a Archetype> + 'v {
         let list = &self.list;
         Ids::new(visit, &self.by_component, list.len()).map(move |id| &list[id.index()])
     }
@@ -104,10 +105,9 @@ impl Archetypes {
         }
     }
 
-    /// The archetypes with component `id` and its column in each, in creation
-    /// order.
+    /// The archetypes with component `id`, in creation order.
     #[inline]
-    pub(crate) fn with_component(&self, id: ComponentId) -> &[(ArchetypeId, u32)] {
+    pub(crate) fn with_component(&self, id: ComponentId) -> &[ArchetypeId] {
         self.by_component.get(id.index()).map_or(&[], Vec::as_slice)
     }
 
@@ -128,12 +128,12 @@ impl Archetypes {
             .expect("fewer than 2^32 - 2 archetypes");
         let id = ArchetypeId(id);
         let infos: Vec<&'static ComponentInfo> = set.iter().map(|c| &self.infos[c.index()]).collect();
-        for (col, info) in infos.iter().enumerate() {
+        for info in &infos {
             let index = info.id().index();
             if self.by_component.len() <= index {
                 self.by_component.resize_with(index + 1, Vec::new);
             }
-            self.by_component[index].push((id, col as u32));
+            self.by_component[index].push(id);
         }
         self.list.push(Archetype::new(id, infos));
         self.by_set.insert(set.clone(), id);
@@ -150,10 +150,11 @@ impl Archetypes {
         }
         for (index, listed) in self.by_component.iter().enumerate() {
             let id = ComponentId::from_index(index);
-            let expected: Vec<(ArchetypeId, u32)> = self
+            let expected: Vec<ArchetypeId> = self
                 .list
                 .iter()
-                .filter_map(|a| Some((a.id(), a.column_index(id)? as u32)))
+                .filter(|a| a.set().contains(id))
+                .map(Archetype::id)
                 .collect();
             if *listed != expected {
                 return Err(format!("the archetypes of component {index} are listed wrongly"));
@@ -177,16 +178,15 @@ pub(crate) enum Visit<'a> {
 /// The ids of the archetypes a [`Visit`] names, in creation order.
 enum Ids<'a> {
     Listed(std::slice::Iter<'a, ArchetypeId>),
-    With(std::slice::Iter<'a, (ArchetypeId, u32)>),
     All(std::ops::Range<u32>),
 }
 
 impl<'a> Ids<'a> {
     #[inline]
-    fn new(visit: Visit<'a>, by_component: &'a [Vec<(ArchetypeId, u32)>], len: usize) -> Self {
+    fn new(visit: Visit<'a>, by_component: &'a [Vec<ArchetypeId>], len: usize) -> Self {
         match visit {
             Visit::Listed(ids) => Ids::Listed(ids.iter()),
-            Visit::With(id) => Ids::With(by_component.get(id.index()).map_or(&[][..], Vec::as_slice).iter()),
+            Visit::With(id) => Ids::Listed(by_component.get(id.index()).map_or(&[][..], Vec::as_slice).iter()),
             Visit::All => Ids::All(0..len as u32),
         }
     }
@@ -199,7 +199,6 @@ impl Iterator for Ids<'_> {
     fn next(&mut self) -> Option<ArchetypeId> {
         match self {
             Ids::Listed(ids) => ids.next().copied(),
-            Ids::With(ids) => ids.next().map(|&(id, _)| id),
             Ids::All(range) => range.next().map(ArchetypeId),
         }
     }

@@ -1,169 +1,154 @@
 //! `ColumnAccess`: chunk-by-chunk slices of one archetype's columns, for
-//! queries. Borrows are checked per column at run time, so no sequence of
-//! calls can produce two live `&mut` to one value, or a `&mut` next to a `&`.
+//! queries, taken as a `ColumnPlan` says. The plan is checked once per query
+//! (no component written and also named again), so taking columns from each
+//! archetype needs no borrow flags: no sequence of calls can produce two live
+//! `&mut` to one value, or a `&mut` next to a `&`.
 
 use std::marker::PhantomData;
 
+use smallvec::SmallVec;
+
 use super::archetype::Archetype;
+use super::chunk::Chunk;
 use crate::component::ComponentId;
 use crate::entity::Entity;
 
-/// Hands out the columns of one archetype as per-chunk slices.
+/// The columns a query takes from each archetype it visits, in the order it
+/// takes them, each as `(component, written)`. Made only by
+/// [`ColumnPlan::new`], which refuses a plan that writes a component and
+/// names it again: so the columns of one [`ColumnAccess`] never alias.
+#[derive(Clone, Debug, Default)]
+pub struct ColumnPlan {
+    takes: SmallVec<[(ComponentId, bool); 8]>,
+}
+
+impl ColumnPlan {
+    /// The plan taking `takes` in order; `Err` names the first component
+    /// written and also named again (by another write or a read).
+    pub(crate) fn new(takes: impl IntoIterator<Item = (ComponentId, bool)>) -> Result<Self, ComponentId> {
+        let takes: SmallVec<[(ComponentId, bool); 8]> = takes.into_iter().collect();
+        let conflict = takes.iter().enumerate().find_map(|(i, &(id, write))| {
+            takes[i + 1..]
+                .iter()
+                .any(|&(other, other_write)| other == id && (write || other_write))
+                .then_some(id)
+        });
+        match conflict {
+            Some(id) => Err(id),
+            None => Ok(ColumnPlan { takes }),
+        }
+    }
+
+    /// The plan taking `takes` in order, all for reading (never aliasing).
+    pub(crate) fn reading(takes: impl IntoIterator<Item = ComponentId>) -> Self {
+        ColumnPlan {
+            takes: takes.into_iter().map(|id| (id, false)).collect(),
+        }
+    }
+
+    /// The plan, to make a [`ColumnAccess`] per archetype from.
+    #[inline]
+    pub(crate) fn columns(&self) -> PlannedColumns<'_> {
+        PlannedColumns(&self.takes)
+    }
+}
+
+/// A [`ColumnPlan`]'s columns, borrowed once for the many archetypes a
+/// query visits.
+#[derive(Clone, Copy)]
+pub struct PlannedColumns<'p>(&'p [(ComponentId, bool)]);
+
+/// Hands out the columns of one archetype, as per-chunk slices or single
+/// values, in the order of a `ColumnPlan`: each call takes the plan's next
+/// column, once.
 ///
 /// Made from `&'a Archetype` (`ColumnAccess::shared`: reads only) or from
-/// `&'a mut Archetype` (`ColumnAccess::exclusive`: reads and writes). Each
-/// column can be taken for writing once, or for reading any number of times,
-/// but not both.
+/// `&'a mut Archetype` (`ColumnAccess::exclusive`: reads, and writes of the
+/// columns the plan marks written).
 ///
-/// The borrow flags only prevent aliasing because there is one `ColumnAccess`
-/// per exclusive borrow: it must never be `Clone` or `Copy`, and `exclusive`
-/// must keep taking the `&'a mut Archetype` by value.
-pub struct ColumnAccess<'a> {
+/// The plan only prevents aliasing because there is one `ColumnAccess` per
+/// exclusive borrow, whose cursor only moves forward: it must never be
+/// `Clone` or `Copy`, and `exclusive` must keep taking the `&'a mut
+/// Archetype` by value.
+pub struct ColumnAccess<'a, 'p> {
     archetype: &'a Archetype,
     writable: bool,
-    /// Bit `col` set: column `col` is borrowed shared (`read`).
-    shared: ColumnBits,
-    /// Bit `col` set: column `col` is borrowed exclusively (`write`).
-    exclusive: ColumnBits,
+    /// The plan's columns not taken yet.
+    takes: std::slice::Iter<'p, (ComponentId, bool)>,
 }
 
-/// A set of column indices: a word for the first 64 columns, and words
-/// beyond (not allocated, for all but very wide archetypes).
-#[derive(Default)]
-struct ColumnBits {
-    low: u64,
-    high: Option<Box<[u64]>>,
-}
-
-impl ColumnBits {
+impl<'a, 'p> ColumnAccess<'a, 'p> {
+    /// Read access to `archetype`'s columns, as `plan` says.
     #[inline]
-    fn contains(&self, col: usize) -> bool {
-        match col.checked_sub(64) {
-            None => self.low & (1 << col) != 0,
-            Some(rest) => self
-                .high
-                .as_deref()
-                .and_then(|high| high.get(rest / 64))
-                .is_some_and(|word| word & (1 << (rest % 64)) != 0),
-        }
+    pub(crate) fn shared(archetype: &'a Archetype, plan: PlannedColumns<'p>) -> Self {
+        Self::new(archetype, plan, false)
+    }
+
+    /// Read and write access to `archetype`'s columns, as `plan` says. The
+    /// `&mut` is held for `'a`, so nothing else reads or writes the archetype
+    /// meanwhile.
+    #[inline]
+    pub(crate) fn exclusive(archetype: &'a mut Archetype, plan: PlannedColumns<'p>) -> Self {
+        Self::new(archetype, plan, true)
     }
 
     #[inline]
-    fn insert(&mut self, col: usize) {
-        match col.checked_sub(64) {
-            None => self.low |= 1 << col,
-            Some(rest) => self.insert_high(rest),
-        }
-    }
-
-    #[cold]
-    fn insert_high(&mut self, rest: usize) {
-        let mut high = self.high.take().unwrap_or_default().into_vec();
-        if high.len() <= rest / 64 {
-            high.resize(rest / 64 + 1, 0);
-        }
-        high[rest / 64] |= 1 << (rest % 64);
-        self.high = Some(high.into_boxed_slice());
-    }
-}
-
-impl<'a> ColumnAccess<'a> {
-    /// Read access to `archetype`'s columns.
-    #[inline]
-    pub(crate) fn shared(archetype: &'a Archetype) -> Self {
-        Self::new(archetype, false)
-    }
-
-    /// Read and write access to `archetype`'s columns. The `&mut` is held for
-    /// `'a`, so nothing else reads or writes the archetype meanwhile.
-    #[inline]
-    pub(crate) fn exclusive(archetype: &'a mut Archetype) -> Self {
-        Self::new(archetype, true)
-    }
-
-    #[inline]
-    fn new(archetype: &'a Archetype, writable: bool) -> Self {
+    fn new(archetype: &'a Archetype, plan: PlannedColumns<'p>, writable: bool) -> Self {
         ColumnAccess {
             archetype,
             writable,
-            shared: ColumnBits::default(),
-            exclusive: ColumnBits::default(),
+            takes: plan.0.iter(),
         }
     }
 
     /// The number of rows in each chunk, in order.
     #[inline]
     pub(crate) fn chunk_lens(&self) -> ChunkLens<'a> {
-        ChunkLens {
-            archetype: self.archetype,
-            next: 0,
-        }
-    }
-
-    /// Whether the archetype has component `id`.
-    #[inline]
-    pub(crate) fn has(&self, id: ComponentId) -> bool {
-        self.archetype.column_index(id).is_some()
+        ChunkLens(ChunkCursor::new(self.archetype))
     }
 
     /// The entity array of each chunk.
     #[inline]
     pub(crate) fn entities(&self) -> EntityChunks<'a> {
-        EntityChunks {
-            archetype: self.archetype,
-            next: 0,
-        }
+        EntityChunks(ChunkCursor::new(self.archetype))
     }
 
-    /// Takes the column of `id` for reading if it holds `T`s and is not
-    /// taken for writing.
+    /// Takes the plan's next column, for writing if `write`: `None` if the
+    /// plan is used up, or `write` and the plan or the access cannot write
+    /// it, or the archetype's column does not hold `T`s; `Some(None)` if the
+    /// archetype lacks the component.
     #[inline(always)]
-    fn borrow_shared<T: 'static>(&mut self, id: ComponentId) -> Option<usize> {
-        let col = self.archetype.typed_column::<T>(id)?;
-        if self.exclusive.contains(col) {
+    fn take<T: 'static>(&mut self, write: bool) -> Option<Option<usize>> {
+        let &(id, planned_write) = self.takes.next()?;
+        if write && !(self.writable && planned_write) {
             return None;
         }
-        self.shared.insert(col);
-        Some(col)
-    }
-
-    /// Takes the column of `id` for writing if it holds `T`s, the access can
-    /// write, and the column is not taken yet.
-    #[inline(always)]
-    fn borrow_exclusive<T: 'static>(&mut self, id: ComponentId) -> Option<usize> {
-        let col = self.archetype.typed_column::<T>(id)?;
-        if !self.writable || self.shared.contains(col) || self.exclusive.contains(col) {
-            return None;
+        match self.archetype.column_index(id) {
+            None => Some(None),
+            Some(col) => self.archetype.column_holds::<T>(col).then_some(Some(col)),
         }
-        self.exclusive.insert(col);
-        Some(col)
     }
 
-    /// The column of `id`, if it holds `T`s, for reading. `None` if the
-    /// archetype lacks it or it is already taken for writing.
+    /// The plan's next column, for reading: `None` if refused (see
+    /// [`take`](Self::take)), `Some(None)` if the archetype lacks it.
     #[inline]
-    pub(crate) fn read<T: 'static>(&mut self, id: ComponentId) -> Option<ColumnChunks<'a, T>> {
-        let col = self.borrow_shared::<T>(id)?;
-        Some(ColumnChunks {
-            archetype: self.archetype,
+    pub(crate) fn read<T: 'static>(&mut self) -> Option<Option<ColumnChunks<'a, T>>> {
+        Some(self.take::<T>(false)?.map(|col| ColumnChunks {
+            chunks: ChunkCursor::new(self.archetype),
             offset: self.archetype.column_geometry(col).0,
-            next: 0,
             _values: PhantomData,
-        })
+        }))
     }
 
-    /// The column of `id`, if it holds `T`s, for writing. `None` if the
-    /// archetype lacks it, the access is read-only, or the column is already
-    /// taken.
+    /// The plan's next column, for writing: `None` if refused (see
+    /// [`take`](Self::take)), `Some(None)` if the archetype lacks it.
     #[inline]
-    pub(crate) fn write<T: 'static>(&mut self, id: ComponentId) -> Option<ColumnChunksMut<'a, T>> {
-        let col = self.borrow_exclusive::<T>(id)?;
-        Some(ColumnChunksMut {
-            archetype: self.archetype,
+    pub(crate) fn write<T: 'static>(&mut self) -> Option<Option<ColumnChunksMut<'a, T>>> {
+        Some(self.take::<T>(true)?.map(|col| ColumnChunksMut {
+            chunks: ChunkCursor::new(self.archetype),
             offset: self.archetype.column_geometry(col).0,
-            next: 0,
             _values: PhantomData,
-        })
+        }))
     }
 
     /// The entity at `row`, if it is a live row.
@@ -172,36 +157,38 @@ impl<'a> ColumnAccess<'a> {
         self.archetype.entity_at(row)
     }
 
-    /// The `T` of component `id` at `row`, for reading (taking the column as
-    /// [`read`](ColumnAccess::read) does). `None` if `row` is not live or the
-    /// column cannot be read.
+    /// The value at `row` of the plan's next column, for reading: `None` if
+    /// `row` is not live or the column is refused, `Some(None)` if the
+    /// archetype lacks it.
     #[inline]
-    pub(crate) fn read_row<T: 'static>(&mut self, id: ComponentId, row: u32) -> Option<&'a T> {
+    pub(crate) fn read_row<T: 'static>(&mut self, row: u32) -> Option<Option<&'a T>> {
         if !self.archetype.contains_row(row) {
             return None;
         }
-        let col = self.borrow_shared::<T>(id)?;
-        // SAFETY: column `col` holds `T`s (checked by `borrow_shared`) and `row` is
-        // live, so the value is initialised and aligned. The column is borrowed
-        // shared for `'a` (never exclusively), and the archetype is borrowed for
-        // `'a`, so no `&mut` to it exists meanwhile.
-        Some(unsafe { &*self.archetype.value_ptr(col, row).cast::<T>() })
+        Some(self.take::<T>(false)?.map(|col| {
+            // SAFETY: column `col` holds `T`s (checked by `take`) and `row` is
+            // live, so the value is initialised and aligned. The plan names no
+            // column both written and read, and the archetype is borrowed for
+            // `'a`, so no `&mut` to it exists meanwhile.
+            unsafe { &*self.archetype.value_ptr(col, row).cast::<T>() }
+        }))
     }
 
-    /// The `T` of component `id` at `row`, for writing (taking the column as
-    /// [`write`](ColumnAccess::write) does). `None` if `row` is not live or the
-    /// column cannot be written.
+    /// The value at `row` of the plan's next column, for writing: `None` if
+    /// `row` is not live or the column is refused, `Some(None)` if the
+    /// archetype lacks it.
     #[inline]
-    pub(crate) fn write_row<T: 'static>(&mut self, id: ComponentId, row: u32) -> Option<&'a mut T> {
+    pub(crate) fn write_row<T: 'static>(&mut self, row: u32) -> Option<Option<&'a mut T>> {
         if !self.archetype.contains_row(row) {
             return None;
         }
-        let col = self.borrow_exclusive::<T>(id)?;
-        // SAFETY: as in `read_row` for type, initialisation and alignment.
-        // Uniqueness: the access was made from `&'a mut Archetype` (`writable`) and
-        // the column was taken once, only for writing, so this is the only
-        // reference to any of its values for `'a`.
-        Some(unsafe { &mut *self.archetype.value_ptr(col, row).cast::<T>() })
+        Some(self.take::<T>(true)?.map(|col| {
+            // SAFETY: as in `read_row` for type, initialisation and alignment.
+            // Uniqueness: the access was made from `&'a mut Archetype`
+            // (`writable`), and the plan names a written column once, so this is
+            // the only reference to any of its values for `'a`.
+            unsafe { &mut *self.archetype.value_ptr(col, row).cast::<T>() }
+        }))
     }
 }
 
@@ -275,51 +262,71 @@ impl<'a> RowAccess<'a> {
     }
 }
 
+/// The chunks of an archetype in use, in order, each with its first byte
+/// and its live row count: what every per-chunk iterator below walks. Every
+/// chunk but the last is full, so the counts follow from the row total.
+#[derive(Clone)]
+struct ChunkCursor<'a> {
+    chunks: std::slice::Iter<'a, Chunk>,
+    /// Live rows in the chunks not visited yet.
+    left: usize,
+    /// Rows per chunk.
+    rows: usize,
+}
+
+impl<'a> ChunkCursor<'a> {
+    #[inline]
+    fn new(archetype: &'a Archetype) -> Self {
+        ChunkCursor {
+            chunks: archetype.chunks().iter(),
+            left: archetype.len(),
+            rows: archetype.rows_per_chunk(),
+        }
+    }
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(*mut u8, usize)> {
+        let chunk = self.chunks.next()?;
+        let len = self.left.min(self.rows);
+        self.left -= len;
+        Some((chunk.base(), len))
+    }
+}
+
 /// The number of rows in each chunk of an archetype, in order.
 #[derive(Clone)]
-pub struct ChunkLens<'a> {
-    archetype: &'a Archetype,
-    next: usize,
-}
+pub struct ChunkLens<'a>(ChunkCursor<'a>);
 
 impl Iterator for ChunkLens<'_> {
     type Item = usize;
 
     #[inline]
     fn next(&mut self) -> Option<usize> {
-        if self.next >= self.archetype.chunk_count() {
-            return None;
-        }
-        self.next += 1;
-        Some(self.archetype.rows_in_chunk(self.next - 1))
+        self.0.next().map(|(_, len)| len)
     }
 }
 
 /// The entity array of each chunk of an archetype, in order.
-pub struct EntityChunks<'a> {
-    archetype: &'a Archetype,
-    next: usize,
-}
+pub struct EntityChunks<'a>(ChunkCursor<'a>);
 
 impl<'a> Iterator for EntityChunks<'a> {
     type Item = &'a [Entity];
 
     #[inline]
     fn next(&mut self) -> Option<&'a [Entity]> {
-        if self.next >= self.archetype.chunk_count() {
-            return None;
-        }
-        self.next += 1;
-        Some(self.archetype.chunk_entities(self.next - 1))
+        let (base, len) = self.0.next()?;
+        // SAFETY: the first `len` entity slots of a chunk in use are
+        // initialised, aligned (offset 0 of a chunk aligned at least for
+        // `Entity`), and not written while the archetype is borrowed (`'a`).
+        Some(unsafe { std::slice::from_raw_parts(base.cast::<Entity>(), len) })
     }
 }
 
 /// One column's values, chunk by chunk, shared.
 pub struct ColumnChunks<'a, T> {
-    archetype: &'a Archetype,
+    chunks: ChunkCursor<'a>,
     /// The column's offset in a chunk.
     offset: usize,
-    next: usize,
     _values: PhantomData<&'a [T]>,
 }
 
@@ -328,29 +335,24 @@ impl<'a, T: 'static> Iterator for ColumnChunks<'a, T> {
 
     #[inline]
     fn next(&mut self) -> Option<&'a [T]> {
-        let chunk = self.next;
-        if chunk >= self.archetype.chunk_count() {
-            return None;
-        }
-        self.next += 1;
-        let (start, len) = self.archetype.column_start(self.offset, chunk);
-        // SAFETY: `ColumnAccess::read` checked that the column holds `T`s; the
+        let (base, len) = self.chunks.next()?;
+        // SAFETY: `ColumnAccess::take` checked that the column holds `T`s; the
         // first `len` values of the column in a chunk in use are initialised and
-        // contiguous from `start`, which is aligned for `T` (column offsets are
-        // aligned; zero-sized columns sit at the chunk's aligned base). The column
-        // is borrowed shared (never exclusively) for `'a`, and the archetype is
-        // borrowed for `'a`, so no `&mut` to these values exists meanwhile.
-        Some(unsafe { std::slice::from_raw_parts(start.cast::<T>(), len) })
+        // contiguous from `base + offset`, which is aligned for `T` (column
+        // offsets are aligned; zero-sized columns sit at the chunk's aligned
+        // base). The column is not written under the access's plan, and the
+        // archetype is borrowed for `'a`, so no `&mut` to these values exists
+        // meanwhile.
+        Some(unsafe { std::slice::from_raw_parts(base.wrapping_add(self.offset).cast::<T>(), len) })
     }
 }
 
 /// One column's values, chunk by chunk, exclusive: each chunk's slice is
 /// handed out once.
 pub struct ColumnChunksMut<'a, T> {
-    archetype: &'a Archetype,
+    chunks: ChunkCursor<'a>,
     /// The column's offset in a chunk.
     offset: usize,
-    next: usize,
     _values: PhantomData<&'a mut [T]>,
 }
 
@@ -359,36 +361,31 @@ impl<'a, T: 'static> Iterator for ColumnChunksMut<'a, T> {
 
     #[inline]
     fn next(&mut self) -> Option<&'a mut [T]> {
-        let chunk = self.next;
-        if chunk >= self.archetype.chunk_count() {
-            return None;
-        }
-        self.next += 1;
-        let (start, len) = self.archetype.column_start(self.offset, chunk);
+        let (base, len) = self.chunks.next()?;
         // SAFETY: as in `ColumnChunks::next` for type, initialisation and
         // alignment. Uniqueness: the `ColumnAccess` was made from `&'a mut
-        // Archetype` (`writable`), this column was taken once and only for
-        // writing, and `next` only moves forward, so each chunk's slice of this
-        // column is handed out once; slices of different chunks (separate
-        // allocations) or of different columns (disjoint byte ranges of a chunk)
-        // never overlap. The chunk memory is not freed or moved while the
-        // archetype is borrowed.
-        Some(unsafe { std::slice::from_raw_parts_mut(start.cast::<T>(), len) })
+        // Archetype` (`writable`), its plan names this written column once (so
+        // it was taken once), and the cursor only moves forward, so each
+        // chunk's slice of this column is handed out once; slices of different
+        // chunks (separate allocations) or of different columns (disjoint byte
+        // ranges of a chunk) never overlap. The chunk memory is not freed or
+        // moved while the archetype is borrowed.
+        Some(unsafe { std::slice::from_raw_parts_mut(base.wrapping_add(self.offset).cast::<T>(), len) })
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::ColumnBits;
+    use super::ColumnPlan;
+    use crate::component::ComponentId;
 
     #[test]
-    fn column_bits_hold_indices_below_and_above_64() {
-        let mut bits = ColumnBits::default();
-        for col in [0, 5, 63, 64, 65, 127, 128, 300] {
-            assert!(!bits.contains(col));
-            bits.insert(col);
-            assert!(bits.contains(col));
-        }
-        assert!(!bits.contains(1) && !bits.contains(62) && !bits.contains(66) && !bits.contains(299));
+    fn a_plan_refuses_a_written_component_named_again() {
+        let [a, b] = [0, 1].map(ComponentId::from_index);
+        assert!(ColumnPlan::new([(a, true), (b, false), (b, false)]).is_ok());
+        assert_eq!(ColumnPlan::new([(a, false), (b, true), (a, false)]).err(), None);
+        assert_eq!(ColumnPlan::new([(a, true), (b, false), (a, false)]).err(), Some(a));
+        assert_eq!(ColumnPlan::new([(b, false), (a, true), (a, true)]).err(), Some(a));
+        assert_eq!(ColumnPlan::new([(b, false), (a, false), (b, true)]).err(), Some(b));
     }
 }

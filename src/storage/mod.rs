@@ -19,7 +19,8 @@
 //!   value moves;
 //! - `spawn.rs`: bundle plans and `RowWriter`, which write new rows;
 //! - `moves.rs`: moving rows along transitions and out of storage;
-//! - `columns.rs`: the column borrows queries take, chunk by chunk;
+//! - `columns.rs`: the columns queries take, chunk by chunk, as a plan
+//!   checked once per query says;
 //! - `chunk.rs`, `type_info.rs`, `location.rs`, `bitset.rs`, `stats.rs`: the
 //!   raw chunk memory, type-erased values, row addresses, component sets and
 //!   memory statistics.
@@ -39,6 +40,10 @@
 //!   column's `TypeId` with `T` before casting (`RowWriter::put` compares with
 //!   the type its bundle plan recorded from the column).
 //! - Row locations are checked (`Archetype::contains_row`) before they are read.
+//! - A query's column borrows cannot alias: `ColumnPlan::new` refuses a plan
+//!   that writes a component and names it again, each `ColumnAccess` (one
+//!   per borrow of an archetype) takes each planned column once, and only a
+//!   `ColumnAccess` made from `&mut Archetype` writes.
 //! - A move between archetypes only follows edges built here, from
 //!   `set.with(c)` / `set.without(c)`, so the source and target columns differ
 //!   by exactly that one component.
@@ -68,6 +73,7 @@ pub(crate) use archetype::Archetype;
 pub(crate) use archetypes::{Archetypes, Visit};
 pub use bitset::ComponentSet;
 pub use chunk::CHUNK_BYTES;
+pub(crate) use columns::ColumnPlan;
 pub use columns::{ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowAccess};
 pub(crate) use edges::TransitionId;
 pub(crate) use location::{ArchetypeId, Location};
@@ -75,7 +81,7 @@ pub(crate) use moves::Moved;
 pub(crate) use spawn::BundleId;
 pub use spawn::RowWriter;
 pub use stats::StorageStats;
-pub(crate) use type_info::{ErasedRef, TypeInfo};
+pub(crate) use type_info::{ErasedRef, TypeIdHasher, TypeInfo};
 
 #[cfg(test)]
 mod tests;

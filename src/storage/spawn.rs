@@ -3,7 +3,6 @@
 //! element by element and removes it if it is dropped half written.
 
 use std::any::TypeId;
-use std::hash::Hasher;
 use std::mem::ManuallyDrop;
 
 use super::archetype::Archetype;
@@ -27,26 +26,6 @@ pub(crate) struct BundleId(u32);
 pub(super) struct BundlePlan {
     archetype: ArchetypeId,
     columns: Box<[ColumnSlot]>,
-}
-
-/// `TypeId`s are hashes already: use their bits instead of hashing them again.
-#[derive(Default)]
-pub(super) struct TypeIdHasher(u64);
-
-impl Hasher for TypeIdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
-        }
-    }
-
-    fn write_u64(&mut self, value: u64) {
-        self.0 ^= value;
-    }
 }
 
 impl Archetypes {

@@ -495,20 +495,44 @@ fn column_access_refuses_aliasing_and_hands_out_every_chunk_once() {
     let a = f.storage.archetype_mut(arch);
     let chunks = a.chunk_count();
     assert!(chunks > 2);
-    let mut access = ColumnAccess::exclusive(a);
+    // A plan writing a component and naming it again is refused.
+    assert_eq!(
+        ColumnPlan::new([(id(U64), true), (id(U64), false)]).err(),
+        Some(id(U64))
+    );
+    assert_eq!(
+        ColumnPlan::new([(id(WIDE), false), (id(WIDE), true)]).err(),
+        Some(id(WIDE))
+    );
+    let plan = ColumnPlan::new([
+        (id(U64), true),
+        (id(BIG), true),
+        (id(MARKER), true),
+        (id(TRACKED), false),
+        (id(TRACKED), false),
+        (id(TRACKED), false),
+        (id(TRACKED), false),
+        (id(WIDE), true),
+        (id(HUGE), false),
+    ])
+    .unwrap();
+    let mut access = ColumnAccess::exclusive(a, plan.columns());
     let lens: Vec<usize> = access.chunk_lens().collect();
     assert_eq!(lens.len(), chunks);
     let ents = access.entities();
-    let mut u = access.write::<u64>(id(U64)).unwrap();
-    assert!(access.write::<u64>(id(U64)).is_none());
-    assert!(access.read::<u64>(id(U64)).is_none());
-    let mut big = access.write::<Big>(id(BIG)).unwrap();
-    let mut mark = access.write::<Marker>(id(MARKER)).unwrap();
-    let tracked = access.read::<Tracked>(id(TRACKED)).unwrap();
-    let tracked2 = access.read::<Tracked>(id(TRACKED)).unwrap();
-    assert!(access.write::<Tracked>(id(TRACKED)).is_none());
-    assert!(access.read::<u8>(id(WIDE)).is_none(), "wrong type refused");
-    let mut wide = access.write::<Wide>(id(WIDE)).unwrap();
+    let mut u = access.write::<u64>().unwrap().unwrap();
+    let mut big = access.write::<Big>().unwrap().unwrap();
+    let mut mark = access.write::<Marker>().unwrap().unwrap();
+    assert!(
+        access.write::<Tracked>().is_none(),
+        "a column planned for reading is not written"
+    );
+    assert!(access.read::<u8>().is_none(), "wrong type refused");
+    let tracked = access.read::<Tracked>().unwrap().unwrap();
+    let tracked2 = access.read::<Tracked>().unwrap().unwrap();
+    let mut wide = access.write::<Wide>().unwrap().unwrap();
+    assert!(access.read::<Huge>().unwrap().is_none(), "the archetype lacks it");
+    assert!(access.read::<u64>().is_none(), "the plan is used up");
     // Every chunk slice of every column can be held at once: they are disjoint.
     let mut all = Vec::new();
     for ((((((len, e), u), b), m), t), (w, t2)) in lens
@@ -542,10 +566,18 @@ fn column_access_refuses_aliasing_and_hands_out_every_chunk_once() {
     }
     drop(all);
     let shared = f.storage.iter().find(|a| a.id() == arch).unwrap();
-    let mut ro = ColumnAccess::shared(shared);
-    assert!(ro.write::<u64>(id(U64)).is_none());
+    let write_plan = ColumnPlan::new([(id(U64), true)]).unwrap();
+    assert!(
+        ColumnAccess::shared(shared, write_plan.columns())
+            .write::<u64>()
+            .is_none(),
+        "a shared access never writes"
+    );
+    let read_plan = ColumnPlan::reading([id(U64)]);
+    let mut ro = ColumnAccess::shared(shared, read_plan.columns());
     let total: usize = ro
-        .read::<u64>(id(U64))
+        .read::<u64>()
+        .unwrap()
         .unwrap()
         .map(|s| {
             assert!(s.iter().all(|&v| v >= 1000));

@@ -4,6 +4,7 @@
 
 use std::alloc::Layout;
 use std::any::TypeId;
+use std::hash::Hasher;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
@@ -142,5 +143,25 @@ impl<'a> ErasedRef<'a> {
     #[inline]
     pub(crate) fn type_id(self) -> TypeId {
         self.type_id
+    }
+}
+
+/// `TypeId`s are hashes already: use their bits instead of hashing them again.
+#[derive(Default)]
+pub(crate) struct TypeIdHasher(u64);
+
+impl Hasher for TypeIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 ^= value;
     }
 }

@@ -1,0 +1,120 @@
+//! `QueryPlan` and `QueryPlans`: what a query type needs on every call (its
+//! column plan, its required components, the archetypes that have them),
+//! worked out once per context and kept current as archetypes appear.
+//!
+//! `query_mut` makes and updates the plan of its query type, so a query run
+//! every frame starts with a hash lookup rather than building its access,
+//! checking it for aliasing and choosing archetypes. `query` (on a shared
+//! context, which cannot update anything) uses the plan if it is current, and
+//! otherwise works one out for the call.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use smallvec::SmallVec;
+
+use super::param::{Access, QueryParam};
+use crate::component::ComponentId;
+use crate::error::Error;
+use crate::storage::{ArchetypeId, Archetypes, ColumnPlan, TypeIdHasher};
+
+/// One query type's plan.
+#[derive(Clone)]
+pub(crate) struct QueryPlan {
+    /// The columns its parameters take from each archetype.
+    pub(super) columns: ColumnPlan,
+    /// The components an entity must have (those not behind an `Option`).
+    pub(super) required: SmallVec<[ComponentId; 8]>,
+    /// Of the first `seen` archetypes, those with every required component,
+    /// in creation order.
+    pub(super) archetypes: Vec<ArchetypeId>,
+    seen: usize,
+}
+
+impl QueryPlan {
+    /// `Q`'s plan, with no archetype looked at yet; [`Error::QueryAliasing`]
+    /// (naming `context`) if `Q` writes a component it also names elsewhere.
+    pub(super) fn of<Q: QueryParam>(context: &'static str) -> Result<Self, Error> {
+        let access = Access::of::<Q>();
+        Ok(QueryPlan {
+            columns: access.plan(context)?,
+            required: access.required().collect(),
+            archetypes: Vec::new(),
+            seen: 0,
+        })
+    }
+
+    /// `Q`'s plan, for a query that only reads (so it cannot alias), with
+    /// no archetype looked at yet.
+    pub(crate) fn reading<Q: QueryParam>() -> Self {
+        let access = Access::of::<Q>();
+        QueryPlan {
+            columns: access.read_plan(),
+            required: access.required().collect(),
+            archetypes: Vec::new(),
+            seen: 0,
+        }
+    }
+
+    /// Whether `archetypes` (the list it was made for) has no archetype the
+    /// plan has not looked at.
+    #[inline]
+    pub(super) fn is_current(&self, archetypes: &Archetypes) -> bool {
+        self.seen == archetypes.len()
+    }
+
+    /// Looks at the archetypes created since the last call.
+    fn sync(&mut self, archetypes: &Archetypes) {
+        for archetype in archetypes.since(self.seen) {
+            if self.required.iter().all(|&id| archetype.set().contains(id)) {
+                self.archetypes.push(archetype.id());
+            }
+        }
+        self.seen = archetypes.len();
+    }
+}
+
+/// The plans of the query types run on one context, by query type.
+#[derive(Default)]
+pub(crate) struct QueryPlans {
+    by_type: HashMap<TypeId, usize, BuildHasherDefault<TypeIdHasher>>,
+    plans: Vec<QueryPlan>,
+}
+
+impl QueryPlans {
+    /// `Q`'s plan, made on first use and brought up to date with
+    /// `archetypes`; [`Error::QueryAliasing`] as [`QueryPlan::of`].
+    #[inline]
+    pub(crate) fn current<Q: QueryParam>(
+        &mut self,
+        archetypes: &Archetypes,
+        context: &'static str,
+    ) -> Result<&QueryPlan, Error> {
+        let index = match self.by_type.get(&TypeId::of::<Q::Key>()) {
+            Some(&index) => index,
+            None => self.insert::<Q>(context)?,
+        };
+        let plan = &mut self.plans[index];
+        if !plan.is_current(archetypes) {
+            plan.sync(archetypes);
+        }
+        Ok(plan)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn insert<Q: QueryParam>(&mut self, context: &'static str) -> Result<usize, Error> {
+        self.plans.push(QueryPlan::of::<Q>(context)?);
+        self.by_type.insert(TypeId::of::<Q::Key>(), self.plans.len() - 1);
+        Ok(self.plans.len() - 1)
+    }
+
+    /// `Q`'s plan if one was made and is up to date with `archetypes`.
+    #[inline]
+    pub(crate) fn get<Q: QueryParam>(&self, archetypes: &Archetypes) -> Option<&QueryPlan> {
+        let &index = self.by_type.get(&TypeId::of::<Q::Key>())?;
+        let plan = &self.plans[index];
+        plan.is_current(archetypes).then_some(plan)
+    }
+}
