@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 
 use common::{Counted, Counter, check};
 use proptest::prelude::*;
-use reactecs::CollectorSpec;
 use reactecs::prelude::*;
+use reactecs::{CollectorSpec, SubscriptionId};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Small(u8);
@@ -80,6 +80,21 @@ enum Op {
     ActivateIndex(usize),
     /// Removes one of the entity indices.
     RemoveIndex(usize),
+    /// Adds the `u8` to the entity's `Small` (false) or `Wide` (true) with
+    /// `modify`, or (with `true`) with `modify_with`, reading the entity's
+    /// other components through the same lookup.
+    Modify(usize, bool, u8, bool),
+    /// Reads the entity through its view (`entity_mut`), and writes its
+    /// `Small` and `Wide` back unchanged, silently.
+    View(usize),
+    /// Removes one of the collectors (while more than one is left).
+    RemoveCollector(usize),
+    /// Subscribes a context handler, or unsubscribes it if there is one:
+    /// replacements must then show values, or no longer.
+    Listen,
+    /// Subscribes a handler to one of the first groups, or unsubscribes it
+    /// if there is one.
+    ListenGroup(usize),
 }
 
 fn kind() -> impl Strategy<Value = Kind> {
@@ -115,6 +130,11 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<usize>().prop_map(Op::DeactivateIndex),
         2 => any::<usize>().prop_map(Op::ActivateIndex),
         1 => any::<usize>().prop_map(Op::RemoveIndex),
+        5 => (any::<usize>(), any::<bool>(), any::<u8>(), any::<bool>()).prop_map(|(e, wide, by, with)| Op::Modify(e, wide, by, with)),
+        3 => any::<usize>().prop_map(Op::View),
+        1 => any::<usize>().prop_map(Op::RemoveCollector),
+        1 => Just(Op::Listen),
+        1 => any::<usize>().prop_map(Op::ListenGroup),
     ]
 }
 
@@ -533,6 +553,12 @@ struct World {
     /// Groups, each with its membership rule over the model and the member set
     /// its events built.
     groups: Vec<(GroupId, MemberRule, Members)>,
+    /// Collectors removed by `Op::RemoveCollector`: their ids are unknown.
+    removed_collectors: Vec<CollectorId>,
+    /// The context subscription `Op::Listen` made, if any.
+    listening: Option<SubscriptionId>,
+    /// The group subscription `Op::ListenGroup` made, if any.
+    listening_group: Option<SubscriptionId>,
     /// The entity indices added, in order.
     indices: Vec<ModelIndex>,
     /// The ids of removed indices, unknown from then on.
@@ -596,6 +622,9 @@ impl World {
             groups: Vec::new(),
             indices: Vec::new(),
             removed_indices: Vec::new(),
+            removed_collectors: Vec::new(),
+            listening: None,
+            listening_group: None,
         };
         world.watch_groups();
         for which in 0..FIRST_COLLECTORS {
@@ -1168,7 +1197,116 @@ impl World {
                 index.id.remove(&mut self.game).unwrap();
                 self.removed_indices.push(index.id);
             }
+            Op::Modify(i, wide, by, with) => {
+                let Some(e) = self.pick(i) else { return };
+                let kind = if wide { Kind::Wide } else { Kind::Small };
+                let result = self.modify(e, kind, by, with);
+                let Some(values) = self.model.get(&e) else {
+                    return self.assert_not_alive(e, result);
+                };
+                let mut after = values.clone();
+                let Some(v) = after.get_mut(&kind) else {
+                    self.assert_quiet();
+                    let absent = if wide { "Wide" } else { "Small" };
+                    assert!(
+                        matches!(result, Err(Error::ComponentAbsent { component, .. }) if component == absent),
+                        "{result:?}"
+                    );
+                    return;
+                };
+                *v = v.wrapping_add(by);
+                self.change(e, after, Some(kind), result);
+            }
+            Op::View(i) => {
+                let Some(e) = self.pick(i) else { return };
+                let expected = self.model.get(&e).cloned();
+                let viewed = self.view(e);
+                match expected {
+                    Some(values) => {
+                        let viewed = viewed.unwrap();
+                        let present = |kind| values.get(&kind).copied();
+                        assert_eq!(viewed, [Kind::Small, Kind::Wide, Kind::Flag].map(present), "{e}");
+                        self.assert_quiet();
+                    }
+                    None => self.assert_not_alive(e, viewed.map(drop)),
+                }
+            }
+            Op::RemoveCollector(c) => {
+                if self.collectors.len() <= 1 {
+                    return;
+                }
+                let which = self.pick_collector(c);
+                self.clear(which);
+                let removed = self.collectors.remove(which);
+                self.game.remove_collector(removed.id).unwrap();
+                self.removed_collectors.push(removed.id);
+            }
+            Op::Listen => match self.listening.take() {
+                Some(id) => self.game.unsubscribe(id).unwrap(),
+                None => self.listening = Some(self.game.subscribe(|_| {})),
+            },
+            Op::ListenGroup(g) => match self.listening_group.take() {
+                Some(id) => self.game.unsubscribe(id).unwrap(),
+                None => {
+                    let (group, _, _) = self.groups[g % self.groups.len()];
+                    let handler = |event: &GroupEvent<'_>| {
+                        if let GroupEvent::Updated { old, new, .. } = event {
+                            assert_eq!(old.info().name(), new.info().name(), "an update keeps the component");
+                        }
+                    };
+                    self.listening_group = Some(self.game.subscribe_group(group, handler).unwrap());
+                }
+            },
         }
+    }
+
+    /// Adds `by` to the entity's `Small` or `Wide` with `modify`, or with
+    /// `modify_with` (which also reads, through the same lookup, the entity
+    /// handle and its other components, checked against the model).
+    fn modify(&mut self, e: Entity, kind: Kind, by: u8, with: bool) -> Result<(), Error> {
+        let expected = self.model.get(&e).cloned().unwrap_or_default();
+        let others = move |me: Entity, small: Option<&Small>, wide: Option<&Wide>, flag: Option<&Flag>| {
+            assert_eq!(me, e);
+            assert_eq!(small.map(|s| s.0), expected.get(&Kind::Small).copied());
+            assert_eq!(wide.map(|w| w.0[0] as u8), expected.get(&Kind::Wide).copied());
+            assert_eq!(flag.is_some(), expected.contains_key(&Kind::Flag));
+        };
+        let add = |w: &mut Wide| *w = Wide([u64::from((w.0[0] as u8).wrapping_add(by)); 9]);
+        match (kind, with) {
+            (Kind::Small, false) => self.game.modify(e, |s: &mut Small| s.0 = s.0.wrapping_add(by)),
+            (Kind::Small, true) => self
+                .game
+                .modify_with::<Small, (Entity, Option<&Wide>, Option<&Flag>), _>(e, |s, (me, w, f)| {
+                    others(me, Some(s), w, f);
+                    s.0 = s.0.wrapping_add(by);
+                }),
+            (_, false) => self.game.modify(e, add),
+            (_, true) => self
+                .game
+                .modify_with::<Wide, (Option<&Small>, Option<&Flag>, Entity), _>(e, |w, (s, f, me)| {
+                    others(me, s, Some(w), f);
+                    add(w);
+                }),
+        }
+    }
+
+    /// The entity's `Small`, `Wide` and `Flag` (as the model's values) read
+    /// through its view, whose `Small` and `Wide` are then written back
+    /// unchanged through `get_mut` and a query (silently).
+    fn view(&mut self, e: Entity) -> Result<[Option<u8>; 3], Error> {
+        let mut view = self.game.entity_mut(e)?;
+        assert_eq!(view.entity(), e);
+        let (me, small, wide, flag) = view.query::<(Entity, Option<&Small>, Option<&Wide>, Option<&Flag>)>()?;
+        assert_eq!(me, e);
+        let read = [small.map(|s| s.0), wide.map(|w| w.0[0] as u8), flag.map(|_| 0)];
+        if let Ok(small) = view.get_mut::<Small>() {
+            *small = Small(small.0);
+        }
+        if let (Some(wide), _) = view.query::<(Option<&mut Wide>, Option<&Small>)>()? {
+            *wide = Wide(wide.0);
+        }
+        assert_eq!(view.has::<Flag>(), read[2].is_some());
+        Ok(read)
     }
 
     fn pick_index(&self, i: usize) -> Option<usize> {
@@ -1384,6 +1522,10 @@ impl World {
 
     fn compare_collectors(&self) {
         assert_eq!(self.game.collectors().count(), self.collectors.len());
+        for &id in &self.removed_collectors {
+            let found = self.game.get_collector(id).err();
+            assert!(matches!(found, Some(Error::UnknownCollector { .. })), "{found:?}");
+        }
         for c in &self.collectors {
             let collector = self.game.get_collector(c.id).unwrap();
             assert_eq!(collector.entities(), c.entities.as_slice(), "{collector}");

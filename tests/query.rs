@@ -358,3 +358,37 @@ fn par_for_each_does_the_same_work_as_for_each() {
         assert_eq!(v.y, 1.0);
     }
 }
+
+#[cfg(feature = "parallel")]
+#[test]
+fn par_for_each_visits_every_row_once_whatever_the_batch_size() {
+    // Rows in several archetypes and chunks: batches split big chunks and
+    // group small ones; each row must be visited exactly once either way.
+    let mut game = Context::new();
+    let n = scale(5_000);
+    game.create_entities_with((0..n).map(|i| (pos(i as f32), vel(1.0))))
+        .unwrap();
+    game.create_entities_with((0..n / 3).map(|i| (pos(i as f32), vel(1.0), Frozen)))
+        .unwrap();
+    game.create_entities_with((0..7).map(|i| (pos(i as f32), Name(i.to_string()))))
+        .unwrap();
+    let total = n + n / 3 + 7;
+    for batch in [1, 7, 64, 1_000, total, 10 * total] {
+        let visits = AtomicUsize::new(0);
+        game.query_mut::<&mut Position>()
+            .unwrap()
+            .batch_size(batch)
+            .par_for_each(|p| {
+                p.y += 1.0;
+                visits.fetch_add(1, Ordering::Relaxed);
+            });
+        assert_eq!(visits.into_inner(), total, "batch {batch}");
+        let rows = AtomicUsize::new(0);
+        game.query::<&Position>().batch_size(batch).par_for_each_chunk(|chunk| {
+            assert!(chunk.len() <= batch, "a piece is at most a batch");
+            rows.fetch_add(chunk.len(), Ordering::Relaxed);
+        });
+        assert_eq!(rows.into_inner(), total, "batch {batch}");
+    }
+    assert!(game.query::<&Position>().iter().all(|p| p.y == 6.0));
+}
