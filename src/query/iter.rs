@@ -138,6 +138,17 @@ struct Batches<'w, Q: QueryParam, I> {
 type Batch<'w, Q> = smallvec::SmallVec<[(<Q as QueryParam>::Chunk<'w>, usize); 4]>;
 
 #[cfg(feature = "parallel")]
+impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> Batches<'w, Q, I> {
+    fn new(archetypes: I, batch: usize) -> Self {
+        Batches {
+            chunks: ChunkIter::new(archetypes),
+            batch: batch.max(1),
+            pending: None,
+        }
+    }
+}
+
+#[cfg(feature = "parallel")]
 impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> Iterator for Batches<'w, Q, I> {
     type Item = Batch<'w, Q>;
 
@@ -172,11 +183,7 @@ where
     I: Iterator<Item = ColumnAccess<'w, 'p>> + Send,
 {
     use rayon::iter::{ParallelBridge, ParallelIterator};
-    let batches = Batches::<Q, I> {
-        chunks: ChunkIter::new(archetypes),
-        batch: batch.max(1),
-        pending: None,
-    };
+    let batches = Batches::<Q, I>::new(archetypes, batch);
     batches.par_bridge().for_each(|batch| {
         for (chunk, len) in batch {
             Q::rows(chunk, len).for_each(&f);
@@ -193,11 +200,7 @@ where
     I: Iterator<Item = ColumnAccess<'w, 'p>> + Send,
 {
     use rayon::iter::{ParallelBridge, ParallelIterator};
-    let batches = Batches::<Q, I> {
-        chunks: ChunkIter::new(archetypes),
-        batch: batch.max(1),
-        pending: None,
-    };
+    let batches = Batches::<Q, I>::new(archetypes, batch);
     batches.par_bridge().for_each(|batch| {
         for (chunk, _) in batch {
             f(chunk);
