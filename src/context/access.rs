@@ -12,7 +12,7 @@ use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::matcher::Matcher;
 use crate::query::{Access, QueryParam};
-use crate::storage::{Archetype, ColumnAccess, ComponentSet};
+use crate::storage::{ArchetypeMut, ColumnAccess, ComponentSet};
 
 impl Context {
     /// The entity's `T`.
@@ -55,17 +55,13 @@ impl Context {
         let Some(at) = self.entities.location(entity) else {
             return Err(self.not_alive(entity));
         };
-        if self
-            .archetypes
-            .get(at.archetype)
-            .column_index(T::component_id())
-            .is_none()
-        {
+        let Some(column) = self.archetypes.get(at.archetype).column_index(T::component_id()) else {
             return Err(self.absent(entity, T::component_id()));
-        }
+        };
         Ok(self
             .archetypes
-            .get_mut(T::component_id(), at)
+            .lend_mut(at.archetype)
+            .into_mut_at(column, at.row)
             .expect("the entity's live row has a `T`"))
     }
 
@@ -165,7 +161,7 @@ impl Context {
             entity,
             context: self.name,
             row: at.row,
-            archetype: self.archetypes.archetype_mut(at.archetype),
+            archetype: self.archetypes.lend_mut(at.archetype),
         })
     }
 
@@ -209,7 +205,7 @@ pub struct EntityMut<'a> {
     entity: Entity,
     context: &'static str,
     row: u32,
-    archetype: &'a mut Archetype,
+    archetype: ArchetypeMut<'a>,
 }
 
 impl EntityMut<'_> {
@@ -259,13 +255,13 @@ impl EntityMut<'_> {
         if let Some(missing) = access.missing_in(self.archetype.set()) {
             return Err(self.absent(missing));
         }
-        let mut columns = ColumnAccess::exclusive(self.archetype, plan.columns());
+        let mut columns = ColumnAccess::exclusive(self.archetype.reborrow(), plan.columns());
         Ok(Q::fetch_row(&mut columns, self.row).expect("checked: present and not aliased"))
     }
 
     /// A read-only view of the entity.
     pub fn as_ref(&self) -> EntityRef<'_> {
-        EntityRef::new(self.entity, self.archetype, self.row)
+        EntityRef::new(self.entity, &self.archetype, self.row)
     }
 
     #[cold]

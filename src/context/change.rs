@@ -186,6 +186,8 @@ impl Context {
             return self.add(entity, value);
         };
         let Context {
+            name,
+            instance,
             retains,
             archetypes,
             routes,
@@ -195,10 +197,10 @@ impl Context {
             subscribers,
             ..
         } = self;
-        let archetype = archetypes.archetype_mut(at.archetype);
+        let archetype = archetypes.lend_mut(at.archetype);
         let columns = archetype.column_count();
         let slot = archetype
-            .get_mut_at::<T>(column, at.row)
+            .into_mut_at::<T>(column, at.row)
             .expect("the entity's live row has a `T`");
         if routes.is_idle() {
             *slot = value;
@@ -211,61 +213,8 @@ impl Context {
             collectors.collect_each(&route.collectors, entity, retains);
             return Ok(());
         }
-        self.replace_routed(entity, at, column, value)
-    }
-
-    /// `replace` of a present `T` whose route re-keys indices or shows
-    /// values.
-    #[inline(never)]
-    fn replace_routed<T: Component>(
-        &mut self,
-        entity: Entity,
-        at: Location,
-        column: usize,
-        value: T,
-    ) -> Result<(), Error> {
-        let id = T::component_id();
-        let Context {
-            name,
-            instance,
-            retains,
-            archetypes,
-            routes,
-            groups,
-            collectors,
-            indices,
-            subscribers,
-            ..
-        } = self;
-        let archetype = archetypes.archetype_mut(at.archetype);
-        let columns = archetype.column_count();
-        let slot = archetype
-            .get_mut_at::<T>(column, at.row)
-            .expect("the entity's live row has a `T`");
-        let ask = ConsumerView::asker(collectors, indices, groups, subscribers);
-        let route = routes.of_replace(at.archetype, column, id, columns, ask);
-        if !route.indices.is_empty() {
-            let new = ComponentRef::new(T::component_info(), &value);
-            let keys = route.indices.iter().copied();
-            indices.prepare(keys, Some(entity), |c| (c == id).then_some(new), name)?;
-        }
-        let old = std::mem::replace(slot, value);
-        for &key in route.indices.iter() {
-            indices.refile(key, entity, retains);
-        }
-        for &key in route.collectors.iter() {
-            collectors.collect(key, entity, retains);
-        }
-        if route.shows_values() {
-            let new = ComponentRef::new(T::component_info(), &*slot);
-            Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers).replaced(
-                route,
-                entity,
-                new.sibling(&old),
-                new,
-            );
-        }
-        Ok(())
+        let dispatch = Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
+        replace_routed(dispatch, route, entity, slot, value)
     }
 
     /// Changes the entity's `T` in place through `&mut`, and tells observers
@@ -347,7 +296,7 @@ impl Context {
             let ask = ConsumerView::asker(collectors, indices, groups, subscribers);
             Some(routes.of_replace(at.archetype, column, id, columns, ask))
         };
-        let split = RowAccess::split::<T>(archetypes.archetype_mut(at.archetype), column, at.row);
+        let split = RowAccess::split::<T>(archetypes.lend_mut(at.archetype), column, at.row);
         let Some((value, Some(items))) = split.map(|(value, row)| (value, Q::read_row(&row))) else {
             // The row refuses a missing component and aliasing: say which.
             return Err(cannot_fetch::<T, Q>(archetypes.get(at.archetype).set(), name, entity));
@@ -456,7 +405,7 @@ impl Context {
             };
             let keep_old = route.shows_values() || !route.indices.is_empty();
             // `plan` takes `Q`'s columns, then `T`'s.
-            let mut columns = ColumnAccess::exclusive(archetypes.archetype_mut(archetype), plan.columns());
+            let mut columns = ColumnAccess::exclusive(archetypes.lend_mut(archetype), plan.columns());
             let lens = columns.chunk_lens();
             let mut entities = columns.entities();
             let (Some(mut state), Some(Some(mut values))) = (Q::fetch(&mut columns), columns.write::<T>()) else {
@@ -510,11 +459,41 @@ fn cannot_fetch<T: Component, Q: QueryParam>(set: &ComponentSet, context: &'stat
     }
 }
 
+/// `replace` of `entity`'s `slot` by `value` along a route that re-keys
+/// indices or shows values (out of line: the common routes are the lean
+/// ones). The indices check the new keys before anything changes.
+#[inline(never)]
+fn replace_routed<T: Component>(
+    mut dispatch: Dispatch<'_>,
+    route: &ReplaceRoute,
+    entity: Entity,
+    slot: &mut T,
+    value: T,
+) -> Result<(), Error> {
+    if !route.indices.is_empty() {
+        let id = T::component_id();
+        let new = ComponentRef::new(T::component_info(), &value);
+        let keys = route.indices.iter().copied();
+        let name = dispatch.name;
+        dispatch
+            .indices
+            .prepare(keys, Some(entity), |c| (c == id).then_some(new), name)?;
+    }
+    let old = std::mem::replace(slot, value);
+    dispatch.refile(route, entity);
+    dispatch.collect_updated(route, entity);
+    if route.shows_values() {
+        let new = ComponentRef::new(T::component_info(), &*slot);
+        dispatch.replaced(route, entity, new.sibling(&old), new);
+    }
+    Ok(())
+}
+
 /// After `value`, component `id` of `entity`, was changed in place (from
 /// `old`, cloned when the route shows values or has indices): the route's
 /// indices check and file the new keys (a refused key puts `old` back and
-/// is the error; a panicking key function puts `old` back and goes on),
-/// its collectors collect the entity, and its events fire.
+/// is the error; a panicking key function puts `old` back and the panic
+/// goes on), its collectors collect the entity, and its events fire.
 #[inline]
 fn changed<T: Component>(
     dispatch: &mut Dispatch<'_>,
@@ -534,11 +513,7 @@ fn changed<T: Component>(
                 .prepare(keys, Some(entity), |c| (c == id).then_some(new), name)
         }));
         match prepared {
-            Ok(Ok(())) => {
-                for &key in route.indices.iter() {
-                    dispatch.indices.refile(key, entity, dispatch.retains);
-                }
-            }
+            Ok(Ok(())) => dispatch.refile(route, entity),
             Ok(Err(refused)) => {
                 *value = old.expect("cloned for the indices");
                 return Err(refused);

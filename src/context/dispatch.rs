@@ -174,6 +174,14 @@ impl<'a> Dispatch<'a> {
         }
     }
 
+    /// A replacement's indices file `entity` under the keys they prepared.
+    #[inline]
+    pub(super) fn refile(&mut self, route: &ReplaceRoute, entity: Entity) {
+        for &key in route.indices.iter() {
+            self.indices.refile(key, entity, self.retains);
+        }
+    }
+
     /// A replacement's collectors collect `entity`.
     #[inline(always)]
     pub(super) fn collect_updated(&mut self, route: &ReplaceRoute, entity: Entity) {

@@ -329,7 +329,7 @@ impl Archetype {
 
     /// The `T` of component `id` at `row`, mutably.
     #[inline(always)]
-    pub(crate) fn get_mut<T: 'static>(&mut self, id: ComponentId, row: u32) -> Option<&mut T> {
+    pub(super) fn get_mut<T: 'static>(&mut self, id: ComponentId, row: u32) -> Option<&mut T> {
         let col = *self.column_of.get(id.index())?;
         let at = self.typed_slot::<T>(col as usize, row)?;
         // SAFETY: as in `get`; `&mut self` makes the borrow unique.
@@ -340,7 +340,7 @@ impl Archetype {
     /// [`column_index`](Archetype::column_index), for an access without a
     /// second lookup).
     #[inline(always)]
-    pub(crate) fn get_mut_at<T: 'static>(&mut self, col: usize, row: u32) -> Option<&mut T> {
+    pub(super) fn get_mut_at<T: 'static>(&mut self, col: usize, row: u32) -> Option<&mut T> {
         let at = self.typed_slot::<T>(col, row)?;
         // SAFETY: as in `get`; `&mut self` makes the borrow unique.
         Some(unsafe { &mut *at })
@@ -517,6 +517,44 @@ pub(super) unsafe fn copy_value(src: *const u8, dst: *mut u8, size: usize) {
             64 => ptr::copy_nonoverlapping(src, dst, 64),
             _ => ptr::copy_nonoverlapping(src, dst, size),
         }
+    }
+}
+
+/// Exclusive access to one archetype, as storage lends it out: reads
+/// through `Deref`, writes through its own methods (and `ColumnAccess`,
+/// `RowAccess`). It never hands out `&mut Archetype`, so code outside
+/// storage cannot move or swap an archetype out from under the edge and
+/// bundle plans that record its layout by its place in the list.
+pub(crate) struct ArchetypeMut<'a>(pub(super) &'a mut Archetype);
+
+impl std::ops::Deref for ArchetypeMut<'_> {
+    type Target = Archetype;
+
+    #[inline(always)]
+    fn deref(&self) -> &Archetype {
+        self.0
+    }
+}
+
+impl<'a> ArchetypeMut<'a> {
+    /// The access again, for a shorter borrow.
+    #[inline(always)]
+    pub(crate) fn reborrow(&mut self) -> ArchetypeMut<'_> {
+        ArchetypeMut(self.0)
+    }
+
+    /// The `T` of component `id` at `row`, mutably.
+    #[inline(always)]
+    pub(crate) fn get_mut<T: 'static>(&mut self, id: ComponentId, row: u32) -> Option<&mut T> {
+        self.0.get_mut(id, row)
+    }
+
+    /// The `T` of column `col` at `row`, mutably, for all of `'a` (a column
+    /// index from [`column_index`](Archetype::column_index), for an access
+    /// without a second lookup).
+    #[inline(always)]
+    pub(crate) fn into_mut_at<T: 'static>(self, col: usize, row: u32) -> Option<&'a mut T> {
+        self.0.get_mut_at(col, row)
     }
 }
 

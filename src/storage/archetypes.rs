@@ -8,7 +8,7 @@ use std::hash::BuildHasherDefault;
 
 use indexmap::IndexMap;
 
-use super::archetype::Archetype;
+use super::archetype::{Archetype, ArchetypeMut};
 use super::bitset::ComponentSet;
 use super::edges::Transition;
 use super::location::ArchetypeId;
@@ -83,8 +83,14 @@ impl Archetypes {
     }
 
     #[inline(always)]
-    pub(crate) fn archetype_mut(&mut self, id: ArchetypeId) -> &mut Archetype {
+    pub(super) fn archetype_mut(&mut self, id: ArchetypeId) -> &mut Archetype {
         &mut self.list[id.index()]
+    }
+
+    /// Exclusive access to archetype `id`.
+    #[inline(always)]
+    pub(crate) fn lend_mut(&mut self, id: ArchetypeId) -> ArchetypeMut<'_> {
+        ArchetypeMut(self.archetype_mut(id))
     }
 
     /// The archetypes `visit` names, in creation order.
@@ -215,10 +221,10 @@ pub(crate) struct VisitMut<'a> {
 }
 
 impl<'a> Iterator for VisitMut<'a> {
-    type Item = &'a mut Archetype;
+    type Item = ArchetypeMut<'a>;
 
     #[inline]
-    fn next(&mut self) -> Option<&'a mut Archetype> {
+    fn next(&mut self) -> Option<ArchetypeMut<'a>> {
         let id = self.ids.next()?.index();
         let skip = id
             .checked_sub(self.offset)
@@ -227,6 +233,6 @@ impl<'a> Iterator for VisitMut<'a> {
         let (archetype, after) = rest.get_mut(skip..)?.split_first_mut()?;
         self.rest = after;
         self.offset = id + 1;
-        Some(archetype)
+        Some(ArchetypeMut(archetype))
     }
 }

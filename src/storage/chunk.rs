@@ -93,7 +93,7 @@ pub(super) struct Chunk {
 // `&`/`&mut` values only through borrows of itself.
 unsafe impl Send for Chunk {}
 // SAFETY: as for `Send`. The owning archetype writes chunk memory only through
-// `&mut self`, or through a `ColumnAccess` made from `&mut Archetype`, which hands
+// `&mut self`, or through a `ColumnAccess` made from an `ArchetypeMut`, which hands
 // out each column's slice of each chunk once (so threads given different chunks'
 // slices never touch the same bytes, and nothing else can reach the archetype
 // meanwhile). Otherwise shared access from several threads only reads.

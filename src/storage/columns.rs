@@ -8,7 +8,7 @@ use std::marker::PhantomData;
 
 use smallvec::SmallVec;
 
-use super::archetype::Archetype;
+use super::archetype::{Archetype, ArchetypeMut};
 use super::chunk::Chunk;
 use crate::component::ComponentId;
 use crate::entity::Entity;
@@ -63,13 +63,13 @@ pub struct PlannedColumns<'p>(&'p [(ComponentId, bool)]);
 /// column, once.
 ///
 /// Made from `&'a Archetype` (`ColumnAccess::shared`: reads only) or from
-/// `&'a mut Archetype` (`ColumnAccess::exclusive`: reads, and writes of the
+/// an `ArchetypeMut<'a>` (`ColumnAccess::exclusive`: reads, and writes of the
 /// columns the plan marks written).
 ///
 /// The plan only prevents aliasing because there is one `ColumnAccess` per
 /// exclusive borrow, whose cursor only moves forward: it must never be
-/// `Clone` or `Copy`, and `exclusive` must keep taking the `&'a mut
-/// Archetype` by value.
+/// `Clone` or `Copy`, and `exclusive` must keep taking the `ArchetypeMut`
+/// by value.
 pub struct ColumnAccess<'a, 'p> {
     archetype: &'a Archetype,
     writable: bool,
@@ -88,8 +88,8 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
     /// `&mut` is held for `'a`, so nothing else reads or writes the archetype
     /// meanwhile.
     #[inline]
-    pub(crate) fn exclusive(archetype: &'a mut Archetype, plan: PlannedColumns<'p>) -> Self {
-        Self::new(archetype, plan, true)
+    pub(crate) fn exclusive(archetype: ArchetypeMut<'a>, plan: PlannedColumns<'p>) -> Self {
+        Self::new(archetype.0, plan, true)
     }
 
     #[inline]
@@ -209,7 +209,8 @@ impl<'a> RowAccess<'a> {
     /// Column `col` of live `row`, mutably, if it holds `T`s, and the rest of
     /// the row for reading.
     #[inline(always)]
-    pub(crate) fn split<T: 'static>(archetype: &'a mut Archetype, col: usize, row: u32) -> Option<(&'a mut T, Self)> {
+    pub(crate) fn split<T: 'static>(archetype: ArchetypeMut<'a>, col: usize, row: u32) -> Option<(&'a mut T, Self)> {
+        let archetype = archetype.0;
         if !archetype.column_holds::<T>(col) || !archetype.contains_row(row) {
             return None;
         }

@@ -43,7 +43,12 @@
 //! - A query's column borrows cannot alias: `ColumnPlan::new` refuses a plan
 //!   that writes a component and names it again, each `ColumnAccess` (one
 //!   per borrow of an archetype) takes each planned column once, and only a
-//!   `ColumnAccess` made from `&mut Archetype` writes.
+//!   `ColumnAccess` made from an `ArchetypeMut` writes.
+//! - No `&mut Archetype` leaves this module: exclusive access goes out as an
+//!   `ArchetypeMut`, which writes only through its own methods, so code
+//!   outside cannot swap or overwrite an archetype and leave the edge and
+//!   bundle plans (which record each archetype's layout by its place in the
+//!   list) describing another layout.
 //! - A move between archetypes only follows edges built here, from
 //!   `set.with(c)` / `set.without(c)`, so the source and target columns differ
 //!   by exactly that one component.
@@ -69,7 +74,7 @@ mod spawn;
 mod stats;
 mod type_info;
 
-pub(crate) use archetype::Archetype;
+pub(crate) use archetype::{Archetype, ArchetypeMut};
 pub(crate) use archetypes::{Archetypes, Visit};
 pub use bitset::ComponentSet;
 pub use chunk::CHUNK_BYTES;

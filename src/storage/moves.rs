@@ -9,6 +9,7 @@ use super::archetype::{Archetype, copy_value};
 use super::archetypes::Archetypes;
 use super::edges::TransitionId;
 use super::location::Location;
+#[cfg(test)]
 use crate::component::ComponentId;
 use crate::entity::Entity;
 
@@ -163,12 +164,6 @@ impl Archetypes {
             Some(slot) => Ok(std::mem::replace(slot, value)),
             None => Err(value),
         }
-    }
-
-    /// Mutable access to the `T` of component `id` at `loc`.
-    #[inline(always)]
-    pub(crate) fn get_mut<T: 'static>(&mut self, id: ComponentId, loc: Location) -> Option<&mut T> {
-        self.archetype_mut(loc.archetype).get_mut(id, loc.row)
     }
 
     /// Removes the row at `loc`, dropping its values. Returns `None` if `loc` is

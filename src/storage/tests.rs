@@ -492,7 +492,7 @@ fn column_access_refuses_aliasing_and_hands_out_every_chunk_once() {
         f.despawn(*e);
     }
     let arch = f.storage.find_or_create(&set(&ids));
-    let a = f.storage.archetype_mut(arch);
+    let a = f.storage.lend_mut(arch);
     let chunks = a.chunk_count();
     assert!(chunks > 2);
     // A plan writing a component and naming it again is refused.
