@@ -680,3 +680,31 @@ fn reset_leaves_every_collector_empty_even_one_watching_removals() {
     assert_eq!(game.reset(), Ok(()), "a second reset is not refused");
     check(&game);
 }
+
+#[test]
+fn a_panicking_modify_each_has_collected_the_entities_it_wrote_before() {
+    // Lean route (a collector, nobody shown values): the chunk is written,
+    // then collected; a panic part way must still collect what was written,
+    // as `replace` one by one would have.
+    let mut game = game();
+    let entities: Vec<Entity> = (0..5)
+        .map(|i| game.create_entity_with(pos(i as f32)).unwrap())
+        .collect();
+    let positions = game.group(Matcher::all_of::<Position>());
+    let updated = game.collector(Matcher::all_of::<Position>().updated());
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        game.modify_each::<Position, ()>(positions, |p, ()| {
+            if p.x == 3.0 {
+                panic!("at the fourth");
+            }
+            p.x += 10.0;
+        })
+    }));
+    assert!(result.is_err());
+    let xs: Vec<f32> = entities.iter().map(|&e| game.get::<Position>(e).unwrap().x).collect();
+    assert_eq!(xs, [10.0, 11.0, 12.0, 3.0, 4.0]);
+    assert_eq!(collected(&game, updated), entities[..3]);
+    assert_eq!(game.retain_count(entities[2]), Ok(1));
+    assert_eq!(game.retain_count(entities[3]), Ok(0));
+    check(&game);
+}

@@ -312,7 +312,7 @@ impl Context {
                 let old = value.clone();
                 let result = f(value, items);
                 let mut dispatch = Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
-                changed(&mut dispatch, route, entity, value, Some(old), id)?;
+                changed(&mut dispatch, route, entity, value, old, id)?;
                 result
             }
         };
@@ -386,7 +386,7 @@ impl Context {
             ..
         } = self;
         let mut dispatch = Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
-        let idle = ReplaceRoute::default();
+        let idle = ReplaceRoute::idle();
         for at in 0.. {
             let Some(&archetype) = routes.membership().group(index).archetypes.get(at) else {
                 break;
@@ -403,7 +403,6 @@ impl Context {
             } else {
                 routes.of_replace(archetype, column, id, target.column_count(), dispatch.asker())
             };
-            let keep_old = route.shows_values() || !route.indices.is_empty();
             // `plan` takes `Q`'s columns, then `T`'s.
             let mut columns = ColumnAccess::exclusive(archetypes.lend_mut(archetype), plan.columns());
             let lens = columns.chunk_lens();
@@ -416,19 +415,29 @@ impl Context {
                 let rows = Q::rows(Q::next_chunk(&mut state, len), len);
                 let entity_chunk = entities.next().unwrap_or_default();
                 visited += chunk.len();
-                if !keep_old && route.indices.is_empty() {
+                if route.lean {
                     // Nothing to clone, check or show: write the chunk, then
-                    // the collectors take its entities.
-                    for (value, item) in chunk.iter_mut().zip(rows) {
-                        f(value, item);
-                    }
+                    // the collectors take its entities (if `f` panics, those
+                    // written before, as they would have one by one).
+                    let mut written = 0;
+                    let wrote = panic::catch_unwind(AssertUnwindSafe(|| {
+                        for (value, item) in chunk.iter_mut().zip(rows) {
+                            f(value, item);
+                            written += 1;
+                        }
+                    }));
                     for &key in route.collectors.iter() {
-                        dispatch.collectors.collect_all(key, entity_chunk, dispatch.retains);
+                        dispatch
+                            .collectors
+                            .collect_all(key, &entity_chunk[..written], dispatch.retains);
+                    }
+                    if let Err(payload) = wrote {
+                        panic::resume_unwind(payload);
                     }
                     continue;
                 }
                 for ((value, item), &entity) in chunk.iter_mut().zip(rows).zip(entity_chunk) {
-                    let old = keep_old.then(|| value.clone());
+                    let old = value.clone();
                     f(value, item);
                     changed(&mut dispatch, route, entity, value, old, id)?;
                 }
@@ -489,18 +498,18 @@ fn replace_routed<T: Component>(
     Ok(())
 }
 
-/// After `value`, component `id` of `entity`, was changed in place (from
-/// `old`, cloned when the route shows values or has indices): the route's
-/// indices check and file the new keys (a refused key puts `old` back and
-/// is the error; a panicking key function puts `old` back and the panic
-/// goes on), its collectors collect the entity, and its events fire.
+/// After `value`, component `id` of `entity`, was changed in place from
+/// `old`, along a route that is not lean: the route's indices check and file
+/// the new keys (a refused key puts `old` back and is the error; a panicking
+/// key function puts `old` back and the panic goes on), its collectors
+/// collect the entity, and its events fire.
 #[inline]
 fn changed<T: Component>(
     dispatch: &mut Dispatch<'_>,
     route: &ReplaceRoute,
     entity: Entity,
     value: &mut T,
-    old: Option<T>,
+    old: T,
     id: ComponentId,
 ) -> Result<(), Error> {
     if !route.indices.is_empty() {
@@ -515,18 +524,17 @@ fn changed<T: Component>(
         match prepared {
             Ok(Ok(())) => dispatch.refile(route, entity),
             Ok(Err(refused)) => {
-                *value = old.expect("cloned for the indices");
+                *value = old;
                 return Err(refused);
             }
             Err(payload) => {
-                *value = old.expect("cloned for the indices");
+                *value = old;
                 panic::resume_unwind(payload);
             }
         }
     }
     dispatch.collect_updated(route, entity);
     if route.shows_values() {
-        let old = old.expect("cloned for those who see values");
         let new = ComponentRef::new(T::component_info(), &*value);
         dispatch.replaced(route, entity, new.sibling(&old), new);
     }

@@ -170,6 +170,15 @@ pub(crate) struct ReplaceRoute {
 }
 
 impl ReplaceRoute {
+    /// The route of a replace when nothing observes the context: lean, with
+    /// nobody to tell.
+    pub(crate) fn idle() -> Self {
+        ReplaceRoute {
+            lean: true,
+            ..ReplaceRoute::default()
+        }
+    }
+
     /// Whether anyone must see the old and the new value.
     #[inline(always)]
     pub(crate) fn shows_values(&self) -> bool {
