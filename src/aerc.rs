@@ -22,8 +22,6 @@
 //! than users retained is still an error). In both modes the retains of
 //! collectors and reactive systems are counted apart from users', so no user
 //! release can take one.
-//!
-//! [`ContextBuilder::aerc`](crate::ContextBuilder::aerc): crate::ContextBuilder::aerc
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -31,6 +31,12 @@ impl ComponentId {
     pub fn info(self) -> Option<&'static ComponentInfo> {
         registry().get(self.index())
     }
+
+    /// The declared name of the component, `?` for an unknown id (what
+    /// errors name).
+    pub(crate) fn name(self) -> &'static str {
+        self.info().map_or("?", ComponentInfo::name)
+    }
 }
 
 impl fmt::Display for ComponentId {

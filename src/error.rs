@@ -1,6 +1,7 @@
 //! `Error`: every misuse of a context, as one enum.
 
 use crate::aerc::Owner;
+use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::id::{CollectorId, GroupId};
 
@@ -331,4 +332,16 @@ pub enum Error {
         /// The matcher, printed.
         matcher: String,
     },
+}
+
+impl Error {
+    /// [`Error::ComponentAbsent`] for component `id` of `entity`.
+    #[cold]
+    pub(crate) fn absent(context: &'static str, entity: Entity, id: ComponentId) -> Error {
+        Error::ComponentAbsent {
+            context,
+            entity,
+            component: id.name(),
+        }
+    }
 }

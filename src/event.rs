@@ -36,8 +36,6 @@
 //! directly, as each change's compiled route says, with no boxed closure on
 //! the hot path; a context with no subscriber, no group handler, no collector
 //! and no index pays one branch per change.
-//!
-//! [`Context::subscribe`](crate::Context::subscribe): crate::Context::subscribe
 
 use crate::component::ComponentRef;
 use crate::entity::Entity;

@@ -184,7 +184,7 @@ impl fmt::Display for Matcher {
             first = false;
             write!(f, "{label}(")?;
             for (i, id) in set.iter().enumerate() {
-                let name = id.info().map_or("?", |info| info.name());
+                let name = id.name();
                 write!(f, "{}{name}", if i == 0 { "" } else { ", " })?;
             }
             f.write_str(")")?;

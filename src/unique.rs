@@ -94,7 +94,7 @@ impl Uniques {
             if holders.as_slice() != self.holder(id).as_slice() {
                 return Err(format!(
                     "unique component {} is held by {holders:?} but recorded as {:?}",
-                    id.info().map_or("?", ComponentInfo::name),
+                    id.name(),
                     self.holder(id)
                 ));
             }
@@ -106,7 +106,7 @@ impl Uniques {
 fn held(context: &'static str, id: ComponentId, holder: Entity, entity: Option<Entity>) -> Error {
     Error::UniqueAlreadyHeld {
         context,
-        component: id.info().map_or("?", ComponentInfo::name),
+        component: id.name(),
         holder,
         entity,
     }

@@ -58,7 +58,10 @@ fn entity_displays_as_index_v_generation() {
     assert_eq!(e.to_string(), format!("{}v{}", e.index(), e.generation()));
     let other = game.create_entity();
     assert_eq!(other.index(), e.index() + 1, "a new slot");
-    assert_eq!(other.to_string(), format!("{}v{}", e.index() + 1, other.generation()));
+    assert_eq!(other.to_string(), format!("{}v{}", other.index(), other.generation()));
+    // Tags are creation numbers: never zero, and one per entity made.
+    assert_ne!(e.generation(), 0);
+    assert_eq!(other.generation(), e.generation() + 1);
 }
 
 #[test]

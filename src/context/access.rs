@@ -232,7 +232,7 @@ impl EntityMut<'_> {
         let (entity, context) = (self.entity, self.context);
         self.archetype
             .get_mut(T::component_id(), self.row)
-            .ok_or_else(|| absent(context, entity, T::component_id()))
+            .ok_or_else(|| Error::absent(context, entity, T::component_id()))
     }
 
     /// Whether the entity has a `T`.
@@ -266,17 +266,7 @@ impl EntityMut<'_> {
 
     #[cold]
     fn absent(&self, id: ComponentId) -> Error {
-        absent(self.context, self.entity, id)
-    }
-}
-
-/// [`Error::ComponentAbsent`] for component `id` of `entity`.
-#[cold]
-fn absent(context: &'static str, entity: Entity, id: ComponentId) -> Error {
-    Error::ComponentAbsent {
-        context,
-        entity,
-        component: id.info().map_or("?", |info| info.name()),
+        Error::absent(self.context, self.entity, id)
     }
 }
 

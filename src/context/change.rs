@@ -457,14 +457,7 @@ fn cannot_fetch<T: Component, Q: QueryParam>(set: &ComponentSet, context: &'stat
     access.add(T::component_id(), true, true);
     match access.why_not(set, context) {
         Err(aliasing) => aliasing,
-        Ok(missing) => Error::ComponentAbsent {
-            context,
-            entity,
-            component: missing
-                .unwrap_or(T::component_id())
-                .info()
-                .map_or("?", |info| info.name()),
-        },
+        Ok(missing) => Error::absent(context, entity, missing.unwrap_or(T::component_id())),
     }
 }
 

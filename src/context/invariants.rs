@@ -74,6 +74,13 @@ impl Context {
                 }
             }
         }
+        // A free slot keeps no retain (its next entity would inherit it).
+        let held: std::collections::HashSet<u32> = self.entities.held().map(|(e, _)| e.index()).collect();
+        if let Some(index) = (0..self.entities.slot_capacity() as u32).find(|index| {
+            !held.contains(index) && (self.retains.is_retained(*index) || !self.retains.owners(*index).is_empty())
+        }) {
+            return Err(format!("free slot {index} keeps a retain"));
+        }
         // Each collector holding an entity accounts for one internal retain
         // (reactive systems, outside the context, may hold more).
         let mut held: HashMap<Entity, u32> = HashMap::new();

@@ -158,7 +158,7 @@ impl Context {
             .register_bundle(Some(TypeId::of::<B>()), &ids)
             .map_err(|id| Error::DuplicateComponent {
                 context: self.name,
-                component: self.component_name(id),
+                component: id.name(),
             });
         self.routes.sync(&self.archetypes);
         plan

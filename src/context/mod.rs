@@ -212,11 +212,6 @@ impl Context {
         }
     }
 
-    /// The declared name of component `id`.
-    pub(crate) fn component_name(&self, id: ComponentId) -> &'static str {
-        id.info().map_or("?", ComponentInfo::name)
-    }
-
     /// [`Error::WrongContext`] unless this context accepts component `id`.
     #[inline(always)]
     pub(crate) fn check_accepts(&self, id: ComponentId) -> Result<(), Error> {
@@ -230,7 +225,7 @@ impl Context {
     fn wrong_context(&self, id: ComponentId) -> Error {
         Error::WrongContext {
             context: self.name,
-            component: self.component_name(id),
+            component: id.name(),
             declared: id.info().map_or(&[], ComponentInfo::contexts),
         }
     }
@@ -238,11 +233,7 @@ impl Context {
     /// [`Error::ComponentAbsent`] for component `id` of live `entity`.
     #[cold]
     pub(crate) fn absent(&self, entity: Entity, id: ComponentId) -> Error {
-        Error::ComponentAbsent {
-            context: self.name,
-            entity,
-            component: self.component_name(id),
-        }
+        Error::absent(self.name, entity, id)
     }
 }
 

@@ -12,13 +12,13 @@ impl Context {
     /// `game.query::<(Entity, &Position)>()`. See the [`query`](crate::query)
     /// module.
     ///
-    /// It uses the plan [`query_mut`](Context::query_mut) keeps for `Q` (which
-    /// archetypes to visit, which columns to take) if that is up to date, and
-    /// otherwise works one out for the call.
+    /// It uses the plan [`query_mut`](Context::query_mut) keeps for the same
+    /// `Q` (which columns to take; which archetypes to visit, if up to date),
+    /// and otherwise works one out for the call.
     pub fn query<Q: ReadOnlyQueryParam>(&self) -> Query<'_, Q> {
-        let plan = match self.queries.get::<Q>(&self.archetypes) {
+        let plan = match self.queries.get::<Q>() {
             Some(plan) => Cow::Borrowed(plan),
-            None => Cow::Owned(QueryPlan::reading::<Q>()),
+            None => Cow::Owned(QueryPlan::of::<Q>(self.name).expect("a query that only reads cannot alias")),
         };
         Query::new(
             &self.archetypes,

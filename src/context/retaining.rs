@@ -117,6 +117,10 @@ impl Context {
     /// (User code cannot release an internal retain, so it is there.)
     #[inline(always)]
     pub(crate) fn release_own(&mut self, entity: Entity) {
+        debug_assert!(
+            self.entities.holds_slot(entity),
+            "{entity} lost its slot while retained"
+        );
         let released = self.retains.release_internal(entity.index());
         debug_assert!(released, "{entity} was not retained by the context");
         // Only a destroyed entity's slot is freed: none is, unless some are
@@ -132,6 +136,10 @@ impl Context {
     /// Releases the context's retain on each of `entities` (emptied), then
     /// fires the `EntityReleased` events.
     pub(crate) fn release_all(&mut self, entities: &mut Vec<Entity>) {
+        debug_assert!(
+            entities.iter().all(|&e| self.entities.holds_slot(e)),
+            "an entity lost its slot while retained"
+        );
         self.retains.release_internal_all(entities);
         // Only a destroyed entity's slot is freed: none is, unless some are
         // kept for their retainers.

@@ -55,10 +55,6 @@ use crate::matcher::Matcher;
 /// assert!(game.entities_with(cells, &(7, 7))?.is_empty()); // a missing key: empty
 /// # Ok::<(), reactecs::Error>(())
 /// ```
-///
-/// [`Context::add_index`](crate::Context::add_index): crate::Context::add_index
-/// [`Context::index`](crate::Context::index): crate::Context::index
-/// [`Context::entities_with`](crate::Context::entities_with): crate::Context::entities_with
 pub struct EntityIndex<K> {
     core: IndexCore,
     keys: KeyFn<K>,

@@ -40,25 +40,28 @@ impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> Iterator f
             self.current = state.map(|state| (state, columns.chunk_lens()));
         }
     }
-}
 
-/// Calls `f` with each chunk of the archetypes `archetypes` yields, and its
-/// row count: the loop behind `for_each` and `for_each_chunk`.
-#[inline(always)]
-pub(super) fn for_each_chunk<'w, 'p, Q: QueryParam>(
-    archetypes: impl Iterator<Item = ColumnAccess<'w, 'p>>,
-    mut f: impl FnMut(Q::Chunk<'w>, usize),
-) {
-    for mut columns in archetypes {
-        // The query's filter checked the required components and `Access` the
-        // aliasing, so every visited archetype can be fetched.
-        let Some(mut state) = Q::fetch(&mut columns) else {
-            debug_assert!(false, "a query skipped an archetype it accepted");
-            continue;
-        };
-        for len in columns.chunk_lens() {
-            f(Q::next_chunk(&mut state, len), len);
+    /// One tight loop per archetype's chunks, without the per-chunk state
+    /// checks of `next`: what `for_each`, `for_each_chunk` and `RowIter`'s
+    /// `fold` run on.
+    #[inline]
+    fn fold<B, F: FnMut(B, Self::Item) -> B>(self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        if let Some((mut state, lens)) = self.current {
+            for len in lens {
+                acc = f(acc, (Q::next_chunk(&mut state, len), len));
+            }
         }
+        for mut columns in self.archetypes {
+            let Some(mut state) = Q::fetch(&mut columns) else {
+                debug_assert!(false, "a query skipped an archetype it accepted");
+                continue;
+            };
+            for len in columns.chunk_lens() {
+                acc = f(acc, (Q::next_chunk(&mut state, len), len));
+            }
+        }
+        acc
     }
 }
 
@@ -82,11 +85,9 @@ impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> Iterator f
 
     #[inline]
     fn fold<B, F: FnMut(B, Self::Item) -> B>(self, init: B, mut f: F) -> B {
-        let mut acc = self.rows.fold(init, &mut f);
-        for (chunk, len) in self.chunks {
-            acc = Q::rows(chunk, len).fold(acc, &mut f);
-        }
-        acc
+        let acc = self.rows.fold(init, &mut f);
+        self.chunks
+            .fold(acc, |acc, (chunk, len)| Q::rows(chunk, len).fold(acc, &mut f))
     }
 }
 

@@ -112,13 +112,8 @@ impl Access {
     pub(crate) fn plan(&self, context: &'static str) -> Result<ColumnPlan, Error> {
         ColumnPlan::new(self.entries.iter().map(|e| (e.id, e.write))).map_err(|id| Error::QueryAliasing {
             context,
-            component: id.info().map_or("?", |info| info.name()),
+            component: id.name(),
         })
-    }
-
-    /// The plan of a query that only reads (it cannot alias).
-    pub(crate) fn read_plan(&self) -> ColumnPlan {
-        ColumnPlan::reading(self.entries.iter().map(|e| e.id))
     }
 
     /// Whether an entity with components `set` has every required one.

@@ -5,11 +5,14 @@
 //! `query_mut` makes and updates the plan of its query type, so a query run
 //! every frame starts with a hash lookup rather than building its access,
 //! checking it for aliasing and choosing archetypes. `query` (on a shared
-//! context, which cannot update anything) uses the plan if it is current, and
-//! otherwise works one out for the call.
+//! context, which cannot update anything) uses the plan `query_mut` made for
+//! the same query type if there is one: its columns always, its archetype
+//! list if it is current (else the query finds its archetypes itself); with
+//! no plan, it works one out for the call.
 
 use std::any::TypeId;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::hash::BuildHasherDefault;
 
 use smallvec::SmallVec;
@@ -34,8 +37,9 @@ pub(crate) struct QueryPlan {
 
 impl QueryPlan {
     /// `Q`'s plan, with no archetype looked at yet; [`Error::QueryAliasing`]
-    /// (naming `context`) if `Q` writes a component it also names elsewhere.
-    pub(super) fn of<Q: QueryParam>(context: &'static str) -> Result<Self, Error> {
+    /// (naming `context`) if `Q` writes a component it also names elsewhere
+    /// (never for a query that only reads).
+    pub(crate) fn of<Q: QueryParam>(context: &'static str) -> Result<Self, Error> {
         let access = Access::of::<Q>();
         Ok(QueryPlan {
             columns: access.plan(context)?,
@@ -43,18 +47,6 @@ impl QueryPlan {
             archetypes: Vec::new(),
             seen: 0,
         })
-    }
-
-    /// `Q`'s plan, for a query that only reads (so it cannot alias), with
-    /// no archetype looked at yet.
-    pub(crate) fn reading<Q: QueryParam>() -> Self {
-        let access = Access::of::<Q>();
-        QueryPlan {
-            columns: access.read_plan(),
-            required: access.required().collect(),
-            archetypes: Vec::new(),
-            seen: 0,
-        }
     }
 
     /// Whether `archetypes` (the list it was made for) has no archetype the
@@ -78,8 +70,7 @@ impl QueryPlan {
 /// The plans of the query types run on one context, by query type.
 #[derive(Default)]
 pub(crate) struct QueryPlans {
-    by_type: HashMap<TypeId, usize, BuildHasherDefault<TypeIdHasher>>,
-    plans: Vec<QueryPlan>,
+    by_type: HashMap<TypeId, QueryPlan, BuildHasherDefault<TypeIdHasher>>,
 }
 
 impl QueryPlans {
@@ -91,30 +82,20 @@ impl QueryPlans {
         archetypes: &Archetypes,
         context: &'static str,
     ) -> Result<&QueryPlan, Error> {
-        let index = match self.by_type.get(&TypeId::of::<Q::Key>()) {
-            Some(&index) => index,
-            None => self.insert::<Q>(context)?,
+        let plan = match self.by_type.entry(TypeId::of::<Q::Key>()) {
+            Entry::Occupied(plan) => plan.into_mut(),
+            Entry::Vacant(slot) => slot.insert(QueryPlan::of::<Q>(context)?),
         };
-        let plan = &mut self.plans[index];
         if !plan.is_current(archetypes) {
             plan.sync(archetypes);
         }
         Ok(plan)
     }
 
-    #[cold]
-    #[inline(never)]
-    fn insert<Q: QueryParam>(&mut self, context: &'static str) -> Result<usize, Error> {
-        self.plans.push(QueryPlan::of::<Q>(context)?);
-        self.by_type.insert(TypeId::of::<Q::Key>(), self.plans.len() - 1);
-        Ok(self.plans.len() - 1)
-    }
-
-    /// `Q`'s plan if one was made and is up to date with `archetypes`.
+    /// `Q`'s plan, if one was made (it may be out of date: a query's walk
+    /// then finds its archetypes itself).
     #[inline]
-    pub(crate) fn get<Q: QueryParam>(&self, archetypes: &Archetypes) -> Option<&QueryPlan> {
-        let &index = self.by_type.get(&TypeId::of::<Q::Key>())?;
-        let plan = &self.plans[index];
-        plan.is_current(archetypes).then_some(plan)
+    pub(crate) fn get<Q: QueryParam>(&self) -> Option<&QueryPlan> {
+        self.by_type.get(&TypeId::of::<Q::Key>())
     }
 }

@@ -39,13 +39,6 @@ impl ColumnPlan {
         }
     }
 
-    /// The plan taking `takes` in order, all for reading (never aliasing).
-    pub(crate) fn reading(takes: impl IntoIterator<Item = ComponentId>) -> Self {
-        ColumnPlan {
-            takes: takes.into_iter().map(|id| (id, false)).collect(),
-        }
-    }
-
     /// The plan, to make a [`ColumnAccess`] per archetype from.
     #[inline]
     pub(crate) fn columns(&self) -> PlannedColumns<'_> {

@@ -78,11 +78,11 @@ impl Archetypes {
         self.plans[bundle.0 as usize].archetype
     }
 
-    /// Adds a row to the bundle's archetype for the entity `entity` makes
-    /// (given the row's location), with its values written by `write` in the
-    /// bundle's tuple order. Returns `None` (and leaves no row behind, dropping
-    /// what was written) unless `write` wrote every element of the bundle; the
-    /// entity made is then the caller's to forget.
+    /// Adds a row to the bundle's archetype, with its values written by
+    /// `write` in the bundle's tuple order, for the entity `entity` then
+    /// makes (given the row's location). Returns `None` (and leaves no row
+    /// behind, dropping what was written, and makes no entity) unless `write`
+    /// wrote every element of the bundle.
     #[inline]
     pub(crate) fn spawn(
         &mut self,
@@ -96,10 +96,10 @@ impl Archetypes {
             archetype: *id,
             row: archetype.len() as u32,
         };
-        let entity = entity(location);
         // SAFETY: the `RowWriter` below owns the new row until every column is
         // written; if `write` stops early or panics, its drop removes the row.
-        let row = unsafe { archetype.alloc_row(entity) };
+        // The row's entity is set once it is complete.
+        let row = unsafe { archetype.alloc_row(Entity::NULL) };
         debug_assert_eq!(row, location.row);
         let mut writer = RowWriter {
             base: archetype.chunk_base(row),
@@ -113,7 +113,15 @@ impl Archetypes {
         if writer.next != writer.plan.len() {
             return None; // `writer`'s drop removes the partial row
         }
+        // The row's entity slot: the chunk's entity array comes first.
+        let entity_slot = writer.base.cast::<Entity>().wrapping_add(writer.row_in_chunk);
         let _ = ManuallyDrop::new(writer);
+        let entity = entity(location);
+        // SAFETY: `entity_slot` is the entity slot of live row `row` (in bounds,
+        // aligned, initialised with `Entity::NULL`, which is `Copy`), reached
+        // through the chunk's raw pointer; the archetype is borrowed mutably
+        // here, so nothing else reads or writes it meanwhile.
+        unsafe { entity_slot.write(entity) };
         Some((entity, location))
     }
 }

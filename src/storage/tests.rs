@@ -136,8 +136,8 @@ impl Fixture {
         entity
     }
 
-    /// Spawns with `write` (which may stop early or panic), and forgets the
-    /// entity made: its row must not be there.
+    /// Spawns with `write` (which may stop early or panic): no row may be
+    /// left, and no entity made.
     fn spawn_incomplete(&mut self, bundle: BundleId, write: impl FnOnce(&mut RowWriter<'_>)) {
         let mut made = None;
         let keys = &mut self.keys;
@@ -145,7 +145,7 @@ impl Fixture {
             self.storage.spawn(bundle, |at| *made.insert(keys.alloc(at)), write)
         }));
         assert!(matches!(spawned, Ok(None) | Err(_)), "the row is incomplete");
-        self.keys.disable(made.expect("an entity was made"), false);
+        assert_eq!(made, None, "no entity is made for an incomplete row");
     }
 
     fn apply(&mut self, entity: Entity, moved: Moved) {
@@ -573,7 +573,7 @@ fn column_access_refuses_aliasing_and_hands_out_every_chunk_once() {
             .is_none(),
         "a shared access never writes"
     );
-    let read_plan = ColumnPlan::reading([id(U64)]);
+    let read_plan = ColumnPlan::new([(id(U64), false)]).unwrap();
     let mut ro = ColumnAccess::shared(shared, read_plan.columns());
     let total: usize = ro
         .read::<u64>()
@@ -585,6 +585,72 @@ fn column_access_refuses_aliasing_and_hands_out_every_chunk_once() {
         })
         .sum();
     assert_eq!(total, n - n.div_ceil(5));
+    drop(f);
+    assert_eq!(live(), 0);
+}
+
+#[test]
+fn single_row_access_reads_and_writes_the_row_asked_and_refuses_the_rest() {
+    let mut f = Fixture::new();
+    // Several chunks (Big rows), so rows sit at various places in them.
+    let entities: Vec<Entity> = (0..70u64)
+        .map(|i| {
+            f.spawn(&[U64, BIG, TRACKED], |w| {
+                w.put(i).unwrap();
+                w.put(Big([i; 64])).unwrap();
+                w.put(Tracked::new(&format!("t{i}"))).unwrap();
+            })
+        })
+        .collect();
+    for (i, &e) in entities.iter().enumerate().step_by(7) {
+        let i = i as u64;
+        let loc = f.loc(e);
+        let u64_col = f.storage.get(loc.archetype).column_index(id(U64)).unwrap();
+        // A typed slot for the whole borrow: the right type only.
+        assert!(
+            f.storage
+                .lend_mut(loc.archetype)
+                .into_mut_at::<u8>(u64_col, loc.row)
+                .is_none()
+        );
+        *f.storage
+            .lend_mut(loc.archetype)
+            .into_mut_at::<u64>(u64_col, loc.row)
+            .unwrap() += 1000;
+        // One column lent mutably, the rest of the row readable.
+        let (value, rest) = RowAccess::split::<u64>(f.storage.lend_mut(loc.archetype), u64_col, loc.row).unwrap();
+        assert_eq!(*value, i + 1000);
+        assert!(rest.read::<u64>(id(U64)).is_none(), "the lent column is not readable");
+        assert!(rest.read::<u8>(id(BIG)).is_none(), "wrong type refused");
+        assert_eq!(rest.read::<Big>(id(BIG)).unwrap().0[63], i);
+        assert_eq!(rest.read::<Tracked>(id(TRACKED)).unwrap().0, format!("t{i}"));
+        assert_eq!(rest.entity(), e);
+        *value -= 1000;
+        // A row through a plan: its columns in order, once each.
+        let plan = ColumnPlan::new([(id(BIG), true), (id(TRACKED), false), (id(WIDE), false)]).unwrap();
+        let mut access = ColumnAccess::exclusive(f.storage.lend_mut(loc.archetype), plan.columns());
+        let big = access.write_row::<Big>(loc.row).unwrap().unwrap();
+        let tracked = access.read_row::<Tracked>(loc.row).unwrap().unwrap();
+        assert_eq!(access.read_row::<Wide>(loc.row), Some(None), "the archetype lacks it");
+        assert_eq!(access.read_row::<u64>(loc.row), None, "the plan is used up");
+        big.0[0] = tracked.0.len() as u64;
+    }
+    // A row that is not live is refused.
+    let loc = f.loc(entities[0]);
+    let len = f.storage.get(loc.archetype).len() as u32;
+    let plan = ColumnPlan::new([(id(U64), false)]).unwrap();
+    let mut access = ColumnAccess::exclusive(f.storage.lend_mut(loc.archetype), plan.columns());
+    assert_eq!(access.read_row::<u64>(len), None);
+    for (i, &e) in entities.iter().enumerate() {
+        assert_eq!(f.get::<u64>(e, U64), Some(&(i as u64)));
+        let expected = if i % 7 == 0 {
+            format!("t{i}").len() as u64
+        } else {
+            i as u64
+        };
+        assert_eq!(f.get::<Big>(e, BIG).unwrap().0[0], expected);
+    }
+    f.check();
     drop(f);
     assert_eq!(live(), 0);
 }
