@@ -369,7 +369,7 @@ impl Context {
         let index = self.groups.lookup(group, self.name)?;
         let id = T::component_id();
         let mut access = Access::of::<Q>();
-        access.add(id, true, true);
+        access.add::<T>(true, true);
         let plan = access.plan(self.name)?;
         self.routes.sync(&self.archetypes);
         let mut visited = 0;
@@ -454,7 +454,7 @@ impl Context {
 #[inline(never)]
 fn cannot_fetch<T: Component, Q: QueryParam>(set: &ComponentSet, context: &'static str, entity: Entity) -> Error {
     let mut access = Access::of::<Q>();
-    access.add(T::component_id(), true, true);
+    access.add::<T>(true, true);
     match access.why_not(set, context) {
         Err(aliasing) => aliasing,
         Ok(missing) => Error::absent(context, entity, missing.unwrap_or(T::component_id())),

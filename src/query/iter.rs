@@ -52,16 +52,16 @@ impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> Iterator f
                 acc = f(acc, (Q::next_chunk(&mut state, len), len));
             }
         }
-        for mut columns in self.archetypes {
+        self.archetypes.fold(acc, |mut acc, mut columns| {
             let Some(mut state) = Q::fetch(&mut columns) else {
                 debug_assert!(false, "a query skipped an archetype it accepted");
-                continue;
+                return acc;
             };
             for len in columns.chunk_lens() {
                 acc = f(acc, (Q::next_chunk(&mut state, len), len));
             }
-        }
-        acc
+            acc
+        })
     }
 }
 

@@ -75,7 +75,7 @@ use crate::error::Error;
 use crate::group::{GroupId, Groups};
 use crate::matcher::Matcher;
 use crate::routes::Membership;
-use crate::storage::{Archetype, Archetypes, ColumnAccess, Visit};
+use crate::storage::{Archetype, Archetypes, ColumnAccess, ComponentSet, Visit};
 
 mod iter;
 mod param;
@@ -121,14 +121,16 @@ impl<'w> Scope<'w> {
 
     /// Which archetypes the query visits: where they come from, and what
     /// each must pass besides (see [`Walk::accepts`]). They come from its
-    /// group's list; or else from its plan's list, if current; or else from
-    /// the storage's list of archetypes with its rarest required component,
-    /// or every archetype if it requires none.
+    /// group's list; or else from the archetypes its plan is placed in, if
+    /// the plan is current; or else from the storage's list of archetypes
+    /// with its rarest required component, or every archetype if it requires
+    /// none.
     fn walk(&self, archetypes: &Archetypes) -> Walk<'_> {
         let required = &self.plan.required[..];
+        let placed = self.group.is_none() && self.plan.is_current(archetypes);
         let (visit, check, listed) = match self.group {
             Some(group) => (Visit::Listed(&self.membership.group(group).archetypes), required, None),
-            None if self.plan.is_current(archetypes) => (Visit::Listed(&self.plan.archetypes), &[][..], None),
+            None if placed => (Visit::Listed(self.plan.columns.placed()), &[][..], None),
             None => {
                 let rarest = required
                     .iter()
@@ -139,6 +141,7 @@ impl<'w> Scope<'w> {
         };
         Walk {
             visit,
+            placed,
             check,
             listed,
             matcher: self.matcher.as_ref(),
@@ -156,8 +159,11 @@ impl<'w> Scope<'w> {
 }
 
 /// The archetypes a query visits: see [`Scope::walk`].
+#[derive(Clone, Copy)]
 struct Walk<'s> {
     visit: Visit<'s>,
+    /// `visit` lists the archetypes the plan is placed in.
+    placed: bool,
     /// The required components the visited archetypes may lack...
     check: &'s [ComponentId],
     /// ...but for this one, which the storage's list of them all have.
@@ -170,12 +176,46 @@ impl Walk<'_> {
     /// required component, that the matcher accepts.
     #[inline(always)]
     fn accepts(&self, archetype: &Archetype) -> bool {
-        if archetype.is_empty() {
-            return false;
-        }
-        let set = archetype.set();
+        !archetype.is_empty() && self.accepts_set(archetype.set())
+    }
+
+    /// Whether the query visits entities with components `set`.
+    #[inline(always)]
+    fn accepts_set(&self, set: &ComponentSet) -> bool {
         self.check.iter().all(|&id| Some(id) == self.listed || set.contains(id))
             && self.matcher.is_none_or(|m| m.matches_components(set))
+    }
+}
+
+/// The archetypes a query visits, with access to their columns: those its
+/// plan is placed in, or those found otherwise (see [`Scope::walk`]).
+enum Walked<P, F> {
+    Placed(P),
+    Found(F),
+}
+
+impl<'w, 'p, P, F> Iterator for Walked<P, F>
+where
+    P: Iterator<Item = ColumnAccess<'w, 'p>>,
+    F: Iterator<Item = ColumnAccess<'w, 'p>>,
+{
+    type Item = ColumnAccess<'w, 'p>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Walked::Placed(placed) => placed.next(),
+            Walked::Found(found) => found.next(),
+        }
+    }
+
+    /// One loop per kind of walk, not a choice per archetype.
+    #[inline]
+    fn fold<B, G: FnMut(B, Self::Item) -> B>(self, init: B, f: G) -> B {
+        match self {
+            Walked::Placed(placed) => placed.fold(init, f),
+            Walked::Found(found) => found.fold(init, f),
+        }
     }
 }
 
@@ -230,11 +270,19 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
     fn columns(&self) -> impl Iterator<Item = ColumnAccess<'w, '_>> + '_ {
         let archetypes = self.archetypes;
         let walk = self.scope.walk(archetypes);
-        let columns = self.scope.plan.columns.columns();
-        archetypes
-            .visit(walk.visit)
-            .filter(move |a| walk.accepts(a))
-            .map(move |a| ColumnAccess::shared(a, columns))
+        let plan = &self.scope.plan.columns;
+        if walk.placed {
+            let matcher = walk.matcher;
+            Walked::Placed(plan.walk_placed(archetypes, move |set| matcher.is_none_or(|m| m.matches_components(set))))
+        } else {
+            let columns = plan.columns();
+            Walked::Found(
+                archetypes
+                    .visit(walk.visit)
+                    .filter(move |a| walk.accepts(a))
+                    .map(move |a| ColumnAccess::shared(a, columns)),
+            )
+        }
     }
     /// The items, entity by entity.
     pub fn iter(&self) -> impl Iterator<Item = Q::Item<'w>> + '_ {
@@ -338,12 +386,21 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
 
     fn columns(&mut self) -> impl Iterator<Item = ColumnAccess<'_, '_>> + '_ {
         let walk = self.scope.walk(self.archetypes);
-        let visit = walk.visit;
-        let columns = self.scope.plan.columns.columns();
-        self.archetypes
-            .visit_mut(visit)
-            .filter(move |a| walk.accepts(a))
-            .map(move |a| ColumnAccess::exclusive(a, columns))
+        let plan = &self.scope.plan.columns;
+        if walk.placed {
+            let matcher = walk.matcher;
+            Walked::Placed(plan.walk_placed_mut(self.archetypes, move |set| {
+                matcher.is_none_or(|m| m.matches_components(set))
+            }))
+        } else {
+            let columns = plan.columns();
+            Walked::Found(
+                self.archetypes
+                    .visit_mut(walk.visit)
+                    .filter(move |a| walk.accepts(a))
+                    .map(move |a| ColumnAccess::exclusive(a, columns)),
+            )
+        }
     }
 
     /// The items, entity by entity.

@@ -2,6 +2,7 @@
 //! `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, `Entity`, `()` and tuples,
 //! and the `Access` record that catches aliasing.
 
+use std::any::TypeId;
 use std::iter::Zip;
 
 use smallvec::SmallVec;
@@ -85,6 +86,8 @@ pub struct Access {
 #[derive(Clone, Copy)]
 struct Entry {
     id: ComponentId,
+    /// The type of its values.
+    ty: TypeId,
     write: bool,
     /// Not behind an `Option`: an entity must have it.
     required: bool,
@@ -97,8 +100,13 @@ impl Access {
         access
     }
 
-    pub(crate) fn add(&mut self, id: ComponentId, write: bool, required: bool) {
-        self.entries.push(Entry { id, write, required });
+    pub(crate) fn add<T: Component>(&mut self, write: bool, required: bool) {
+        self.entries.push(Entry {
+            id: T::component_id(),
+            ty: TypeId::of::<T>(),
+            write,
+            required,
+        });
     }
 
     /// The required components, in the order the query names them.
@@ -110,7 +118,7 @@ impl Access {
     /// them; [`Error::QueryAliasing`] (naming `context`) if a component is
     /// written and also read or written again.
     pub(crate) fn plan(&self, context: &'static str) -> Result<ColumnPlan, Error> {
-        ColumnPlan::new(self.entries.iter().map(|e| (e.id, e.write))).map_err(|id| Error::QueryAliasing {
+        ColumnPlan::new(self.entries.iter().map(|e| (e.id, e.ty, e.write))).map_err(|id| Error::QueryAliasing {
             context,
             component: id.name(),
         })
@@ -241,7 +249,7 @@ impl<T: Component> QueryParam for &T {
     type Key = &'static T;
 
     fn access(access: &mut Access) {
-        access.add(T::component_id(), false, true);
+        access.add::<T>(false, true);
     }
 
     #[inline]
@@ -291,7 +299,7 @@ impl<T: Component> QueryParam for &mut T {
     type Key = &'static mut T;
 
     fn access(access: &mut Access) {
-        access.add(T::component_id(), true, true);
+        access.add::<T>(true, true);
     }
 
     #[inline]
@@ -339,7 +347,7 @@ impl<T: Component> QueryParam for Option<&T> {
     type Key = Option<&'static T>;
 
     fn access(access: &mut Access) {
-        access.add(T::component_id(), false, false);
+        access.add::<T>(false, false);
     }
 
     #[inline]
@@ -400,7 +408,7 @@ impl<T: Component> QueryParam for Option<&mut T> {
     type Key = Option<&'static mut T>;
 
     fn access(access: &mut Access) {
-        access.add(T::component_id(), true, false);
+        access.add::<T>(true, false);
     }
 
     #[inline]

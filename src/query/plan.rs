@@ -1,14 +1,17 @@
 //! `QueryPlan` and `QueryPlans`: what a query type needs on every call (its
-//! column plan, its required components, the archetypes that have them),
-//! worked out once per context and kept current as archetypes appear.
+//! column plan, its required components, the archetypes that have them and
+//! where its columns sit in each), worked out once per context and kept
+//! current as archetypes appear.
 //!
 //! `query_mut` makes and updates the plan of its query type, so a query run
 //! every frame starts with a hash lookup rather than building its access,
-//! checking it for aliasing and choosing archetypes. `query` (on a shared
-//! context, which cannot update anything) uses the plan `query_mut` made for
-//! the same query type if there is one: its columns always, its archetype
-//! list if it is current (else the query finds its archetypes itself); with
-//! no plan, it works one out for the call.
+//! checking it for aliasing and choosing archetypes; and per archetype it
+//! loads its columns' offsets rather than looking each column up and
+//! checking its type. `query` (on a shared context, which cannot update
+//! anything) uses the plan `query_mut` made for the same query type if there
+//! is one: its columns always, its archetypes and offsets if it is current
+//! (else the query finds its archetypes and columns itself); with no plan,
+//! it works one out for the call.
 
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -20,18 +23,16 @@ use smallvec::SmallVec;
 use super::param::{Access, QueryParam};
 use crate::component::ComponentId;
 use crate::error::Error;
-use crate::storage::{ArchetypeId, Archetypes, ColumnPlan, TypeIdHasher};
+use crate::storage::{Archetypes, ColumnPlan, TypeIdHasher};
 
 /// One query type's plan.
 #[derive(Clone)]
 pub(crate) struct QueryPlan {
-    /// The columns its parameters take from each archetype.
+    /// The columns its parameters take from each archetype, placed in those
+    /// of the first `seen` archetypes with every required component.
     pub(super) columns: ColumnPlan,
     /// The components an entity must have (those not behind an `Option`).
     pub(super) required: SmallVec<[ComponentId; 8]>,
-    /// Of the first `seen` archetypes, those with every required component,
-    /// in creation order.
-    pub(super) archetypes: Vec<ArchetypeId>,
     seen: usize,
 }
 
@@ -44,7 +45,6 @@ impl QueryPlan {
         Ok(QueryPlan {
             columns: access.plan(context)?,
             required: access.required().collect(),
-            archetypes: Vec::new(),
             seen: 0,
         })
     }
@@ -60,7 +60,7 @@ impl QueryPlan {
     fn sync(&mut self, archetypes: &Archetypes) {
         for archetype in archetypes.since(self.seen) {
             if self.required.iter().all(|&id| archetype.set().contains(id)) {
-                self.archetypes.push(archetype.id());
+                self.columns.place(archetypes, archetype.id());
             }
         }
         self.seen = archetypes.len();

@@ -181,6 +181,12 @@ impl Archetype {
         self.columns.get(col).is_some_and(|c| c.type_id == TypeId::of::<T>())
     }
 
+    /// The type of the values column `col` (which must exist) holds.
+    #[inline(always)]
+    pub(super) fn column_type(&self, col: usize) -> TypeId {
+        self.columns[col].type_id
+    }
+
     /// The column of `id`, if it holds `T` values.
     #[inline(always)]
     pub(super) fn typed_column<T: 'static>(&self, id: ComponentId) -> Option<usize> {
@@ -245,6 +251,16 @@ impl Archetype {
         let column = &self.columns[col];
         self.chunk_base(row)
             .wrapping_add(column.offset + self.row_in_chunk(row) * column.size)
+    }
+
+    /// Address of the value at `row` of the column at byte offset `offset`,
+    /// which must hold `T`s; in bounds when `row` is in an allocated chunk.
+    #[inline(always)]
+    pub(super) fn value_at<T>(&self, offset: usize, row: u32) -> *mut T {
+        self.chunk_base(row)
+            .wrapping_add(offset)
+            .cast::<T>()
+            .wrapping_add(self.row_in_chunk(row))
     }
 
     #[inline(always)]

@@ -5,6 +5,7 @@
 use std::any::TypeId;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use indexmap::IndexMap;
 
@@ -20,6 +21,9 @@ use crate::component::{ComponentId, ComponentInfo};
 /// `ArchetypeId`s stay valid and groups can remember which ones they
 /// accept).
 pub(crate) struct Archetypes {
+    /// Tells this `Archetypes` from every other in the process (nonzero), so
+    /// a plan placed in its archetypes is never walked in another's.
+    stamp: u64,
     infos: &'static [ComponentInfo],
     pub(super) list: Vec<Archetype>,
     by_set: IndexMap<ComponentSet, ArchetypeId>,
@@ -40,7 +44,9 @@ impl Archetypes {
     /// The archetypes of a context that knows the components `infos` (indexed by
     /// component id); starts with the empty archetype.
     pub(crate) fn new(infos: &'static [ComponentInfo]) -> Self {
+        static NEXT_STAMP: AtomicU64 = AtomicU64::new(1);
         let mut archetypes = Archetypes {
+            stamp: NEXT_STAMP.fetch_add(1, Ordering::Relaxed),
             infos,
             list: Vec::new(),
             by_set: IndexMap::new(),
@@ -52,6 +58,12 @@ impl Archetypes {
         };
         archetypes.find_or_create(&ComponentSet::new());
         archetypes
+    }
+
+    /// What tells this `Archetypes` from every other in the process.
+    #[inline]
+    pub(super) fn stamp(&self) -> u64 {
+        self.stamp
     }
 
     /// The number of archetypes; grows as new component sets appear.

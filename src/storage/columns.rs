@@ -3,39 +3,77 @@
 //! (no component written and also named again), so taking columns from each
 //! archetype needs no borrow flags: no sequence of calls can produce two live
 //! `&mut` to one value, or a `&mut` next to a `&`.
+//!
+//! A plan can also be *placed* in archetypes: it then remembers, per
+//! archetype, where each of its columns sits, so a query walking the placed
+//! archetypes takes each column with a load and a type check against the
+//! plan instead of a lookup in the archetype.
 
+use std::any::TypeId;
 use std::marker::PhantomData;
 
 use smallvec::SmallVec;
 
 use super::archetype::{Archetype, ArchetypeMut};
+use super::archetypes::Archetypes;
+use super::bitset::ComponentSet;
 use super::chunk::Chunk;
+use super::location::ArchetypeId;
 use crate::component::ComponentId;
 use crate::entity::Entity;
 
+/// One column a plan takes: the component, the type its values have, and
+/// whether it is written.
+#[derive(Clone, Copy, Debug)]
+struct Take {
+    id: ComponentId,
+    ty: TypeId,
+    write: bool,
+}
+
+/// A placed plan's mark for a column the archetype lacks.
+const ABSENT: u32 = u32::MAX;
+
 /// The columns a query takes from each archetype it visits, in the order it
-/// takes them, each as `(component, written)`. Made only by
+/// takes them, each as `(component, value type, written)`. Made only by
 /// [`ColumnPlan::new`], which refuses a plan that writes a component and
 /// names it again: so the columns of one [`ColumnAccess`] never alias.
+///
+/// Placed (by [`place`](Self::place)) in archetypes of one `Archetypes`, it
+/// keeps, per archetype, each column's byte offset in a chunk, checked
+/// against the archetype's column types when placed.
 #[derive(Clone, Debug, Default)]
 pub struct ColumnPlan {
-    takes: SmallVec<[(ComponentId, bool); 8]>,
+    takes: SmallVec<[Take; 8]>,
+    /// The `Archetypes` the plan is placed in (its stamp; 0: none yet).
+    placed_in: u64,
+    /// The archetypes it is placed in, in creation order.
+    placed: Vec<ArchetypeId>,
+    /// Per placed archetype, per take: the column's offset in a chunk, or
+    /// `ABSENT`.
+    offsets: Vec<u32>,
 }
 
 impl ColumnPlan {
     /// The plan taking `takes` in order; `Err` names the first component
     /// written and also named again (by another write or a read).
-    pub(crate) fn new(takes: impl IntoIterator<Item = (ComponentId, bool)>) -> Result<Self, ComponentId> {
-        let takes: SmallVec<[(ComponentId, bool); 8]> = takes.into_iter().collect();
-        let conflict = takes.iter().enumerate().find_map(|(i, &(id, write))| {
+    pub(crate) fn new(takes: impl IntoIterator<Item = (ComponentId, TypeId, bool)>) -> Result<Self, ComponentId> {
+        let takes: SmallVec<[Take; 8]> = takes
+            .into_iter()
+            .map(|(id, ty, write)| Take { id, ty, write })
+            .collect();
+        let conflict = takes.iter().enumerate().find_map(|(i, take)| {
             takes[i + 1..]
                 .iter()
-                .any(|&(other, other_write)| other == id && (write || other_write))
-                .then_some(id)
+                .any(|other| other.id == take.id && (take.write || other.write))
+                .then_some(take.id)
         });
         match conflict {
             Some(id) => Err(id),
-            None => Ok(ColumnPlan { takes }),
+            None => Ok(ColumnPlan {
+                takes,
+                ..ColumnPlan::default()
+            }),
         }
     }
 
@@ -44,12 +82,150 @@ impl ColumnPlan {
     pub(crate) fn columns(&self) -> PlannedColumns<'_> {
         PlannedColumns(&self.takes)
     }
+
+    /// Places the plan in archetype `id` of `archetypes`: remembers where each
+    /// of its columns sits there.
+    ///
+    /// # Panics
+    /// If archetypes are placed out of creation order or from two
+    /// `Archetypes`, or a column the archetype has holds another type than
+    /// the plan says (a component id names one type: this cannot happen).
+    pub(crate) fn place(&mut self, archetypes: &Archetypes, id: ArchetypeId) {
+        if self.placed.is_empty() {
+            self.placed_in = archetypes.stamp();
+        }
+        assert_eq!(
+            self.placed_in,
+            archetypes.stamp(),
+            "a plan is placed in one context's archetypes"
+        );
+        assert!(
+            self.placed.last().is_none_or(|&last| last < id),
+            "archetypes are placed in creation order"
+        );
+        let archetype = archetypes.get(id);
+        // A plan of no takes keeps one unused offset per archetype, so every
+        // placed archetype has as many offsets as `placed_offsets` walks.
+        if self.takes.is_empty() {
+            self.offsets.push(ABSENT);
+        }
+        for take in &self.takes {
+            let offset = archetype.column_index(take.id).map_or(ABSENT, |col| {
+                assert!(
+                    archetype.column_type(col) == take.ty,
+                    "a component's column holds its type"
+                );
+                u32::try_from(archetype.column_geometry(col).0).expect("a chunk is smaller than 4 GiB")
+            });
+            self.offsets.push(offset);
+        }
+        self.placed.push(id);
+    }
+
+    /// The archetypes the plan is placed in, in creation order.
+    pub(crate) fn placed(&self) -> &[ArchetypeId] {
+        &self.placed
+    }
+
+    /// Each placed archetype's offsets (see [`place`](Self::place)), in
+    /// placement order.
+    #[inline]
+    fn placed_offsets(&self) -> std::slice::ChunksExact<'_, u32> {
+        self.offsets.chunks_exact(self.takes.len().max(1))
+    }
+
+    /// Read access, as the plan says, to the placed archetypes of
+    /// `archetypes` that hold entities and whose components `keep` accepts.
+    ///
+    /// # Panics
+    /// If the plan is placed in another `Archetypes`.
+    #[inline]
+    pub(crate) fn walk_placed<'a, 'p>(
+        &'p self,
+        archetypes: &'a Archetypes,
+        keep: impl Fn(&ComponentSet) -> bool + 'p,
+    ) -> impl Iterator<Item = ColumnAccess<'a, 'p>> + 'p
+    where
+        'a: 'p,
+    {
+        self.check_placed_in(archetypes);
+        self.placed
+            .iter()
+            .zip(self.placed_offsets())
+            .map(|(&id, offsets)| (archetypes.get(id), offsets))
+            .filter(move |(a, _)| !a.is_empty() && keep(a.set()))
+            .map(|(a, offsets)| ColumnAccess::new(a, self.columns(), false, Some(offsets)))
+    }
+
+    /// Read and write access, as the plan says, to the placed archetypes of
+    /// `archetypes` that hold entities and whose components `keep` accepts.
+    ///
+    /// # Panics
+    /// If the plan is placed in another `Archetypes`.
+    #[inline]
+    pub(crate) fn walk_placed_mut<'a, K: Fn(&ComponentSet) -> bool>(
+        &'a self,
+        archetypes: &'a mut Archetypes,
+        keep: K,
+    ) -> PlacedMut<'a, K> {
+        self.check_placed_in(archetypes);
+        PlacedMut {
+            // Held shared, but `archetypes` stays borrowed mutably for `'a`:
+            // nothing else reaches them meanwhile.
+            list: &archetypes.list,
+            placed: self.placed.iter().zip(self.placed_offsets()),
+            takes: &self.takes,
+            keep,
+        }
+    }
+
+    #[inline]
+    fn check_placed_in(&self, archetypes: &Archetypes) {
+        assert!(
+            self.placed.is_empty() || self.placed_in == archetypes.stamp(),
+            "a plan placed in one context's archetypes is walked in another's"
+        );
+    }
+}
+
+/// The placed archetypes of a [`ColumnPlan`], with read and write access to
+/// their columns: see [`ColumnPlan::walk_placed_mut`].
+pub(crate) struct PlacedMut<'a, K> {
+    /// Every archetype, borrowed mutably (as `&'a mut Archetypes`) by the
+    /// walk.
+    list: &'a [Archetype],
+    /// The placed archetypes not visited yet, with their column offsets. Their
+    /// ids are strictly increasing (`place` checks it), so each archetype is
+    /// handed out once and no two `ColumnAccess`es share one.
+    placed: std::iter::Zip<std::slice::Iter<'a, ArchetypeId>, std::slice::ChunksExact<'a, u32>>,
+    takes: &'a [Take],
+    keep: K,
+}
+
+impl<'a, K: Fn(&ComponentSet) -> bool> Iterator for PlacedMut<'a, K> {
+    type Item = ColumnAccess<'a, 'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<ColumnAccess<'a, 'a>> {
+        loop {
+            let (id, offsets) = self.placed.next()?;
+            let archetype = &self.list[id.index()];
+            if !archetype.is_empty() && (self.keep)(archetype.set()) {
+                return Some(ColumnAccess::new(
+                    archetype,
+                    PlannedColumns(self.takes),
+                    true,
+                    Some(offsets),
+                ));
+            }
+        }
+    }
 }
 
 /// A [`ColumnPlan`]'s columns, borrowed once for the many archetypes a
 /// query visits.
 #[derive(Clone, Copy)]
-pub struct PlannedColumns<'p>(&'p [(ComponentId, bool)]);
+pub struct PlannedColumns<'p>(&'p [Take]);
 
 /// Hands out the columns of one archetype, as per-chunk slices or single
 /// values, in the order of a `ColumnPlan`: each call takes the plan's next
@@ -67,14 +243,17 @@ pub struct ColumnAccess<'a, 'p> {
     archetype: &'a Archetype,
     writable: bool,
     /// The plan's columns not taken yet.
-    takes: std::slice::Iter<'p, (ComponentId, bool)>,
+    takes: std::slice::Iter<'p, Take>,
+    /// If the plan is placed in the archetype, the offsets of the columns
+    /// not taken yet (see [`ColumnPlan::place`]).
+    placed: Option<std::slice::Iter<'p, u32>>,
 }
 
 impl<'a, 'p> ColumnAccess<'a, 'p> {
     /// Read access to `archetype`'s columns, as `plan` says.
     #[inline]
     pub(crate) fn shared(archetype: &'a Archetype, plan: PlannedColumns<'p>) -> Self {
-        Self::new(archetype, plan, false)
+        Self::new(archetype, plan, false, None)
     }
 
     /// Read and write access to `archetype`'s columns, as `plan` says. The
@@ -82,15 +261,18 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
     /// meanwhile.
     #[inline]
     pub(crate) fn exclusive(archetype: ArchetypeMut<'a>, plan: PlannedColumns<'p>) -> Self {
-        Self::new(archetype.0, plan, true)
+        Self::new(archetype.0, plan, true, None)
     }
 
+    /// `offsets`, if given, must be where `plan` was placed in `archetype`
+    /// (by [`ColumnPlan::place`], which checked the column types).
     #[inline]
-    fn new(archetype: &'a Archetype, plan: PlannedColumns<'p>, writable: bool) -> Self {
+    fn new(archetype: &'a Archetype, plan: PlannedColumns<'p>, writable: bool, offsets: Option<&'p [u32]>) -> Self {
         ColumnAccess {
             archetype,
             writable,
             takes: plan.0.iter(),
+            placed: offsets.map(|offsets| offsets.iter()),
         }
     }
 
@@ -106,29 +288,38 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
         EntityChunks(ChunkCursor::new(self.archetype))
     }
 
-    /// Takes the plan's next column, for writing if `write`: `None` if the
-    /// plan is used up, or `write` and the plan or the access cannot write
-    /// it, or the archetype's column does not hold `T`s; `Some(None)` if the
-    /// archetype lacks the component.
+    /// Takes the plan's next column, for writing if `write`, as its byte
+    /// offset in a chunk: `None` if the plan is used up, or `write` and the
+    /// plan or the access cannot write it, or the plan or the archetype's
+    /// column holds another type than `T`; `Some(None)` if the archetype lacks
+    /// the component.
     #[inline(always)]
     fn take<T: 'static>(&mut self, write: bool) -> Option<Option<usize>> {
-        let &(id, planned_write) = self.takes.next()?;
-        if write && !(self.writable && planned_write) {
+        let take = self.takes.next()?;
+        if (write && !(self.writable && take.write)) || take.ty != TypeId::of::<T>() {
             return None;
         }
-        match self.archetype.column_index(id) {
-            None => Some(None),
-            Some(col) => self.archetype.column_holds::<T>(col).then_some(Some(col)),
-        }
+        let offset = match &mut self.placed {
+            // Placing checked that the column holds `take.ty`, that is `T`.
+            Some(offsets) => *offsets.next()?,
+            None => match self.archetype.column_index(take.id) {
+                None => ABSENT,
+                Some(col) if self.archetype.column_type(col) == take.ty => {
+                    return Some(Some(self.archetype.column_geometry(col).0));
+                }
+                Some(_) => return None,
+            },
+        };
+        Some((offset != ABSENT).then_some(offset as usize))
     }
 
     /// The plan's next column, for reading: `None` if refused (see
     /// [`take`](Self::take)), `Some(None)` if the archetype lacks it.
     #[inline]
     pub(crate) fn read<T: 'static>(&mut self) -> Option<Option<ColumnChunks<'a, T>>> {
-        Some(self.take::<T>(false)?.map(|col| ColumnChunks {
+        Some(self.take::<T>(false)?.map(|offset| ColumnChunks {
             chunks: ChunkCursor::new(self.archetype),
-            offset: self.archetype.column_geometry(col).0,
+            offset,
             _values: PhantomData,
         }))
     }
@@ -137,9 +328,9 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
     /// [`take`](Self::take)), `Some(None)` if the archetype lacks it.
     #[inline]
     pub(crate) fn write<T: 'static>(&mut self) -> Option<Option<ColumnChunksMut<'a, T>>> {
-        Some(self.take::<T>(true)?.map(|col| ColumnChunksMut {
+        Some(self.take::<T>(true)?.map(|offset| ColumnChunksMut {
             chunks: ChunkCursor::new(self.archetype),
-            offset: self.archetype.column_geometry(col).0,
+            offset,
             _values: PhantomData,
         }))
     }
@@ -158,12 +349,12 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
         if !self.archetype.contains_row(row) {
             return None;
         }
-        Some(self.take::<T>(false)?.map(|col| {
-            // SAFETY: column `col` holds `T`s (checked by `take`) and `row` is
-            // live, so the value is initialised and aligned. The plan names no
-            // column both written and read, and the archetype is borrowed for
-            // `'a`, so no `&mut` to it exists meanwhile.
-            unsafe { &*self.archetype.value_ptr(col, row).cast::<T>() }
+        Some(self.take::<T>(false)?.map(|offset| {
+            // SAFETY: the column at `offset` holds `T`s (checked by `take`) and
+            // `row` is live, so the value is initialised and aligned. The plan
+            // names no column both written and read, and the archetype is
+            // borrowed for `'a`, so no `&mut` to it exists meanwhile.
+            unsafe { &*self.archetype.value_at::<T>(offset, row) }
         }))
     }
 
@@ -175,12 +366,12 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
         if !self.archetype.contains_row(row) {
             return None;
         }
-        Some(self.take::<T>(true)?.map(|col| {
+        Some(self.take::<T>(true)?.map(|offset| {
             // SAFETY: as in `read_row` for type, initialisation and alignment.
             // Uniqueness: the access was made from `&'a mut Archetype`
             // (`writable`), and the plan names a written column once, so this is
             // the only reference to any of its values for `'a`.
-            unsafe { &mut *self.archetype.value_ptr(col, row).cast::<T>() }
+            unsafe { &mut *self.archetype.value_at::<T>(offset, row) }
         }))
     }
 }
@@ -370,16 +561,20 @@ impl<'a, T: 'static> Iterator for ColumnChunksMut<'a, T> {
 
 #[cfg(test)]
 mod tests {
+    use std::any::TypeId;
+
     use super::ColumnPlan;
     use crate::component::ComponentId;
 
     #[test]
     fn a_plan_refuses_a_written_component_named_again() {
-        let [a, b] = [0, 1].map(ComponentId::from_index);
-        assert!(ColumnPlan::new([(a, true), (b, false), (b, false)]).is_ok());
-        assert_eq!(ColumnPlan::new([(a, false), (b, true), (a, false)]).err(), None);
-        assert_eq!(ColumnPlan::new([(a, true), (b, false), (a, false)]).err(), Some(a));
-        assert_eq!(ColumnPlan::new([(b, false), (a, true), (a, true)]).err(), Some(a));
-        assert_eq!(ColumnPlan::new([(b, false), (a, false), (b, true)]).err(), Some(b));
+        let a = |write| (ComponentId::from_index(0), TypeId::of::<u8>(), write);
+        let b = |write| (ComponentId::from_index(1), TypeId::of::<u16>(), write);
+        let refused = |takes: [_; 3]| ColumnPlan::new(takes).err().map(|id| id.index());
+        assert_eq!(refused([a(true), b(false), b(false)]), None);
+        assert_eq!(refused([a(false), b(true), a(false)]), None);
+        assert_eq!(refused([a(true), b(false), a(false)]), Some(0));
+        assert_eq!(refused([b(false), a(true), a(true)]), Some(0));
+        assert_eq!(refused([b(false), a(false), b(true)]), Some(1));
     }
 }

@@ -43,7 +43,14 @@
 //! - A query's column borrows cannot alias: `ColumnPlan::new` refuses a plan
 //!   that writes a component and names it again, each `ColumnAccess` (one
 //!   per borrow of an archetype) takes each planned column once, and only a
-//!   `ColumnAccess` made from an `ArchetypeMut` writes.
+//!   `ColumnAccess` made from an `ArchetypeMut` (or by a placed plan's walk
+//!   over a mutably borrowed `Archetypes`) writes.
+//! - A placed plan's column offsets are trusted without a lookup: `place`
+//!   checked each column's type against the plan's, archetypes never change
+//!   their layout, a plan is walked only in the `Archetypes` it was placed in
+//!   (checked by stamp, once per walk), its archetypes are placed in strictly
+//!   increasing order (so a walk hands each out once), and every take still
+//!   compares `T` with the type the plan recorded.
 //! - No `&mut Archetype` leaves this module: exclusive access goes out as an
 //!   `ArchetypeMut`, which writes only through its own methods, so code
 //!   outside cannot swap or overwrite an archetype and leave the edge and

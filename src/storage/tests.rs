@@ -1,6 +1,7 @@
 //! Storage unit tests. They build component infos by hand (no `inventory`), so
 //! they also run under Miri: `cargo +nightly miri test --lib storage`.
 
+use std::any::TypeId;
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -99,6 +100,12 @@ fn infos() -> &'static [ComponentInfo] {
 
 fn id(index: usize) -> ComponentId {
     ComponentId::from_index(index)
+}
+
+/// What a query plan takes for component `index`: its id, its value type,
+/// and whether it is written.
+fn take(index: usize, write: bool) -> (ComponentId, TypeId, bool) {
+    (id(index), infos()[index].ty.type_id(), write)
 }
 
 fn set(ids: &[usize]) -> ComponentSet {
@@ -497,23 +504,23 @@ fn column_access_refuses_aliasing_and_hands_out_every_chunk_once() {
     assert!(chunks > 2);
     // A plan writing a component and naming it again is refused.
     assert_eq!(
-        ColumnPlan::new([(id(U64), true), (id(U64), false)]).err(),
+        ColumnPlan::new([take(U64, true), take(U64, false)]).err(),
         Some(id(U64))
     );
     assert_eq!(
-        ColumnPlan::new([(id(WIDE), false), (id(WIDE), true)]).err(),
+        ColumnPlan::new([take(WIDE, false), take(WIDE, true)]).err(),
         Some(id(WIDE))
     );
     let plan = ColumnPlan::new([
-        (id(U64), true),
-        (id(BIG), true),
-        (id(MARKER), true),
-        (id(TRACKED), false),
-        (id(TRACKED), false),
-        (id(TRACKED), false),
-        (id(TRACKED), false),
-        (id(WIDE), true),
-        (id(HUGE), false),
+        take(U64, true),
+        take(BIG, true),
+        take(MARKER, true),
+        take(TRACKED, false),
+        take(TRACKED, false),
+        take(TRACKED, false),
+        take(TRACKED, false),
+        take(WIDE, true),
+        take(HUGE, false),
     ])
     .unwrap();
     let mut access = ColumnAccess::exclusive(a, plan.columns());
@@ -566,14 +573,14 @@ fn column_access_refuses_aliasing_and_hands_out_every_chunk_once() {
     }
     drop(all);
     let shared = f.storage.iter().find(|a| a.id() == arch).unwrap();
-    let write_plan = ColumnPlan::new([(id(U64), true)]).unwrap();
+    let write_plan = ColumnPlan::new([take(U64, true)]).unwrap();
     assert!(
         ColumnAccess::shared(shared, write_plan.columns())
             .write::<u64>()
             .is_none(),
         "a shared access never writes"
     );
-    let read_plan = ColumnPlan::new([(id(U64), false)]).unwrap();
+    let read_plan = ColumnPlan::new([take(U64, false)]).unwrap();
     let mut ro = ColumnAccess::shared(shared, read_plan.columns());
     let total: usize = ro
         .read::<u64>()
@@ -627,7 +634,7 @@ fn single_row_access_reads_and_writes_the_row_asked_and_refuses_the_rest() {
         assert_eq!(rest.entity(), e);
         *value -= 1000;
         // A row through a plan: its columns in order, once each.
-        let plan = ColumnPlan::new([(id(BIG), true), (id(TRACKED), false), (id(WIDE), false)]).unwrap();
+        let plan = ColumnPlan::new([take(BIG, true), take(TRACKED, false), take(WIDE, false)]).unwrap();
         let mut access = ColumnAccess::exclusive(f.storage.lend_mut(loc.archetype), plan.columns());
         let big = access.write_row::<Big>(loc.row).unwrap().unwrap();
         let tracked = access.read_row::<Tracked>(loc.row).unwrap().unwrap();
@@ -638,7 +645,7 @@ fn single_row_access_reads_and_writes_the_row_asked_and_refuses_the_rest() {
     // A row that is not live is refused.
     let loc = f.loc(entities[0]);
     let len = f.storage.get(loc.archetype).len() as u32;
-    let plan = ColumnPlan::new([(id(U64), false)]).unwrap();
+    let plan = ColumnPlan::new([take(U64, false)]).unwrap();
     let mut access = ColumnAccess::exclusive(f.storage.lend_mut(loc.archetype), plan.columns());
     assert_eq!(access.read_row::<u64>(len), None);
     for (i, &e) in entities.iter().enumerate() {
@@ -653,4 +660,97 @@ fn single_row_access_reads_and_writes_the_row_asked_and_refuses_the_rest() {
     f.check();
     drop(f);
     assert_eq!(live(), 0);
+}
+
+#[test]
+fn a_placed_plan_takes_each_archetypes_columns_where_they_sit() {
+    let mut f = Fixture::new();
+    // Entities with `U64` and `BIG`, with `U64` but not `BIG`, and without
+    // `U64`; and an archetype with `U64` left empty.
+    for i in 0..700u64 {
+        f.spawn(&[U64, BIG], |w| {
+            w.put(i).unwrap();
+            w.put(Big([i; 64])).unwrap();
+        });
+        f.spawn(&[U8, U64], |w| {
+            w.put(i as u8).unwrap();
+            w.put(i + 10_000).unwrap();
+        });
+        f.spawn(&[U8], |w| w.put(i as u8).unwrap());
+    }
+    let empty = f.storage.find_or_create(&set(&[U64, BYTES3]));
+    let mut plan = ColumnPlan::new([take(BIG, false), take(U64, true)]).unwrap();
+    let mut no_columns = ColumnPlan::new([]).unwrap();
+    let with_u64: Vec<ArchetypeId> = f
+        .storage
+        .iter()
+        .filter(|a| a.set().contains(id(U64)))
+        .map(Archetype::id)
+        .collect();
+    assert_eq!(with_u64.len(), 3);
+    assert!(with_u64.contains(&empty));
+    for &a in &with_u64 {
+        plan.place(&f.storage, a);
+        no_columns.place(&f.storage, a);
+    }
+    assert_eq!(plan.placed(), &with_u64[..]);
+
+    // Writes through the placed walk land in the right column; a column the
+    // archetype lacks is `Some(None)`; the empty archetype is skipped.
+    let mut visited = 0;
+    for mut access in plan.walk_placed_mut(&mut f.storage, |_| true) {
+        visited += 1;
+        let wide = access.read::<Big>().unwrap();
+        let values = access.write::<u64>().unwrap().unwrap();
+        match wide {
+            Some(wide) => {
+                for (v, w) in values.zip(wide) {
+                    for (v, w) in v.iter_mut().zip(w) {
+                        assert_eq!(*v, w.0[0]);
+                        *v += 1;
+                    }
+                }
+            }
+            None => values.flatten().for_each(|v| *v -= 10_000),
+        }
+    }
+    assert_eq!(visited, 2);
+    let rows = |f: &Fixture, keep: fn(&ComponentSet) -> bool| -> Vec<u64> {
+        let mut out = Vec::new();
+        for mut access in no_columns.walk_placed(&f.storage, keep) {
+            assert!(access.read::<u64>().is_none(), "the plan takes nothing");
+            out.extend(access.chunk_lens().map(|n| n as u64));
+        }
+        out
+    };
+    assert_eq!(rows(&f, |_| true).iter().sum::<u64>(), 1400);
+    assert_eq!(rows(&f, |set| set.contains(id(BIG))).iter().sum::<u64>(), 700);
+    let mut seen: Vec<u64> = plan
+        .walk_placed(&f.storage, |_| true)
+        .flat_map(|mut access| {
+            access.read::<Big>().unwrap();
+            access.read::<u64>().unwrap().unwrap().flatten().copied()
+        })
+        .collect();
+    seen.sort_unstable();
+    assert_eq!(seen, (0..700).flat_map(|i| [i, i + 1]).collect::<Vec<_>>());
+
+    // A take of another type than planned is refused, placed or not.
+    let a = with_u64[0];
+    let mut placed = plan.walk_placed_mut(&mut f.storage, |set| set.contains(id(BIG)));
+    let mut access = placed.next().unwrap();
+    assert!(access.read::<u64>().is_none(), "the plan's first column holds `Big`s");
+    assert!(placed.next().is_none());
+    let mut found = ColumnAccess::exclusive(f.storage.lend_mut(a), plan.columns());
+    assert!(found.read::<u64>().is_none());
+
+    // A plan is placed in one `Archetypes`, in creation order.
+    let other = Archetypes::new(infos());
+    let wrong_context = catch_unwind(AssertUnwindSafe(|| plan.walk_placed(&other, |_| true).count()));
+    assert!(wrong_context.is_err(), "walking another context's archetypes panics");
+    let mut late = ColumnPlan::new([take(U64, false)]).unwrap();
+    late.place(&f.storage, with_u64[1]);
+    let out_of_order = catch_unwind(AssertUnwindSafe(|| late.place(&f.storage, with_u64[0])));
+    assert!(out_of_order.is_err(), "placing out of creation order panics");
+    f.check();
 }
