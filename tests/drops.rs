@@ -129,3 +129,44 @@ fn a_panicking_group_handler_during_destroy_leaves_groups_consistent() {
     assert_eq!(counter.live(), 0);
     check(&game);
 }
+
+/// Holds a counted value; panics when dropped if `armed` (after which its
+/// field is still dropped, as Rust drops fields during unwinding).
+struct Bomb {
+    _payload: Counted,
+    armed: bool,
+}
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        if self.armed {
+            panic!("a component's Drop panicked");
+        }
+    }
+}
+
+reactecs::component!(Bomb);
+
+#[test]
+fn every_value_is_dropped_exactly_once_when_a_drop_panics_as_the_context_is_dropped() {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    let counter = Counter::default();
+    let bomb = |armed| Bomb {
+        _payload: counter.make("bomb"),
+        armed,
+    };
+    let mut game = Context::new();
+    // Two archetypes, each with an armed bomb among other values, in the
+    // first column and first chunk of its archetype, so everything else comes
+    // after it.
+    for i in 0..scale(2_000) {
+        game.create_entity_with((bomb(i == 0), counter.make("beside"))).unwrap();
+        game.create_entity_with((bomb(i == 1), CountedToo(counter.make("too")), Name(i.to_string())))
+            .unwrap();
+    }
+    game.create_entity_with((counter.make("alone"),)).unwrap();
+    assert_eq!(counter.live(), scale(2_000) as isize * 4 + 1);
+    let dropped = catch_unwind(AssertUnwindSafe(|| drop(game)));
+    assert!(dropped.is_err(), "the panic goes on");
+    assert_eq!(counter.live(), 0, "every value was dropped, none twice");
+}

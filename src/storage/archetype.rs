@@ -575,20 +575,37 @@ impl<'a> ArchetypeMut<'a> {
 }
 
 impl Drop for Archetype {
+    /// Drops every live value, column by column and chunk by chunk. A
+    /// panicking `Drop` does not stop the rest: every other value is still
+    /// dropped, then the first panic goes on. (A second value of the same
+    /// column and chunk panicking while the first unwinds aborts, as a
+    /// panic during unwinding does anywhere in Rust.)
     fn drop(&mut self) {
+        let mut first_panic = None;
         for col in 0..self.columns.len() {
             if !self.columns[col].info.ty.needs_drop() {
                 continue;
             }
             for chunk in 0..self.chunks.len() {
                 let (start, rows) = self.column_start(self.columns[col].offset, chunk);
-                // SAFETY: the first `rows` values of this column in this chunk are live
-                // and contiguous; the archetype is being dropped, so they are never used
-                // again. (If one `Drop` panics, the rest of this chunk's values of the
-                // column are still dropped and everything after leaks: never a double
-                // drop.)
-                unsafe { self.columns[col].info.ty.drop_values(start, rows) };
+                let info = &self.columns[col].info;
+                let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    // SAFETY: the first `rows` values of this column in this
+                    // chunk are live and contiguous; the archetype is being
+                    // dropped, so they are never used again, and each (column,
+                    // chunk) is visited once. If one `Drop` panics, the rest of
+                    // these values are still dropped (as a slice's are), and
+                    // the panic is caught here: never a double drop, nothing
+                    // left behind.
+                    unsafe { info.ty.drop_values(start, rows) }
+                }));
+                if let Err(panic) = dropped {
+                    first_panic.get_or_insert(panic);
+                }
             }
+        }
+        if let Some(panic) = first_panic {
+            std::panic::resume_unwind(panic);
         }
     }
 }

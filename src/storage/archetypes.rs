@@ -193,6 +193,23 @@ pub(crate) enum Visit<'a> {
     All,
 }
 
+impl Drop for Archetypes {
+    /// Drops the archetypes one by one, so one whose values' `Drop` panics
+    /// does not stop (or, by panicking again during the unwind, abort) the
+    /// dropping of the others; the first panic goes on afterwards.
+    fn drop(&mut self) {
+        let mut first_panic = None;
+        for archetype in self.list.drain(..) {
+            if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(archetype))) {
+                first_panic.get_or_insert(panic);
+            }
+        }
+        if let Some(panic) = first_panic {
+            std::panic::resume_unwind(panic);
+        }
+    }
+}
+
 /// The ids of the archetypes a [`Visit`] names, in creation order.
 enum Ids<'a> {
     Listed(std::slice::Iter<'a, ArchetypeId>),
