@@ -14,6 +14,15 @@
 //! `creation_index`. Numbers whose low 32 bits are zero are skipped, so a tag
 //! is never zero (which gives `Option<Entity>` its niche) and a freed slot,
 //! whose tag is cleared, never matches a handle.
+//!
+//! Tags repeat once every 2^32 creations, so a slot is reused only by
+//! entities of the epoch its first entity was created in: a free slot whose
+//! last entity is of an older epoch is *retired* (never used again) instead.
+//! Within one epoch tags are distinct, so a handle to a destroyed entity
+//! never matches a later entity of its slot: it stays stale however many
+//! entities come after (up to 2^48 creations, when the 16-bit epoch record
+//! wraps). A retirement costs one 12-byte record per slot free at an epoch
+//! change, once per 2^32 creations; the check is one compare per reuse.
 
 use std::fmt;
 use std::num::NonZeroU32;
@@ -120,6 +129,8 @@ pub(crate) struct Entities {
     epochs: Vec<u16>,
     /// The most recently freed slot (`NO_SLOT`: none).
     free: u32,
+    /// Free slots retired (see the module docs): `FREE`, but never reused.
+    retired: usize,
     /// Live entities.
     len: usize,
     /// Disabled entities.
@@ -136,6 +147,7 @@ impl Default for Entities {
             slots: Vec::new(),
             epochs: Vec::new(),
             free: NO_SLOT,
+            retired: 0,
             len: 0,
             disabled: 0,
             next_creation: 1,
@@ -218,6 +230,9 @@ impl Entities {
             row: location.row,
         };
         let epoch = (creation >> 32) as u16;
+        while self.free != NO_SLOT && self.epochs[self.free as usize] != epoch {
+            self.retire_free_head();
+        }
         let index = if self.free != NO_SLOT {
             let index = self.free;
             self.free = self.slots[index as usize].row;
@@ -260,6 +275,17 @@ impl Entities {
         debug_assert_eq!(self.liveness(entity), Liveness::Disabled);
         self.disabled -= 1;
         self.release_slot(entity.index);
+    }
+
+    /// Takes the most recently freed slot off the free list for good: its
+    /// last entity is of an older epoch, so a new one there could get the tag
+    /// a stale handle to it holds.
+    #[cold]
+    fn retire_free_head(&mut self) {
+        let index = self.free as usize;
+        self.free = self.slots[index].row;
+        self.slots[index].row = NO_SLOT;
+        self.retired += 1;
     }
 
     fn release_slot(&mut self, index: u32) {
@@ -360,9 +386,14 @@ impl Entities {
         if self.epochs.len() != self.slots.len() {
             return Err(format!("{} slots but {} epochs", self.slots.len(), self.epochs.len()));
         }
+        let mut retired = 0;
         for (index, slot) in self.slots.iter().enumerate() {
             match slot.archetype {
-                FREE if !free[index] => return Err(format!("free slot {index} is not in the free list")),
+                // A free slot off the free list is retired.
+                FREE if !free[index] => {
+                    retired += 1;
+                    continue;
+                }
                 FREE => continue,
                 DISABLED => disabled += 1,
                 _ => live += 1,
@@ -374,6 +405,12 @@ impl Entities {
             if !creations.insert(creation) {
                 return Err(format!("creation number {creation} is used twice"));
             }
+        }
+        if retired != self.retired {
+            return Err(format!(
+                "{retired} free slots are off the free list, {} retired",
+                self.retired
+            ));
         }
         if (live, disabled) != (self.len, self.disabled) {
             return Err(format!(
@@ -444,5 +481,32 @@ mod tests {
         entities.restart_creation_indices();
         let next = entities.alloc(at(4));
         assert_eq!(entities.creation_index(next), 0);
+    }
+
+    #[test]
+    fn a_destroyed_entitys_handle_stays_stale_when_tags_come_round_again() {
+        let mut entities = Entities::default();
+        let kept = entities.alloc(at(0));
+        let old = entities.alloc(at(1));
+        entities.disable(old, false);
+        // Skip to 2^32 creations after `old`'s: the next entity gets the tag
+        // `old` has, in the next epoch. `old`'s slot, free with an entity of
+        // the last epoch, is retired rather than given to it.
+        entities.next_creation = (1 << 32) | u64::from(old.generation());
+        let new = entities.alloc(at(1));
+        assert_eq!(new.generation(), old.generation(), "the tag came round");
+        assert_ne!(new.index, old.index, "the slot was retired");
+        assert_eq!(entities.liveness(old), Liveness::Stale);
+        assert_eq!(entities.location(new), Some(at(1)));
+        assert_eq!(entities.location(kept), Some(at(0)));
+        assert_eq!(entities.retired, 1);
+        entities.check().unwrap();
+        // Slots freed in this epoch are reused as before; a retired one never.
+        entities.disable(new, false);
+        let again = entities.alloc(at(1));
+        assert_eq!(again.index, new.index);
+        assert_eq!(entities.liveness(new), Liveness::Stale);
+        entities.check().unwrap();
+        assert_eq!(entities.slot_capacity(), 3);
     }
 }
