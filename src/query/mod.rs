@@ -171,19 +171,24 @@ struct Walk<'s> {
     matcher: Option<&'s Matcher>,
 }
 
-impl Walk<'_> {
+impl<'s> Walk<'s> {
     /// Whether the query visits `archetype`: it holds entities, with every
     /// required component, that the matcher accepts.
     #[inline(always)]
     fn accepts(&self, archetype: &Archetype) -> bool {
-        !archetype.is_empty() && self.accepts_set(archetype.set())
+        let set = archetype.set();
+        !archetype.is_empty()
+            && self.check.iter().all(|&id| Some(id) == self.listed || set.contains(id))
+            && self.matcher.is_none_or(|m| m.matches_components(set))
     }
 
-    /// Whether the query visits entities with components `set`.
+    /// What a placed walk filters by: the matcher only (the archetypes a
+    /// plan is placed in have every required component, and the walk skips
+    /// empty ones itself).
     #[inline(always)]
-    fn accepts_set(&self, set: &ComponentSet) -> bool {
-        self.check.iter().all(|&id| Some(id) == self.listed || set.contains(id))
-            && self.matcher.is_none_or(|m| m.matches_components(set))
+    fn placed_filter(&self) -> impl Fn(&ComponentSet) -> bool + use<'s> {
+        let matcher = self.matcher;
+        move |set| matcher.is_none_or(|m| m.matches_components(set))
     }
 }
 
@@ -272,8 +277,7 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
         let walk = self.scope.walk(archetypes);
         let plan = &self.scope.plan.columns;
         if walk.placed {
-            let matcher = walk.matcher;
-            Walked::Placed(plan.walk_placed(archetypes, move |set| matcher.is_none_or(|m| m.matches_components(set))))
+            Walked::Placed(plan.walk_placed(archetypes, walk.placed_filter()))
         } else {
             let columns = plan.columns();
             Walked::Found(
