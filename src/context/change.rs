@@ -185,6 +185,10 @@ impl Context {
         let Some(column) = self.archetypes.get(at.archetype).column_index(id) else {
             return self.add(entity, value);
         };
+        // Borrowed apart by hand rather than through `split`, so the lean
+        // paths never build a `Dispatch`: `split` here costs ~10 instructions
+        // per call (~17 in `modify_with`), measured with callgrind.
+        // Borrowed apart by hand, as in `replace`.
         let Context {
             name,
             instance,
@@ -373,19 +377,7 @@ impl Context {
         let plan = access.plan(self.name)?;
         self.routes.sync(&self.archetypes);
         let mut visited = 0;
-        let Context {
-            name,
-            instance,
-            retains,
-            archetypes,
-            routes,
-            groups,
-            collectors,
-            indices,
-            subscribers,
-            ..
-        } = self;
-        let mut dispatch = Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
+        let (routes, archetypes, mut dispatch) = self.split();
         let idle = ReplaceRoute::idle();
         for at in 0.. {
             let Some(&archetype) = routes.membership().group(index).archetypes.get(at) else {

@@ -222,7 +222,7 @@ impl<'a> Dispatch<'a> {
 impl Context {
     /// The context's routes, storage and consumers, borrowed apart.
     #[inline(always)]
-    pub(super) fn split(&mut self) -> (&mut Routes, &Archetypes, Dispatch<'_>) {
+    pub(super) fn split(&mut self) -> (&mut Routes, &mut Archetypes, Dispatch<'_>) {
         let Context {
             name,
             instance,
