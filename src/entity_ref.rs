@@ -49,12 +49,6 @@ impl<'a> EntityRef<'a> {
         self.archetype.get(T::component_id(), self.row)
     }
 
-    /// A type-erased view of the component with id `id`, if the entity has it.
-    #[inline]
-    pub(crate) fn component_ref(&self, id: ComponentId) -> Option<ComponentRef<'a>> {
-        self.archetype.component_ref(id, self.row)
-    }
-
     /// Whether the entity has a `T`.
     pub fn has<T: Component>(&self) -> bool {
         self.has_component(T::component_id())

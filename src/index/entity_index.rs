@@ -285,12 +285,6 @@ where
         !self.filed_keys(entity).is_empty()
     }
 
-    fn has_keys(&self, value: ComponentRef<'_>) -> bool {
-        let mut any = false;
-        self.keys.each(value, &mut |_| any = true);
-        any
-    }
-
     fn clear(&mut self, each: &mut dyn FnMut(Entity)) {
         for filed in &mut self.filed {
             if let Some((key, at)) = filed.first()

@@ -185,8 +185,6 @@ pub(crate) mod sealed {
         fn unfile(&mut self, entity: Entity) -> bool;
         /// Whether `entity` is held.
         fn holds(&self, entity: Entity) -> bool;
-        /// Whether `value` has at least one key.
-        fn has_keys(&self, value: ComponentRef<'_>) -> bool;
         /// Empties the index, calling `each` once per entity it held.
         fn clear(&mut self, each: &mut dyn FnMut(Entity));
         fn keys_len(&self) -> usize;

@@ -252,12 +252,6 @@ where
             .is_some_and(|filed| filed.entity == entity)
     }
 
-    fn has_keys(&self, value: ComponentRef<'_>) -> bool {
-        let mut any = false;
-        self.keys.each(value, &mut |_| any = true);
-        any
-    }
-
     fn clear(&mut self, each: &mut dyn FnMut(Entity)) {
         for filed in &mut self.filed {
             if !filed.keys.is_empty() {
