@@ -17,7 +17,7 @@ use slotmap::Key;
 /// [`ContextEntity`](crate::system::ContextEntity), of a
 /// [`CollectorId`] or of a [`GroupId`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ContextId(pub(crate) u32);
+pub struct ContextId(pub(crate) u64);
 
 impl fmt::Display for ContextId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -33,7 +33,7 @@ impl fmt::Display for ContextId {
 /// [`Error::UnknownGroup`](crate::Error::UnknownGroup).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GroupId {
-    pub(crate) context: u32,
+    pub(crate) context: u64,
     pub(crate) index: u32,
 }
 
@@ -69,7 +69,7 @@ fn write_key(f: &mut fmt::Formatter<'_>, what: &str, key: impl Key) -> fmt::Resu
 /// [`Error::UnknownCollector`](crate::Error::UnknownCollector).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CollectorId {
-    pub(crate) context: u32,
+    pub(crate) context: u64,
     pub(crate) key: CollectorKey,
 }
 
@@ -93,13 +93,13 @@ impl fmt::Display for CollectorId {
 /// knows its context, so using it with another is
 /// [`Error::UnknownIndex`](crate::Error::UnknownIndex).
 pub struct IndexId<I> {
-    pub(crate) context: u32,
+    pub(crate) context: u64,
     pub(crate) key: IndexKey,
     index: PhantomData<fn() -> I>,
 }
 
 impl<I> IndexId<I> {
-    pub(crate) fn new(context: u32, key: IndexKey) -> Self {
+    pub(crate) fn new(context: u64, key: IndexKey) -> Self {
         IndexId {
             context,
             key,

@@ -78,7 +78,7 @@ impl Consumers for ConsumerView<'_> {
 /// its routes, storage and entity records.
 pub(super) struct Dispatch<'a> {
     pub(super) name: &'static str,
-    instance: u32,
+    instance: u64,
     pub(super) retains: &'a mut Retains,
     pub(super) groups: &'a mut Groups,
     pub(super) collectors: &'a mut Collectors,
@@ -89,7 +89,7 @@ pub(super) struct Dispatch<'a> {
 impl<'a> Dispatch<'a> {
     pub(super) fn new(
         name: &'static str,
-        instance: u32,
+        instance: u64,
         retains: &'a mut Retains,
         groups: &'a mut Groups,
         collectors: &'a mut Collectors,

@@ -17,7 +17,7 @@
 //! - `builder.rs`, `invariants.rs`: options, and the invariant walker.
 
 use std::fmt;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::aerc::{AercMode, Retains};
 use crate::collector::Collectors;
@@ -84,7 +84,7 @@ pub struct Context {
     pub(crate) name: &'static str,
     /// The instance id the ids of this context's groups, collectors and
     /// indices carry.
-    pub(crate) instance: u32,
+    pub(crate) instance: u64,
     pub(crate) entities: Entities,
     pub(crate) retains: Retains,
     pub(crate) archetypes: Archetypes,
@@ -104,7 +104,9 @@ pub struct Context {
 }
 
 /// Gives each context an instance id, so ids of its groups are recognised.
-static NEXT_CONTEXT_ID: AtomicU32 = AtomicU32::new(0);
+/// 64 bits: at one context a nanosecond, it would take 584 years to come
+/// round, so an id of a dropped context is never taken for a new one's.
+static NEXT_CONTEXT_ID: AtomicU64 = AtomicU64::new(0);
 
 impl Default for Context {
     fn default() -> Self {
@@ -249,5 +251,42 @@ impl fmt::Debug for Context {
             .field("groups", &self.groups.len())
             .field("subscribers", &self.subscribers.len())
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Error, Matcher};
+
+    /// The ids of a dropped context are refused by every later one, however
+    /// many contexts come between (with 32-bit instance ids, the context
+    /// made 2^32 after another had its instance id).
+    #[test]
+    fn a_dropped_contexts_ids_are_refused_by_a_context_made_2_pow_32_later() {
+        #[derive(Debug)]
+        struct Mark;
+        crate::component!(Mark);
+        let (group, collector, index) = {
+            let mut old = Context::new();
+            let group = old.group(Matcher::all_of::<Mark>());
+            let collector = old.collector(Matcher::all_of::<Mark>().added());
+            let index = old.add_index(crate::EntityIndex::new("Mark", |_: &Mark| 0u8)).unwrap();
+            (group, collector, index)
+        };
+        // Other tests make contexts meanwhile: skip to 2^32 after `old`.
+        let target = group.context + (1 << 32);
+        NEXT_CONTEXT_ID.fetch_max(target, Ordering::Relaxed);
+        let mut new = Context::new();
+        assert!(new.instance >= target);
+        new.group(Matcher::all_of::<Mark>());
+        new.collector(Matcher::all_of::<Mark>().added());
+        new.add_index(crate::EntityIndex::new("Mark", |_: &Mark| 0u8)).unwrap();
+        assert!(matches!(new.get_group(group), Err(Error::UnknownGroup { .. })));
+        assert!(matches!(
+            new.get_collector(collector),
+            Err(Error::UnknownCollector { .. })
+        ));
+        assert!(matches!(new.index(index), Err(Error::UnknownIndex { .. })));
     }
 }

@@ -30,14 +30,14 @@ struct EntityCache {
 
 /// The groups of a context, by creation order.
 pub(crate) struct Groups {
-    context: u32,
+    context: u64,
     list: Vec<GroupData>,
     by_matcher: HashMap<Matcher, u32>,
 }
 
 impl Groups {
     /// The groups of the context with instance id `context` (none yet).
-    pub(crate) fn new(context: u32) -> Self {
+    pub(crate) fn new(context: u64) -> Self {
         Groups {
             context,
             list: Vec::new(),
