@@ -7,8 +7,14 @@ use crate::id::{CollectorId, GroupId};
 
 /// Everything that can go wrong when using a context.
 ///
-/// An operation that returns an `Error` has changed nothing: no component was
-/// moved, added, dropped or lost, and no event was fired.
+/// An operation that returns an `Error` has changed nothing: no entity was
+/// created or destroyed, no component was moved, added, dropped or lost, no
+/// event was fired, and no group, collector, entity index, unique holder or
+/// retain count changed. Storage may remember what the operation looked up
+/// on its way: the archetype the entity would have moved to, left empty and
+/// without a chunk, as a later operation would have made it
+/// ([`StorageStats::archetypes`](crate::StorageStats::archetypes) counts it).
+/// That is a cache, not a change: nothing iterates or matches differently.
 ///
 /// Messages name the context, the entity (`3v1`) and the component type, and
 /// say what to do instead.

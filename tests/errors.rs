@@ -118,3 +118,60 @@ fn errors_are_std_errors() {
     let e = game.create_entity();
     takes(&game.remove::<Frozen>(e).unwrap_err());
 }
+
+/// What "changed nothing" means for storage: a refused operation may leave
+/// the archetype it would have moved the entity to (empty, with no chunk),
+/// as a cache that any later operation would have made; nothing else. The
+/// error docs say so.
+#[test]
+fn a_refused_operation_changes_nothing_but_may_leave_an_empty_archetype() {
+    use reactecs::{Matcher, PrimaryEntityIndex};
+    let mut game = Context::with_name("Game");
+    let names = game
+        .add_index(PrimaryEntityIndex::new("Name", |n: &Name| n.0.clone()))
+        .unwrap();
+    let named = game.group(Matcher::all_of::<Name>());
+    let holder = game.set_unique(Score(1)).unwrap();
+    let hero = game.create_entity_with((Name("hero".into()),)).unwrap();
+    let other = game.create_entity_with((Position { x: 0.0, y: 0.0 },)).unwrap();
+    let spy = Spy::attach(&mut game);
+    let (before, stats) = (snapshot(&game), game.storage_stats());
+
+    // A second holder of a unique component, as a new entity.
+    let second = game.create_entity_with((Score(2), Position { x: 1.0, y: 1.0 }));
+    assert!(
+        matches!(second, Err(Error::UniqueAlreadyHeld { holder: h, .. }) if h == holder),
+        "{second:?}"
+    );
+    // A key the primary index has for another entity, by `add`.
+    let clash = game.add(other, Name("hero".into()));
+    assert!(
+        matches!(clash, Err(Error::DuplicatePrimaryKey { holder: h, .. }) if h == hero),
+        "{clash:?}"
+    );
+
+    assert_eq!(snapshot(&game), before, "no entity or component changed");
+    assert!(spy.take().is_empty(), "no event fired");
+    assert_eq!(game.get_group(named).unwrap().len(), 1);
+    assert_eq!(game.entity_with(names, "hero").unwrap(), Some(hero));
+    assert_eq!(game.retain_count(other).unwrap(), 0);
+    let after = game.storage_stats();
+    assert_eq!(
+        after.archetypes,
+        stats.archetypes + 2,
+        "the two target archetypes are remembered"
+    );
+    assert_eq!(
+        (after.chunks, after.spare_chunks, after.bytes),
+        (stats.chunks, stats.spare_chunks, stats.bytes)
+    );
+    check(&game);
+
+    // The archetypes left behind are the ones a legal change then uses.
+    game.add(other, Name("villain".into())).unwrap();
+    game.remove::<Score>(holder).unwrap();
+    game.create_entity_with((Score(2), Position { x: 1.0, y: 1.0 }))
+        .unwrap();
+    assert_eq!(game.storage_stats().archetypes, after.archetypes);
+    check(&game);
+}

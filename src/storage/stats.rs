@@ -6,7 +6,8 @@ use super::archetypes::Archetypes;
 /// [`Context::storage_stats`](crate::Context::storage_stats).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StorageStats {
-    /// Distinct component sets seen so far.
+    /// Distinct component sets seen so far, including the empty archetype a
+    /// refused operation may leave behind (see [`Error`](crate::Error)).
     pub archetypes: usize,
     /// Chunks holding at least one entity.
     pub chunks: usize,
