@@ -16,8 +16,39 @@ use crate::storage::{ErasedRef, TypeInfo};
 pub struct ComponentId(u32);
 
 impl ComponentId {
-    /// The id with the given index (for runtime matchers and sets).
-    pub fn from_index(index: usize) -> Self {
+    /// The id of the declared component with the given index (for runtime
+    /// matchers and sets): `0..ComponentInfo::all().len()`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownComponent`](crate::Error::UnknownComponent) for an
+    /// index no declared component has. (So a [`Matcher`](crate::Matcher) or
+    /// [`ComponentSet`](crate::ComponentSet) only ever holds declared ids,
+    /// and stays a few words long.)
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::{Component, ComponentId, ComponentInfo, Error};
+    /// struct Health(u32);
+    /// reactecs::component!(Health);
+    /// let id = Health::component_id();
+    /// assert_eq!(ComponentId::from_index(id.index()), Ok(id));
+    /// let past = ComponentInfo::all().len();
+    /// assert!(matches!(ComponentId::from_index(past), Err(Error::UnknownComponent { .. })));
+    /// assert!(ComponentId::from_index(usize::MAX).is_err());
+    /// ```
+    pub fn from_index(index: usize) -> Result<Self, crate::Error> {
+        let declared = registry().len();
+        if index < declared {
+            Ok(ComponentId::at(index))
+        } else {
+            Err(crate::Error::UnknownComponent { index, declared })
+        }
+    }
+
+    /// The id with the given index, declared or not (storage and sets work
+    /// on indices they were given by ids).
+    #[inline]
+    pub(crate) fn at(index: usize) -> Self {
         ComponentId(u32::try_from(index).expect("component index exceeds u32"))
     }
 
@@ -172,7 +203,7 @@ impl ComponentInfo {
     #[cfg(test)]
     pub(crate) fn for_test<T: Send + Sync + 'static>(index: usize, name: &'static str, debug: Option<DebugFn>) -> Self {
         ComponentInfo {
-            id: ComponentId::from_index(index),
+            id: ComponentId::at(index),
             ..Self::describe::<T>(name, false, &[], debug)
         }
     }
@@ -374,7 +405,7 @@ pub(crate) fn registry() -> &'static [ComponentInfo] {
         // One id per type, even if a registration was submitted twice.
         found.dedup_by(|a, b| a.0.ty.type_id() == b.0.ty.type_id());
         for (index, (info, registration)) in found.iter_mut().enumerate() {
-            info.id = ComponentId::from_index(index);
+            info.id = ComponentId::at(index);
             registration.assign_id(info.id);
         }
         found.into_iter().map(|(info, _)| info).collect()
@@ -450,6 +481,7 @@ impl<T> ViaName for DebugProbe<T> {
 /// ```
 ///
 /// - `unique T` marks a singleton component (at most one entity holds it).
+/// - One declaration may list hundreds of types.
 /// - `Game, Ui: T` names the contexts the type belongs to: each must be
 ///   declared with [`context!`](crate::context!) and in scope (the compiler
 ///   checks). A declared context ([`Context::of`](crate::Context::of),
@@ -470,17 +502,29 @@ macro_rules! component {
     };
 }
 
+// Plain types are declared by repetition, without recursion; the list is
+// munched entry by entry only around `unique` entries, eight plain types at a
+// time, so a declaration of hundreds of types stays far below the recursion
+// limit. (`unique Foo` never matches a `$ty:ty, ` entry: the type parsed
+// is `unique`, and `Foo` is not a comma.)
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __component_list {
     ($contexts:tt $(,)?) => {};
+    ($contexts:tt $($ty:ty),+ $(,)?) => {
+        $($crate::__component_one!($contexts false $ty);)+
+    };
     ($contexts:tt unique $ty:ty $(, $($rest:tt)*)?) => {
         $crate::__component_one!($contexts true $ty);
         $crate::__component_list!($contexts $($($rest)*)?);
     };
-    ($contexts:tt $ty:ty $(, $($rest:tt)*)?) => {
+    ($contexts:tt $t0:ty, $t1:ty, $t2:ty, $t3:ty, $t4:ty, $t5:ty, $t6:ty, $t7:ty, $($rest:tt)+) => {
+        $crate::__component_list!($contexts $t0, $t1, $t2, $t3, $t4, $t5, $t6, $t7);
+        $crate::__component_list!($contexts $($rest)+);
+    };
+    ($contexts:tt $ty:ty, $($rest:tt)+) => {
         $crate::__component_one!($contexts false $ty);
-        $crate::__component_list!($contexts $($($rest)*)?);
+        $crate::__component_list!($contexts $($rest)+);
     };
 }
 

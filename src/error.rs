@@ -298,6 +298,19 @@ pub enum Error {
         index: String,
     },
 
+    /// [`ComponentId::from_index`](crate::ComponentId::from_index) with an
+    /// index no declared component has.
+    #[error(
+        "no component is declared with index {index}: {declared} are, with indices 0 to {declared} - 1; take ids from \
+         `T::component_id()` or `ComponentInfo::all()`"
+    )]
+    UnknownComponent {
+        /// The index given.
+        index: usize,
+        /// How many components the program declares.
+        declared: usize,
+    },
+
     /// An index asked for by name as a type it is not.
     #[error(
         "index `{index}` in context `{context}` is a {found}, not a `{expected}`: ask for it with its own type and key type"

@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use reactecs::{Component, ComponentId, ComponentInfo};
+use reactecs::{Component, ComponentId, ComponentInfo, Error};
 
 mod nested {
     #[derive(Debug)]
@@ -64,8 +64,25 @@ fn infos_describe_the_type() {
 #[test]
 fn component_ids_display_their_names() {
     assert_eq!(Velocity::component_id().to_string(), "Velocity");
-    assert_eq!(ComponentId::from_index(1_000_000).to_string(), "#1000000");
-    assert!(ComponentId::from_index(1_000_000).info().is_none());
+    assert_eq!(
+        ComponentId::from_index(Velocity::component_id().index()),
+        Ok(Velocity::component_id())
+    );
+}
+
+/// Only declared components have ids: an index past them is an error, not a
+/// panic, and not an id whose matcher would allocate a bitset up to it.
+#[test]
+fn component_id_from_an_undeclared_index_is_an_error() {
+    let declared = ComponentInfo::all().len();
+    for index in [declared, 1_000_000, u32::MAX as usize, usize::MAX] {
+        assert_eq!(
+            ComponentId::from_index(index),
+            Err(Error::UnknownComponent { index, declared })
+        );
+    }
+    let message = ComponentId::from_index(declared).unwrap_err().to_string();
+    assert!(message.contains("ComponentInfo::all()"), "{message}");
 }
 
 /// Implemented by hand with a registration of its own that was never submitted

@@ -167,7 +167,7 @@ impl Archetypes {
             archetype.check()?;
         }
         for (index, listed) in self.by_component.iter().enumerate() {
-            let id = ComponentId::from_index(index);
+            let id = ComponentId::at(index);
             let expected: Vec<ArchetypeId> = self
                 .list
                 .iter()

@@ -14,13 +14,18 @@ use crate::component::ComponentId;
 ///
 /// # Example
 /// ```
-/// use reactecs::{ComponentId, ComponentSet};
+/// use reactecs::{Component, ComponentSet};
+/// struct Position(f32, f32);
+/// struct Velocity(f32, f32);
+/// reactecs::component!(Position, Velocity);
 /// let mut set = ComponentSet::new();
-/// set.insert(ComponentId::from_index(3));
-/// set.insert(ComponentId::from_index(70));
-/// assert!(set.contains(ComponentId::from_index(70)));
+/// set.insert(Velocity::component_id());
+/// set.insert(Position::component_id());
+/// assert!(set.contains(Position::component_id()));
 /// assert_eq!(set.len(), 2);
-/// assert_eq!(set.iter().map(|id| id.index()).collect::<Vec<_>>(), [3, 70]);
+/// let mut expected = [Position::component_id(), Velocity::component_id()];
+/// expected.sort();
+/// assert_eq!(set.iter().collect::<Vec<_>>(), expected, "in id order");
 /// ```
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct ComponentSet {
@@ -116,7 +121,7 @@ impl ComponentSet {
                 }
                 let bit = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
-                Some(ComponentId::from_index(i * 64 + bit))
+                Some(ComponentId::at(i * 64 + bit))
             })
         })
     }
@@ -149,7 +154,7 @@ mod tests {
     use super::*;
 
     fn id(i: usize) -> ComponentId {
-        ComponentId::from_index(i)
+        ComponentId::at(i)
     }
 
     #[test]

@@ -568,8 +568,8 @@ mod tests {
 
     #[test]
     fn a_plan_refuses_a_written_component_named_again() {
-        let a = |write| (ComponentId::from_index(0), TypeId::of::<u8>(), write);
-        let b = |write| (ComponentId::from_index(1), TypeId::of::<u16>(), write);
+        let a = |write| (ComponentId::at(0), TypeId::of::<u8>(), write);
+        let b = |write| (ComponentId::at(1), TypeId::of::<u16>(), write);
         let refused = |takes: [_; 3]| ColumnPlan::new(takes).err().map(|id| id.index());
         assert_eq!(refused([a(true), b(false), b(false)]), None);
         assert_eq!(refused([a(false), b(true), a(false)]), None);

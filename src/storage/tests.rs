@@ -99,7 +99,7 @@ fn infos() -> &'static [ComponentInfo] {
 }
 
 fn id(index: usize) -> ComponentId {
-    ComponentId::from_index(index)
+    ComponentId::at(index)
 }
 
 /// What a query plan takes for component `index`: its id, its value type,
