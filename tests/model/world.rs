@@ -21,7 +21,10 @@ struct Small(u8);
 struct Wide([u64; 9]);
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Flag;
-reactecs::component!(Small, Wide, Flag);
+/// A unique component: one live entity at most has it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Leader(u8);
+reactecs::component!(Small, Wide, Flag, unique Leader);
 
 /// A component kind and value, as the model stores it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -30,6 +33,7 @@ pub(crate) enum Kind {
     Wide,
     Flag,
     Counted,
+    Leader,
 }
 
 #[derive(Clone, Debug)]
@@ -94,6 +98,12 @@ pub(crate) enum Op {
     /// Subscribes a handler to one of the first groups, or unsubscribes it
     /// if there is one.
     ListenGroup(usize),
+    /// `set_unique(Leader(v))`: replaces the holder's value, or creates a
+    /// holder.
+    SetUnique(u8),
+    /// `take_unique::<Leader>()`: takes the value from its holder, which is
+    /// destroyed if that leaves it empty; `UniqueAbsent` if nobody holds it.
+    TakeUnique,
 }
 
 /// A program's bytes, read front to back; zeros once they run out.
@@ -128,15 +138,15 @@ impl Bytes<'_> {
     }
 
     fn kind(&mut self) -> Kind {
-        [Kind::Small, Kind::Wide, Kind::Flag, Kind::Counted][self.below(4)]
+        [Kind::Small, Kind::Wide, Kind::Flag, Kind::Counted, Kind::Leader][self.below(5)]
     }
 }
 
 impl Op {
     /// How often each operation is picked, in the order of [`Op::decode`]'s
     /// arms (structural changes most, configuration least).
-    const WEIGHTS: [u8; 27] = [
-        4, 4, 3, 1, 3, 8, 6, 6, 1, 2, 1, 4, 4, 2, 2, 1, 1, 1, 1, 1, 2, 1, 5, 3, 1, 1, 1,
+    const WEIGHTS: [u8; 29] = [
+        4, 4, 3, 1, 3, 8, 6, 6, 1, 2, 1, 4, 4, 2, 2, 1, 1, 1, 1, 1, 2, 1, 5, 3, 1, 1, 1, 2, 1,
     ];
 
     /// The next operation of a program: one byte picks the operation, the
@@ -179,7 +189,9 @@ impl Op {
             23 => Op::View(b.index()),
             24 => Op::RemoveCollector(b.index()),
             25 => Op::Listen,
-            _ => Op::ListenGroup(b.index()),
+            26 => Op::ListenGroup(b.index()),
+            27 => Op::SetUnique(b.u8()),
+            _ => Op::TakeUnique,
         }
     }
 }
@@ -482,7 +494,7 @@ impl IndexHandle {
             Kind::Small => Self::add_on::<Small>(game, spec),
             Kind::Wide => Self::add_on::<Wide>(game, spec),
             Kind::Counted => Self::add_on::<Counted>(game, spec),
-            Kind::Flag => unreachable!("no index keys on Flag"),
+            Kind::Flag | Kind::Leader => unreachable!("no index keys on {:?}", spec.component),
         }
     }
 
@@ -796,6 +808,28 @@ impl World {
         assert!(clashes.contains(&clash), "{clash:?} is not one of {clashes:?}");
     }
 
+    /// The live entity that has the unique `Leader`, if one does.
+    fn leader(&self) -> Option<Entity> {
+        self.model
+            .iter()
+            .find(|(_, values)| values.contains_key(&Kind::Leader))
+            .map(|(&e, _)| e)
+    }
+
+    /// Whether giving an entity without one a `kind` is refused because
+    /// another live entity holds it (a unique `Leader`); checks `result`.
+    fn refused_unique(&self, kind: Kind, result: &Result<(), Error>) -> bool {
+        let Some(holder) = self.leader().filter(|_| kind == Kind::Leader) else {
+            return false;
+        };
+        assert!(
+            matches!(result, Err(Error::UniqueAlreadyHeld { holder: h, .. }) if *h == holder),
+            "{result:?}"
+        );
+        self.assert_quiet();
+        true
+    }
+
     /// The model's side of a component change that gives live `e` the values
     /// `after`: refused if it clashes with a primary key, else done.
     fn change(&mut self, e: Entity, after: Values, replaced: Option<Kind>, result: Result<(), Error>) {
@@ -867,6 +901,7 @@ impl World {
             Kind::Wide => self.game.add(e, Wide([u64::from(v); 9])),
             Kind::Flag => self.game.add(e, Flag),
             Kind::Counted => self.game.add(e, self.counter.make(&v.to_string())),
+            Kind::Leader => self.game.add(e, Leader(v)),
         }
     }
 
@@ -876,6 +911,7 @@ impl World {
             Kind::Wide => self.game.replace(e, Wide([u64::from(v); 9])),
             Kind::Flag => self.game.replace(e, Flag),
             Kind::Counted => self.game.replace(e, self.counter.make(&v.to_string())),
+            Kind::Leader => self.game.replace(e, Leader(v)),
         }
     }
 
@@ -885,6 +921,7 @@ impl World {
             Kind::Wide => self.game.remove::<Wide>(e),
             Kind::Flag => self.game.remove::<Flag>(e),
             Kind::Counted => self.game.remove::<Counted>(e),
+            Kind::Leader => self.game.remove::<Leader>(e),
         }
     }
 
@@ -1112,6 +1149,9 @@ impl World {
                     );
                     return;
                 }
+                if self.refused_unique(kind, &result) {
+                    return;
+                }
                 let mut after = values.clone();
                 after.insert(kind, if kind == Kind::Flag { 0 } else { v });
                 self.change(e, after, None, result);
@@ -1135,9 +1175,40 @@ impl World {
                 let Some(values) = self.model.get(&e) else {
                     return self.assert_not_alive(e, result);
                 };
+                if !values.contains_key(&kind) && self.refused_unique(kind, &result) {
+                    return;
+                }
                 let mut after = values.clone();
                 let replaced = after.insert(kind, if kind == Kind::Flag { 0 } else { v }).map(|_| kind);
                 self.change(e, after, replaced, result);
+            }
+            Op::SetUnique(v) => {
+                let result = self.game.set_unique(Leader(v));
+                match self.leader() {
+                    Some(holder) => {
+                        assert_eq!(result, Ok(holder));
+                        let mut after = self.model[&holder].clone();
+                        after.insert(Kind::Leader, v);
+                        self.change(holder, after, Some(Kind::Leader), Ok(()));
+                    }
+                    None => self.born(result.unwrap(), [(Kind::Leader, v)].into()),
+                }
+            }
+            Op::TakeUnique => {
+                let result = self.game.take_unique::<Leader>();
+                let Some(holder) = self.leader() else {
+                    assert!(matches!(result, Err(Error::UniqueAbsent { .. })), "{result:?}");
+                    return self.assert_quiet();
+                };
+                let mut after = self.model[&holder].clone();
+                let value = after.remove(&Kind::Leader);
+                let emptied = after.is_empty();
+                // Refused if leaving `Leader` makes the holder clash in a
+                // primary index of a NoneOf group (never once it is empty).
+                self.change(holder, after, None, result.map(|l| assert_eq!(Some(l.0), value)));
+                if emptied {
+                    self.destroy(holder);
+                }
             }
             Op::DestroyAll => {
                 self.game.destroy_all_entities();
@@ -1458,6 +1529,12 @@ impl World {
             );
         }
         assert_eq!(self.game.len(), self.model.len());
+        let leader = self.leader();
+        assert_eq!(self.game.unique_entity::<Leader>(), leader);
+        assert_eq!(
+            self.game.unique::<Leader>().map(|l| l.0),
+            leader.map(|e| self.model[&e][&Kind::Leader])
+        );
         for &e in &self.handles {
             self.compare_entity(e);
         }
@@ -1496,9 +1573,10 @@ impl World {
                     }),
                     Kind::Flag => self.game.get::<Flag>(e).ok().map(|_| 0),
                     Kind::Counted => self.game.get::<Counted>(e).ok().map(|c| c.label.parse().unwrap()),
+                    Kind::Leader => self.game.get::<Leader>(e).ok().map(|l| l.0),
                 }
             };
-            for kind in [Kind::Small, Kind::Wide, Kind::Flag, Kind::Counted] {
+            for kind in [Kind::Small, Kind::Wide, Kind::Flag, Kind::Counted, Kind::Leader] {
                 assert_eq!(get(kind), values.get(&kind).copied(), "{kind:?} of {e}");
             }
             assert_eq!(self.game.entity(e).unwrap().len(), values.len());
