@@ -481,7 +481,10 @@ impl<T> ViaName for DebugProbe<T> {
 /// ```
 ///
 /// - `unique T` marks a singleton component (at most one entity holds it).
-/// - One declaration may list hundreds of types.
+/// - One declaration may list hundreds of plain types; each `unique` entry
+///   costs the macro a level of recursion (the default limit is 128). Write
+///   a unique type's path as `unique X` or `unique crate::X`, not
+///   `unique ::X` (which reads as the path `unique::X`).
 /// - `Game, Ui: T` names the contexts the type belongs to: each must be
 ///   declared with [`context!`](crate::context!) and in scope (the compiler
 ///   checks). A declared context ([`Context::of`](crate::Context::of),

@@ -301,8 +301,8 @@ pub enum Error {
     /// [`ComponentId::from_index`](crate::ComponentId::from_index) with an
     /// index no declared component has.
     #[error(
-        "no component is declared with index {index}: {declared} are, with indices 0 to {declared} - 1; take ids from \
-         `T::component_id()` or `ComponentInfo::all()`"
+        "no component is declared with index {index}: the {declared} declared components have indices below \
+         {declared}; take ids from `T::component_id()` or `ComponentInfo::all()`"
     )]
     UnknownComponent {
         /// The index given.

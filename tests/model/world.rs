@@ -191,7 +191,8 @@ impl Op {
             25 => Op::Listen,
             26 => Op::ListenGroup(b.index()),
             27 => Op::SetUnique(b.u8()),
-            _ => Op::TakeUnique,
+            28 => Op::TakeUnique,
+            _ => unreachable!("one arm per weight"),
         }
     }
 }
