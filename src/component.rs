@@ -80,6 +80,31 @@ impl fmt::Display for ComponentId {
     }
 }
 
+/// Where a component type's values live, chosen when it is declared (see
+/// [`component!`](crate::component!) and the table in the crate docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StorageKind {
+    /// In the columns of the entity's archetype (the default): iteration
+    /// walks dense chunks; adding or removing the component moves the
+    /// entity's row to another archetype.
+    Archetype,
+    /// A zero-sized tag kept beside the archetypes (declared `flag T`):
+    /// setting or clearing it moves nothing.
+    Flag,
+    /// A value kept in a sparse set per type (declared `sparse T`): adding or
+    /// removing it moves nothing; reading it costs a lookup per entity.
+    Sparse,
+}
+
+impl StorageKind {
+    /// Whether values of this kind stay out of archetypes (so adding or
+    /// removing one never moves the entity).
+    #[inline(always)]
+    pub const fn is_sparse(self) -> bool {
+        !matches!(self, StorageKind::Archetype)
+    }
+}
+
 /// Formats a component value for `Debug` output, given a view of it.
 #[doc(hidden)]
 pub type DebugFn = fn(&ComponentRef<'_>, &mut fmt::Formatter<'_>) -> fmt::Result;
@@ -176,6 +201,7 @@ pub struct ComponentInfo {
     name: &'static str,
     pub(crate) ty: TypeInfo,
     unique: bool,
+    storage: StorageKind,
     contexts: &'static [&'static str],
     pub(crate) debug: Option<DebugFn>,
 }
@@ -185,6 +211,7 @@ impl ComponentInfo {
     fn describe<T: Send + Sync + 'static>(
         name: &'static str,
         unique: bool,
+        storage: StorageKind,
         contexts: &'static [&'static str],
         debug: Option<DebugFn>,
     ) -> Self {
@@ -193,6 +220,7 @@ impl ComponentInfo {
             name,
             ty: TypeInfo::of::<T>(),
             unique,
+            storage,
             contexts,
             debug,
         }
@@ -204,7 +232,20 @@ impl ComponentInfo {
     pub(crate) fn for_test<T: Send + Sync + 'static>(index: usize, name: &'static str, debug: Option<DebugFn>) -> Self {
         ComponentInfo {
             id: ComponentId::at(index),
-            ..Self::describe::<T>(name, false, &[], debug)
+            ..Self::describe::<T>(name, false, StorageKind::Archetype, &[], debug)
+        }
+    }
+
+    /// As [`for_test`](ComponentInfo::for_test), of storage kind `storage`.
+    #[cfg(test)]
+    pub(crate) fn for_test_kind<T: Send + Sync + 'static>(
+        index: usize,
+        name: &'static str,
+        storage: StorageKind,
+    ) -> Self {
+        ComponentInfo {
+            id: ComponentId::at(index),
+            ..Self::describe::<T>(name, false, storage, &[], None)
         }
     }
 
@@ -238,6 +279,11 @@ impl ComponentInfo {
         self.unique
     }
 
+    /// Where the component's values live, as declared.
+    pub fn storage(&self) -> StorageKind {
+        self.storage
+    }
+
     /// The contexts named in the declaration (empty: any context).
     pub fn contexts(&self) -> &'static [&'static str] {
         self.contexts
@@ -251,6 +297,7 @@ impl fmt::Debug for ComponentInfo {
             .field("name", &self.name)
             .field("type_name", &self.type_name())
             .field("unique", &self.unique)
+            .field("storage", &self.storage)
             .field("contexts", &self.contexts)
             .finish()
     }
@@ -279,6 +326,11 @@ impl fmt::Debug for ComponentInfo {
     note = "declare it with `reactecs::component!({Self})` (components are `Send + Sync + 'static`)"
 )]
 pub trait Component: Send + Sync + 'static {
+    /// Where values of this type live; set by the declaration
+    /// (`component!(flag T)`, `component!(sparse T)`), never by hand.
+    #[doc(hidden)]
+    const STORAGE: StorageKind = StorageKind::Archetype;
+
     /// The static registration the declaration macro made for this type. It is
     /// typed, so an implementation can only hand out a registration of its own
     /// type: ids and types correspond one to one.
@@ -314,6 +366,7 @@ pub struct ComponentRegistration<T> {
     id: AtomicU32,
     name: &'static str,
     unique: bool,
+    storage: StorageKind,
     contexts: &'static [&'static str],
     debug: fn() -> Option<DebugFn>,
     _type: PhantomData<fn() -> T>,
@@ -324,6 +377,7 @@ impl<T: Component> ComponentRegistration<T> {
     pub const fn new(
         name: &'static str,
         unique: bool,
+        storage: StorageKind,
         contexts: &'static [&'static str],
         debug: fn() -> Option<DebugFn>,
     ) -> Self {
@@ -331,6 +385,7 @@ impl<T: Component> ComponentRegistration<T> {
             id: AtomicU32::new(UNASSIGNED),
             name,
             unique,
+            storage,
             contexts,
             debug,
             _type: PhantomData,
@@ -376,7 +431,7 @@ pub trait Registration: Sync {
 
 impl<T: Component> Registration for ComponentRegistration<T> {
     fn describe(&self) -> ComponentInfo {
-        ComponentInfo::describe::<T>(self.name, self.unique, self.contexts, (self.debug)())
+        ComponentInfo::describe::<T>(self.name, self.unique, self.storage, self.contexts, (self.debug)())
     }
 
     fn assign_id(&self, id: ComponentId) {
@@ -506,19 +561,35 @@ macro_rules! component {
 }
 
 // Plain types are declared by repetition, without recursion; the list is
-// munched entry by entry only around `unique` entries, eight plain types at a
-// time, so a declaration of hundreds of types stays far below the recursion
-// limit. (`unique Foo` never matches a `$ty:ty, ` entry: the type parsed
-// is `unique`, and `Foo` is not a comma.)
+// munched entry by entry only around keyword entries (`unique`, `flag`,
+// `sparse`), eight plain types at a time, so a declaration of hundreds of
+// types stays far below the recursion limit. (`unique Foo` never matches a
+// `$ty:ty, ` entry: the type parsed is `unique`, and `Foo` is not a comma.)
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __component_list {
     ($contexts:tt $(,)?) => {};
     ($contexts:tt $($ty:ty),+ $(,)?) => {
-        $($crate::__component_one!($contexts false $ty);)+
+        $($crate::__component_one!($contexts false Archetype $ty);)+
+    };
+    ($contexts:tt unique flag $ty:ty $(, $($rest:tt)*)?) => {
+        $crate::__component_one!($contexts true Flag $ty);
+        $crate::__component_list!($contexts $($($rest)*)?);
+    };
+    ($contexts:tt unique sparse $ty:ty $(, $($rest:tt)*)?) => {
+        $crate::__component_one!($contexts true Sparse $ty);
+        $crate::__component_list!($contexts $($($rest)*)?);
     };
     ($contexts:tt unique $ty:ty $(, $($rest:tt)*)?) => {
-        $crate::__component_one!($contexts true $ty);
+        $crate::__component_one!($contexts true Archetype $ty);
+        $crate::__component_list!($contexts $($($rest)*)?);
+    };
+    ($contexts:tt flag $ty:ty $(, $($rest:tt)*)?) => {
+        $crate::__component_one!($contexts false Flag $ty);
+        $crate::__component_list!($contexts $($($rest)*)?);
+    };
+    ($contexts:tt sparse $ty:ty $(, $($rest:tt)*)?) => {
+        $crate::__component_one!($contexts false Sparse $ty);
         $crate::__component_list!($contexts $($($rest)*)?);
     };
     ($contexts:tt $t0:ty, $t1:ty, $t2:ty, $t3:ty, $t4:ty, $t5:ty, $t6:ty, $t7:ty, $($rest:tt)+) => {
@@ -526,7 +597,7 @@ macro_rules! __component_list {
         $crate::__component_list!($contexts $($rest)+);
     };
     ($contexts:tt $ty:ty, $($rest:tt)+) => {
-        $crate::__component_one!($contexts false $ty);
+        $crate::__component_one!($contexts false Archetype $ty);
         $crate::__component_list!($contexts $($rest)+);
     };
 }
@@ -534,7 +605,7 @@ macro_rules! __component_list {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __component_one {
-    ($contexts:tt $unique:literal $ty:ty) => {
+    (@declare $contexts:tt $unique:literal $kind:ident $ty:ty) => {
         const _: () = {
             fn debug() -> ::core::option::Option<$crate::__private::DebugFn> {
                 #[allow(unused_imports)]
@@ -542,8 +613,16 @@ macro_rules! __component_one {
                 (&&$crate::__private::DebugProbe::<$ty>::new()).debug_fn()
             }
             static REGISTRATION: $crate::__private::ComponentRegistration<$ty> =
-                $crate::__private::ComponentRegistration::new(::core::stringify!($ty), $unique, &$contexts, debug);
+                $crate::__private::ComponentRegistration::new(
+                    ::core::stringify!($ty),
+                    $unique,
+                    $crate::StorageKind::$kind,
+                    &$contexts,
+                    debug,
+                );
             impl $crate::Component for $ty {
+                const STORAGE: $crate::StorageKind = $crate::StorageKind::$kind;
+
                 #[inline]
                 fn registration() -> &'static $crate::__private::ComponentRegistration<Self> {
                     &REGISTRATION
@@ -553,5 +632,15 @@ macro_rules! __component_one {
                 $crate::__private::RegisteredComponent(&REGISTRATION)
             }
         };
+    };
+    ($contexts:tt $unique:literal Flag $ty:ty) => {
+        const _: () = ::core::assert!(
+            ::core::mem::size_of::<$ty>() == 0,
+            "a `flag` component must be zero-sized: declare a component with data `sparse` instead"
+        );
+        $crate::__component_one!(@declare $contexts $unique Flag $ty);
+    };
+    ($contexts:tt $unique:literal $kind:ident $ty:ty) => {
+        $crate::__component_one!(@declare $contexts $unique $kind $ty);
     };
 }

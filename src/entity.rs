@@ -218,6 +218,38 @@ impl Entities {
         slot.row = location.row;
     }
 
+    /// The slot the next [`alloc`](Entities::alloc) gives its entity (so
+    /// values can be filed under it before the entity exists).
+    #[inline(always)]
+    pub(crate) fn next_slot(&mut self) -> u32 {
+        let epoch = (self.next_creation >> 32) as u16;
+        while self.free != NO_SLOT && self.epochs[self.free as usize] != epoch {
+            self.retire_free_head();
+        }
+        if self.free != NO_SLOT {
+            self.free
+        } else {
+            u32::try_from(self.slots.len())
+                .ok()
+                .filter(|&i| i != NO_SLOT)
+                .expect("more than 2^32 - 1 entity slots")
+        }
+    }
+
+    /// The live entity in slot `index`, if there is one.
+    #[inline]
+    pub(crate) fn live_at(&self, index: u32) -> Option<Entity> {
+        let slot = self.slots.get(index as usize)?;
+        if slot.archetype < DISABLED {
+            Some(Entity {
+                index,
+                tag: NonZeroU32::new(slot.tag()).expect("a held slot has a tag"),
+            })
+        } else {
+            None
+        }
+    }
+
     /// A new live entity at `location` (which the caller fills right
     /// after), in the most recently freed slot or a new one.
     #[inline(always)]

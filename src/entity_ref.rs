@@ -5,7 +5,7 @@ use std::fmt;
 use crate::component::ComponentRef;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::storage::Archetype;
+use crate::storage::{Archetype, SparseSets};
 
 /// A read-only view of a live entity: its handle and its components.
 ///
@@ -32,11 +32,18 @@ pub struct EntityRef<'a> {
     entity: Entity,
     archetype: &'a Archetype,
     row: u32,
+    /// Where the entity's flag and sparse components are (under its slot).
+    sparse: &'a SparseSets,
 }
 
 impl<'a> EntityRef<'a> {
-    pub(crate) fn new(entity: Entity, archetype: &'a Archetype, row: u32) -> Self {
-        EntityRef { entity, archetype, row }
+    pub(crate) fn new(entity: Entity, archetype: &'a Archetype, row: u32, sparse: &'a SparseSets) -> Self {
+        EntityRef {
+            entity,
+            archetype,
+            row,
+            sparse,
+        }
     }
 
     /// The entity's handle.
@@ -46,7 +53,11 @@ impl<'a> EntityRef<'a> {
 
     /// The entity's `T`, if it has one.
     pub fn get<T: Component>(&self) -> Option<&'a T> {
-        self.archetype.get(T::component_id(), self.row)
+        if T::STORAGE.is_sparse() {
+            self.sparse.get(T::component_id(), self.entity.index())
+        } else {
+            self.archetype.get(T::component_id(), self.row)
+        }
     }
 
     /// Whether the entity has a `T`.
@@ -56,33 +67,50 @@ impl<'a> EntityRef<'a> {
 
     /// Whether the entity has the component with id `id`.
     pub fn has_component(&self, id: ComponentId) -> bool {
-        self.archetype.set().contains(id)
+        self.archetype.set().contains(id) || self.sparse.contains(id, self.entity.index())
     }
 
     /// The number of components.
     pub fn len(&self) -> usize {
-        self.archetype.set().len()
+        self.archetype.set().len() + self.sparse.ids_of(self.entity.index()).count()
     }
 
     /// Whether the entity has no components.
     pub fn is_empty(&self) -> bool {
-        self.archetype.set().is_empty()
+        self.archetype.set().is_empty() && !self.sparse.any_of(self.entity.index())
     }
 
-    /// Views of every component, by increasing component id.
+    /// Views of every component, by increasing component id (whatever
+    /// their storage kind).
     pub fn components(&self) -> impl Iterator<Item = ComponentRef<'a>> + use<'a> {
-        self.archetype.component_refs(self.row)
+        let sparse = self.sparse.component_refs(self.entity.index());
+        merge_by_id(self.archetype.component_refs(self.row), sparse, |c| c.id())
     }
 
     /// The component ids, increasing.
     pub fn component_ids(&self) -> impl Iterator<Item = ComponentId> + use<'a> {
-        self.archetype.component_infos().map(|info| info.id())
+        let sparse = self.sparse.ids_of(self.entity.index());
+        merge_by_id(self.archetype.component_infos().map(|info| info.id()), sparse, |&id| id)
     }
 
     /// The declared names of the components, by increasing component id.
     pub fn component_names(&self) -> impl Iterator<Item = &'static str> + use<'a> {
-        self.archetype.component_infos().map(|info| info.name())
+        self.components().map(|c| c.name())
     }
+}
+
+/// The items of two iterators ascending by `id`, merged in that order.
+fn merge_by_id<T, K: Ord>(
+    a: impl Iterator<Item = T>,
+    b: impl Iterator<Item = T>,
+    id: impl Fn(&T) -> K,
+) -> impl Iterator<Item = T> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if id(y) < id(x) => b.next(),
+        (Some(_), _) => a.next(),
+        (None, _) => b.next(),
+    })
 }
 
 impl fmt::Debug for EntityRef<'_> {

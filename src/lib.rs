@@ -53,7 +53,7 @@ mod unique;
 pub use aerc::{AercMode, Owner};
 pub use bundle::{Bundle, ComponentTuple};
 pub use collector::{Collector, CollectorId, CollectorSpec, RemovedView, Trigger, TriggerOnEvent};
-pub use component::{Component, ComponentId, ComponentInfo, ComponentRef};
+pub use component::{Component, ComponentId, ComponentInfo, ComponentRef, StorageKind};
 pub use context::{Context, ContextBuilder, EntityMut};
 pub use contexts::{ContextId, ContextKind, Contexts};
 pub use entity::Entity;

@@ -89,7 +89,7 @@ fn component_id_from_an_undeclared_index_is_an_error() {
 /// to `inventory`: the (typed) registration cannot borrow another type's id.
 struct Manual;
 static MANUAL: reactecs::__private::ComponentRegistration<Manual> =
-    reactecs::__private::ComponentRegistration::new("Manual", false, &[], || None);
+    reactecs::__private::ComponentRegistration::new("Manual", false, reactecs::StorageKind::Archetype, &[], || None);
 impl Component for Manual {
     fn registration() -> &'static reactecs::__private::ComponentRegistration<Self> {
         &MANUAL

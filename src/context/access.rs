@@ -12,7 +12,7 @@ use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::matcher::Matcher;
 use crate::query::{Access, QueryParam};
-use crate::storage::{ArchetypeMut, ColumnAccess, ComponentSet};
+use crate::storage::{ArchetypeMut, ColumnAccess, ComponentSet, SparseSets};
 
 impl Context {
     /// The entity's `T`.
@@ -22,6 +22,14 @@ impl Context {
     /// entity), or [`Error::ComponentAbsent`] if there is no `T`.
     #[inline(always)]
     pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, Error> {
+        if T::STORAGE.is_sparse() {
+            if self.entities.location(entity).is_some()
+                && let Some(value) = self.sparse.get(T::component_id(), entity.index())
+            {
+                return Ok(value);
+            }
+            return Err(self.get_error(entity, T::component_id()));
+        }
         // A disabled entity's raw archetype id names no archetype.
         if let Some((archetype, row)) = self.entities.raw_location(entity)
             && let Some(archetype) = self.archetypes.try_get(archetype)
@@ -55,6 +63,12 @@ impl Context {
         let Some(at) = self.entities.location(entity) else {
             return Err(self.not_alive(entity));
         };
+        if T::STORAGE.is_sparse() {
+            return match self.sparse.get_mut(T::component_id(), entity.index()) {
+                Some(value) => Ok(value),
+                None => Err(Error::absent(self.name, entity, T::component_id())),
+            };
+        }
         let Some(column) = self.archetypes.get(at.archetype).column_index(T::component_id()) else {
             return Err(self.absent(entity, T::component_id()));
         };
@@ -68,37 +82,41 @@ impl Context {
     /// Whether the entity is alive and has a `T`.
     #[inline]
     pub fn has<T: Component>(&self, entity: Entity) -> bool {
-        self.has_component(entity, T::component_id())
+        if T::STORAGE.is_sparse() {
+            return self.entities.location(entity).is_some() && self.sparse.contains(T::component_id(), entity.index());
+        }
+        self.component_set(entity)
+            .is_some_and(|set| set.contains(T::component_id()))
     }
 
-    /// Whether the entity is alive and has the component with id `id`.
+    /// Whether the entity is alive and has the component with id `id`
+    /// (whatever its storage kind).
     #[inline]
     pub fn has_component(&self, entity: Entity, id: ComponentId) -> bool {
-        self.component_set(entity).is_some_and(|set| set.contains(id))
+        self.component_set(entity)
+            .is_some_and(|set| set.contains(id) || self.sparse.contains(id, entity.index()))
     }
 
     /// Whether the entity is alive and has every component of `C`, e.g.
     /// `has_all::<(Position, Velocity)>(e)`. True for `()` on a live entity.
     pub fn has_all<C: ComponentTuple>(&self, entity: Entity) -> bool {
-        let Some(set) = self.component_set(entity) else {
+        if !self.is_alive(entity) {
             return false;
-        };
+        }
         let mut all = true;
-        C::for_each_id(|id| all &= set.contains(id));
+        C::for_each_id(|id| all &= self.has_component(entity, id));
         all
     }
 
     /// Whether the entity is alive and has at least one component of `C`.
     pub fn has_any<C: ComponentTuple>(&self, entity: Entity) -> bool {
-        let Some(set) = self.component_set(entity) else {
-            return false;
-        };
         let mut any = false;
-        C::for_each_id(|id| any |= set.contains(id));
+        C::for_each_id(|id| any |= self.has_component(entity, id));
         any
     }
 
-    /// The component set of a live entity.
+    /// The archetype components of a live entity (not those kept out of
+    /// archetypes).
     #[inline]
     pub(crate) fn component_set(&self, entity: Entity) -> Option<&ComponentSet> {
         let at = self.entities.location(entity)?;
@@ -126,7 +144,12 @@ impl Context {
         let Some(at) = self.entities.location(entity) else {
             return Err(self.not_alive(entity));
         };
-        Ok(EntityRef::new(entity, self.archetypes.get(at.archetype), at.row))
+        Ok(EntityRef::new(
+            entity,
+            self.archetypes.get(at.archetype),
+            at.row,
+            &self.sparse,
+        ))
     }
 
     /// A view of the entity that reads and writes several of its components
@@ -162,6 +185,7 @@ impl Context {
             context: self.name,
             row: at.row,
             archetype: self.archetypes.lend_mut(at.archetype),
+            sparse: &mut self.sparse,
         })
     }
 
@@ -188,9 +212,12 @@ impl Matcher {
     /// Whether `entity` is alive in `context` and matches. A destroyed entity
     /// never matches, not even a NoneOf-only matcher.
     pub fn matches(&self, context: &Context, entity: Entity) -> bool {
-        context
-            .component_set(entity)
-            .is_some_and(|set| self.matches_components(set))
+        context.component_set(entity).is_some_and(|set| {
+            let has = |id: ComponentId| set.contains(id) || context.sparse.contains(id, entity.index());
+            self.all().iter().all(has)
+                && (self.any().is_empty() || self.any().iter().any(has))
+                && !self.none().iter().any(has)
+        })
     }
 }
 
@@ -206,6 +233,7 @@ pub struct EntityMut<'a> {
     context: &'static str,
     row: u32,
     archetype: ArchetypeMut<'a>,
+    sparse: &'a mut SparseSets,
 }
 
 impl EntityMut<'_> {
@@ -219,9 +247,7 @@ impl EntityMut<'_> {
     /// # Errors
     /// [`Error::ComponentAbsent`] if there is no `T`.
     pub fn get<T: Component>(&self) -> Result<&T, Error> {
-        self.archetype
-            .get(T::component_id(), self.row)
-            .ok_or_else(|| self.absent(T::component_id()))
+        self.as_ref().get::<T>().ok_or_else(|| self.absent(T::component_id()))
     }
 
     /// The entity's `T`, mutably (a silent write).
@@ -230,14 +256,17 @@ impl EntityMut<'_> {
     /// [`Error::ComponentAbsent`] if there is no `T`.
     pub fn get_mut<T: Component>(&mut self) -> Result<&mut T, Error> {
         let (entity, context) = (self.entity, self.context);
-        self.archetype
-            .get_mut(T::component_id(), self.row)
-            .ok_or_else(|| Error::absent(context, entity, T::component_id()))
+        let value = if T::STORAGE.is_sparse() {
+            self.sparse.get_mut(T::component_id(), entity.index())
+        } else {
+            self.archetype.get_mut(T::component_id(), self.row)
+        };
+        value.ok_or_else(|| Error::absent(context, entity, T::component_id()))
     }
 
     /// Whether the entity has a `T`.
     pub fn has<T: Component>(&self) -> bool {
-        self.archetype.set().contains(T::component_id())
+        self.as_ref().has::<T>()
     }
 
     /// Several of the entity's components at once, as a query's item:
@@ -261,7 +290,7 @@ impl EntityMut<'_> {
 
     /// A read-only view of the entity.
     pub fn as_ref(&self) -> EntityRef<'_> {
-        EntityRef::new(self.entity, &self.archetype, self.row)
+        EntityRef::new(self.entity, &self.archetype, self.row, self.sparse)
     }
 
     #[cold]

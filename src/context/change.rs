@@ -15,8 +15,9 @@ use crate::error::Error;
 use crate::event::ContextEvent;
 use crate::group::GroupId;
 use crate::query::{Access, QueryParam, ReadOnlyQueryParam};
-use crate::routes::ReplaceRoute;
-use crate::storage::{ColumnAccess, ComponentSet, Location, Moved, RowAccess};
+use crate::routes::{Gate, Holding, Membership, ReplaceRoute};
+use crate::storage::{Archetype, Archetypes, ColumnAccess, ComponentSet, Location, Moved, RowAccess, SparseSets};
+use smallvec::SmallVec;
 
 impl Context {
     /// Adds component `value` to the entity. Fires group `Added` / `Removed`
@@ -34,6 +35,9 @@ impl Context {
     pub fn add<T: Component>(&mut self, entity: Entity, value: T) -> Result<(), Error> {
         let id = T::component_id();
         self.check_accepts(id)?;
+        if T::STORAGE.is_sparse() {
+            return self.add_sparse(entity, value);
+        }
         let Some(from) = self.entities.location(entity) else {
             return Err(self.not_alive(entity));
         };
@@ -50,19 +54,21 @@ impl Context {
         };
         self.routes.sync(&self.archetypes);
         if !self.routes.is_idle() {
-            let (routes, archetypes, mut dispatch) = self.split();
-            let route = routes.of_move(transition, archetypes, dispatch.asker());
+            let (routes, archetypes, sparse, mut dispatch) = self.split();
+            let (route, membership) = routes.of_move(transition, archetypes, dispatch.asker());
             if route.files() {
                 let (source, added) = (
                     archetypes.get(from.archetype),
                     ComponentRef::new(T::component_info(), &value),
                 );
-                dispatch.prepare_filing(route, Some(entity), |c| {
-                    if c == id {
-                        Some(added)
-                    } else {
-                        source.component_ref(c, from.row)
-                    }
+                let target = archetypes.get(archetypes.transition(transition).to);
+                let holding = Holding::Slot(sparse, entity.index());
+                let gate = route
+                    .gated
+                    .then(|| Gate::moving(membership, source.set(), target.set(), holding));
+                let value_of = value_of(source, from.row, sparse, entity);
+                dispatch.prepare_filing(route, gate.as_ref(), Some(entity), |c| {
+                    if c == id { Some(added) } else { value_of(c) }
                 })?;
             }
         }
@@ -94,14 +100,20 @@ impl Context {
     /// group events, then `ComponentAdded` (no `removed` value) or
     /// `ComponentRemoved` (of `removed`) of component `id`.
     fn after_move(&mut self, entity: Entity, moved: Moved, removed: Option<ComponentRef<'_>>, id: ComponentId) {
-        let (routes, archetypes, mut dispatch) = self.split();
-        let route = routes.of_move(moved.transition, archetypes, dispatch.asker());
+        let (routes, archetypes, sparse, mut dispatch) = self.split();
+        let (route, membership) = routes.of_move(moved.transition, archetypes, dispatch.asker());
         if route.is_empty() {
             return;
         }
-        dispatch.file(route, entity);
         let archetype = archetypes.get(moved.to.archetype);
-        dispatch.notify(route, EntityRef::new(entity, archetype, moved.to.row), removed);
+        let from = archetypes.get(archetypes.transition(moved.transition).from);
+        let holding = Holding::Slot(sparse, entity.index());
+        let gate = route
+            .gated
+            .then(|| Gate::moving(membership, from.set(), archetype.set(), holding));
+        dispatch.file(route, gate.as_ref(), entity);
+        let view = EntityRef::new(entity, archetype, moved.to.row, sparse);
+        dispatch.notify(route, gate.as_ref(), view, removed);
         if route.subscribers {
             let event = match removed {
                 Some(component) => Some(ContextEvent::ComponentRemoved { entity, component }),
@@ -136,6 +148,9 @@ impl Context {
     /// # Errors
     /// As [`remove`](Context::remove).
     pub fn take<T: Component>(&mut self, entity: Entity) -> Result<T, Error> {
+        if T::STORAGE.is_sparse() {
+            return self.take_sparse(entity);
+        }
         let id = T::component_id();
         let Some(from) = self.entities.location(entity) else {
             return Err(self.not_alive(entity));
@@ -145,11 +160,19 @@ impl Context {
         };
         self.routes.sync(&self.archetypes);
         if !self.routes.is_idle() {
-            let (routes, archetypes, mut dispatch) = self.split();
-            let route = routes.of_move(transition, archetypes, dispatch.asker());
+            let (routes, archetypes, sparse, mut dispatch) = self.split();
+            let (route, membership) = routes.of_move(transition, archetypes, dispatch.asker());
             if route.files() {
                 let source = archetypes.get(from.archetype);
-                dispatch.prepare_filing(route, Some(entity), |c| source.component_ref(c, from.row))?;
+                let target = archetypes.get(archetypes.transition(transition).to);
+                let holding = Holding::Slot(sparse, entity.index());
+                let gate = route
+                    .gated
+                    .then(|| Gate::moving(membership, source.set(), target.set(), holding));
+                let value_of = value_of(source, from.row, sparse, entity);
+                dispatch.prepare_filing(route, gate.as_ref(), Some(entity), |c| {
+                    if c == id { None } else { value_of(c) }
+                })?;
             }
         }
         let Some((value, moved)) = self.archetypes.take_along::<T>(transition, from) else {
@@ -182,18 +205,26 @@ impl Context {
         let Some(at) = self.entities.location(entity) else {
             return Err(self.not_alive(entity));
         };
-        let Some(column) = self.archetypes.get(at.archetype).column_index(id) else {
-            return self.add(entity, value);
+        let column = if T::STORAGE.is_sparse() {
+            if !self.sparse.contains(id, entity.index()) {
+                return self.add(entity, value);
+            }
+            None
+        } else {
+            let Some(column) = self.archetypes.get(at.archetype).column_index(id) else {
+                return self.add(entity, value);
+            };
+            Some(column)
         };
         // Borrowed apart by hand rather than through `split`, so the lean
         // paths never build a `Dispatch`: `split` here costs ~10 instructions
         // per call (~17 in `modify_with`), measured with callgrind.
-        // Borrowed apart by hand, as in `replace`.
         let Context {
             name,
             instance,
             retains,
             archetypes,
+            sparse,
             routes,
             groups,
             collectors,
@@ -201,24 +232,29 @@ impl Context {
             subscribers,
             ..
         } = self;
-        let archetype = archetypes.lend_mut(at.archetype);
-        let columns = archetype.column_count();
-        let slot = archetype
-            .into_mut_at::<T>(column, at.row)
-            .expect("the entity's live row has a `T`");
         if routes.is_idle() {
-            *slot = value;
+            *value_slot::<T>(archetypes, sparse, at, column, entity) = value;
             return Ok(());
         }
+        let archetype = archetypes.get(at.archetype);
         let ask = ConsumerView::asker(collectors, indices, groups, subscribers);
-        let route = routes.of_replace(at.archetype, column, id, columns, ask);
+        let (route, membership) = routes.of_replace(
+            at.archetype,
+            column,
+            id,
+            archetype.column_count(),
+            || archetype.set(),
+            ask,
+        );
+        let skip = skipped(route, membership, archetype, sparse, entity);
+        let slot = value_slot::<T>(archetypes, sparse, at, column, entity);
         if route.lean {
             *slot = value;
             collectors.collect_each(&route.collectors, entity, retains);
             return Ok(());
         }
         let dispatch = Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
-        replace_routed(dispatch, route, entity, slot, value)
+        replace_routed(dispatch, route, &skip, entity, slot, value)
     }
 
     /// Changes the entity's `T` in place through `&mut`, and tells observers
@@ -278,14 +314,23 @@ impl Context {
             return Err(self.not_alive(entity));
         };
         let archetype = self.archetypes.get(at.archetype);
-        let Some(column) = archetype.column_index(id) else {
-            return Err(self.absent(entity, id));
+        let column = if T::STORAGE.is_sparse() {
+            if !self.sparse.contains(id, entity.index()) {
+                return Err(self.absent(entity, id));
+            }
+            None
+        } else {
+            let Some(column) = archetype.column_index(id) else {
+                return Err(self.absent(entity, id));
+            };
+            Some(column)
         };
         let Context {
             name,
             instance,
             retains,
             archetypes,
+            sparse,
             routes,
             groups,
             collectors,
@@ -293,17 +338,43 @@ impl Context {
             subscribers,
             ..
         } = self;
+        let mut skip = Skipped::new();
         let route = if routes.is_idle() {
             None
         } else {
-            let columns = archetypes.get(at.archetype).column_count();
+            let archetype = archetypes.get(at.archetype);
             let ask = ConsumerView::asker(collectors, indices, groups, subscribers);
-            Some(routes.of_replace(at.archetype, column, id, columns, ask))
+            let (route, membership) = routes.of_replace(
+                at.archetype,
+                column,
+                id,
+                archetype.column_count(),
+                || archetype.set(),
+                ask,
+            );
+            skip = skipped(route, membership, archetype, sparse, entity);
+            Some(route)
         };
-        let split = RowAccess::split::<T>(archetypes.lend_mut(at.archetype), column, at.row);
-        let Some((value, Some(items))) = split.map(|(value, row)| (value, Q::read_row(&row))) else {
-            // The row refuses a missing component and aliasing: say which.
-            return Err(cannot_fetch::<T, Q>(archetypes.get(at.archetype).set(), name, entity));
+        let (value, items) = match column {
+            Some(column) => {
+                let split = RowAccess::split::<T>(archetypes.lend_mut(at.archetype), column, at.row);
+                let Some((value, Some(items))) = split.map(|(value, row)| (value, Q::read_row(&row))) else {
+                    // The row refuses a missing component and aliasing: say which.
+                    return Err(cannot_fetch::<T, Q>(archetypes.get(at.archetype).set(), name, entity));
+                };
+                (value, items)
+            }
+            None => {
+                let archetype = archetypes.get(at.archetype);
+                let row = RowAccess::shared(archetype, at.row).expect("the entity's row is live");
+                let Some(items) = Q::read_row(&row) else {
+                    return Err(cannot_fetch::<T, Q>(archetype.set(), name, entity));
+                };
+                (
+                    sparse.get_mut::<T>(id, entity.index()).expect("the entity has a `T`"),
+                    items,
+                )
+            }
         };
         let result = match route {
             None => f(value, items),
@@ -316,7 +387,7 @@ impl Context {
                 let old = value.clone();
                 let result = f(value, items);
                 let mut dispatch = Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
-                changed(&mut dispatch, route, entity, value, old, id)?;
+                changed(&mut dispatch, route, &skip, entity, value, old, id)?;
                 result
             }
         };
@@ -376,8 +447,11 @@ impl Context {
         access.add::<T>(true, true);
         let plan = access.plan(self.name)?;
         self.routes.sync(&self.archetypes);
+        if T::STORAGE.is_sparse() || self.routes.membership().group(index).is_gated() {
+            return self.modify_each_entity::<T, Q>(group, f);
+        }
         let mut visited = 0;
-        let (routes, archetypes, mut dispatch) = self.split();
+        let (routes, archetypes, _, mut dispatch) = self.split();
         let idle = ReplaceRoute::idle();
         for at in 0.. {
             let Some(&archetype) = routes.membership().group(index).archetypes.get(at) else {
@@ -393,7 +467,11 @@ impl Context {
             let route = if routes.is_idle() {
                 &idle
             } else {
-                routes.of_replace(archetype, column, id, target.column_count(), dispatch.asker())
+                let columns = target.column_count();
+                let set = || target.set();
+                routes
+                    .of_replace(archetype, Some(column), id, columns, set, dispatch.asker())
+                    .0
             };
             // `plan` takes `Q`'s columns, then `T`'s.
             let mut columns = ColumnAccess::exclusive(archetypes.lend_mut(archetype), plan.columns());
@@ -431,11 +509,101 @@ impl Context {
                 for ((value, item), &entity) in chunk.iter_mut().zip(rows).zip(entity_chunk) {
                     let old = value.clone();
                     f(value, item);
-                    changed(&mut dispatch, route, entity, value, old, id)?;
+                    changed(&mut dispatch, route, &[], entity, value, old, id)?;
                 }
             }
         }
         Ok(visited)
+    }
+
+    /// `modify_each` entity by entity, for a group with a per-entity check
+    /// or a `T` kept out of archetypes: each member with `T` and `Q`'s
+    /// components goes through [`modify_with`](Context::modify_with). The
+    /// members come from the group's cached list (no allocation while the
+    /// group's entities stay the same).
+    fn modify_each_entity<T, Q>(
+        &mut self,
+        group: GroupId,
+        mut f: impl FnMut(&mut T, Q::Item<'_>),
+    ) -> Result<usize, Error>
+    where
+        T: Component + Clone,
+        Q: ReadOnlyQueryParam,
+    {
+        let members = self.get_group(group)?.entities();
+        let id = T::component_id();
+        let needs = Access::of::<Q>();
+        let mut visited = 0;
+        for &entity in members.iter() {
+            let fits = self
+                .entities
+                .location(entity)
+                .is_some_and(|at| needs.missing_in(self.archetypes.get(at.archetype).set()).is_none());
+            if !fits || !self.has_component(entity, id) {
+                continue;
+            }
+            self.modify_with::<T, Q, ()>(entity, |value, items| f(value, items))?;
+            visited += 1;
+        }
+        Ok(visited)
+    }
+}
+
+/// The groups a replacement's gated route does not reach (the entity is
+/// not a member): few, so kept inline.
+type Skipped = SmallVec<[u32; 4]>;
+
+/// The gated groups of `route` that the entity, a row of `archetype`, is not
+/// a member of (none when the route has no gated group).
+#[inline(always)]
+fn skipped(
+    route: &ReplaceRoute,
+    membership: &Membership,
+    archetype: &Archetype,
+    sparse: &SparseSets,
+    entity: Entity,
+) -> Skipped {
+    if route.gated.is_empty() {
+        return Skipped::new();
+    }
+    let gate = Gate::staying(membership, archetype.set(), Holding::Slot(sparse, entity.index()));
+    route
+        .gated
+        .iter()
+        .copied()
+        .filter(|&group| !gate.passes(group))
+        .collect()
+}
+
+/// The entity's `T`, which it has: in column `column` of its row, or (for
+/// `None`) in `T`'s sparse set.
+#[inline(always)]
+fn value_slot<'a, T: Component>(
+    archetypes: &'a mut Archetypes,
+    sparse: &'a mut SparseSets,
+    at: Location,
+    column: Option<usize>,
+    entity: Entity,
+) -> &'a mut T {
+    let slot = match column {
+        Some(column) => archetypes.lend_mut(at.archetype).into_mut_at::<T>(column, at.row),
+        None => sparse.get_mut::<T>(T::component_id(), entity.index()),
+    };
+    slot.expect("the entity has a `T`")
+}
+
+/// The values of live `entity`, a row `row` of `archetype`, by component id,
+/// whatever their storage kind (what entity indices make keys from).
+pub(super) fn value_of<'v>(
+    archetype: &'v Archetype,
+    row: u32,
+    sparse: &'v SparseSets,
+    entity: Entity,
+) -> impl Fn(ComponentId) -> Option<ComponentRef<'v>> + use<'v> {
+    move |id| {
+        archetype
+            .component_ref(id, row)
+            .or_else(|| sparse.set(id)?.component_ref(entity.index()))
     }
 }
 
@@ -460,6 +628,7 @@ fn cannot_fetch<T: Component, Q: QueryParam>(set: &ComponentSet, context: &'stat
 fn replace_routed<T: Component>(
     mut dispatch: Dispatch<'_>,
     route: &ReplaceRoute,
+    skip: &[u32],
     entity: Entity,
     slot: &mut T,
     value: T,
@@ -467,20 +636,32 @@ fn replace_routed<T: Component>(
     if !route.indices.is_empty() {
         let id = T::component_id();
         let new = ComponentRef::new(T::component_info(), &value);
-        let keys = route.indices.iter().copied();
+        let keys = reached(route, skip);
         let name = dispatch.name;
         dispatch
             .indices
             .prepare(keys, Some(entity), |c| (c == id).then_some(new), name)?;
     }
     let old = std::mem::replace(slot, value);
-    dispatch.refile(route, entity);
-    dispatch.collect_updated(route, entity);
+    dispatch.refile(route, skip, entity);
+    dispatch.collect_updated(route, skip, entity);
     if route.shows_values() {
         let new = ComponentRef::new(T::component_info(), &*slot);
-        dispatch.replaced(route, entity, new.sibling(&old), new);
+        dispatch.replaced(route, skip, entity, new.sibling(&old), new);
     }
     Ok(())
+}
+
+/// The indices of a replacement's route that reach the entity (those of
+/// groups not in `skip`).
+#[inline]
+fn reached<'r>(route: &'r ReplaceRoute, skip: &'r [u32]) -> impl Iterator<Item = crate::id::IndexKey> + 'r {
+    route
+        .indices
+        .iter()
+        .zip(route.index_groups.iter())
+        .filter(move |(_, group)| !skip.contains(group))
+        .map(|(&key, _)| key)
 }
 
 /// After `value`, component `id` of `entity`, was changed in place from
@@ -492,6 +673,7 @@ fn replace_routed<T: Component>(
 fn changed<T: Component>(
     dispatch: &mut Dispatch<'_>,
     route: &ReplaceRoute,
+    skip: &[u32],
     entity: Entity,
     value: &mut T,
     old: T,
@@ -500,14 +682,14 @@ fn changed<T: Component>(
     if !route.indices.is_empty() {
         let new = ComponentRef::new(T::component_info(), &*value);
         let name = dispatch.name;
-        let keys = route.indices.iter().copied();
+        let keys = reached(route, skip);
         let prepared = panic::catch_unwind(AssertUnwindSafe(|| {
             dispatch
                 .indices
                 .prepare(keys, Some(entity), |c| (c == id).then_some(new), name)
         }));
         match prepared {
-            Ok(Ok(())) => dispatch.refile(route, entity),
+            Ok(Ok(())) => dispatch.refile(route, skip, entity),
             Ok(Err(refused)) => {
                 *value = old;
                 return Err(refused);
@@ -518,10 +700,10 @@ fn changed<T: Component>(
             }
         }
     }
-    dispatch.collect_updated(route, entity);
+    dispatch.collect_updated(route, skip, entity);
     if route.shows_values() {
         let new = ComponentRef::new(T::component_info(), &*value);
-        dispatch.replaced(route, entity, new.sibling(&old), new);
+        dispatch.replaced(route, skip, entity, new.sibling(&old), new);
     }
     Ok(())
 }

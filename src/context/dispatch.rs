@@ -26,8 +26,8 @@ use crate::event::{ContextEvent, Subscribers};
 use crate::group::{GroupEvent, GroupId, Groups};
 use crate::id::{CollectorKey, IndexKey, SubscriptionId};
 use crate::index::Indices;
-use crate::routes::{Consumers, ReplaceRoute, Route, Routes};
-use crate::storage::Archetypes;
+use crate::routes::{Consumers, Gate, ReplaceRoute, Route, Routes};
+use crate::storage::{Archetypes, SparseSets};
 
 /// What the routes ask about the context's consumers.
 pub(super) struct ConsumerView<'a> {
@@ -127,24 +127,33 @@ impl<'a> Dispatch<'a> {
 
     /// Step 1 for a route that files `entity` (`None`: one being created):
     /// the indices it joins make its keys from the values `value_of` gives.
+    /// `gate` describes the change, for a gated route.
     pub(super) fn prepare_filing<'v>(
         &mut self,
         route: &Route,
+        gate: Option<&Gate<'_>>,
         entity: Option<Entity>,
         value_of: impl Fn(crate::ComponentId) -> Option<ComponentRef<'v>>,
     ) -> Result<(), Error> {
-        let joined = route.indices.iter().filter(|&&(_, joined)| joined).map(|&(key, _)| key);
+        let joined = route
+            .indices
+            .iter()
+            .filter(|filing| filing.joined && Route::passes(filing.gated, filing.group, gate))
+            .map(|filing| filing.key);
         self.indices.prepare(joined, entity, value_of, self.name)
     }
 
     /// Phase one: the route's indices file (joined) or unfile `entity`.
     #[inline]
-    pub(super) fn file(&mut self, route: &Route, entity: Entity) {
-        for &(key, joined) in route.indices.iter() {
-            if joined {
-                self.indices.file(key, entity, self.retains);
+    pub(super) fn file(&mut self, route: &Route, gate: Option<&Gate<'_>>, entity: Entity) {
+        for filing in route.indices.iter() {
+            if !Route::passes(filing.gated, filing.group, gate) {
+                continue;
+            }
+            if filing.joined {
+                self.indices.file(filing.key, entity, self.retains);
             } else {
-                self.indices.unfile(key, entity, self.retains);
+                self.indices.unfile(filing.key, entity, self.retains);
             }
         }
     }
@@ -154,8 +163,17 @@ impl<'a> Dispatch<'a> {
     /// is now (for a destruction, with every component still readable);
     /// `removed`, the value whose removal made it leave.
     #[inline]
-    pub(super) fn notify(&mut self, route: &Route, entity: EntityRef<'_>, removed: Option<ComponentRef<'_>>) {
+    pub(super) fn notify(
+        &mut self,
+        route: &Route,
+        gate: Option<&Gate<'_>>,
+        entity: EntityRef<'_>,
+        removed: Option<ComponentRef<'_>>,
+    ) {
         for step in route.steps.iter() {
+            if !Route::passes(step.gated, step.group, gate) {
+                continue;
+            }
             let group = GroupId {
                 context: self.instance,
                 index: step.group,
@@ -174,30 +192,48 @@ impl<'a> Dispatch<'a> {
         }
     }
 
-    /// A replacement's indices file `entity` under the keys they prepared.
+    /// A replacement's indices file `entity` under the keys they prepared
+    /// (but those of the groups in `skip`: gated groups the entity is not a
+    /// member of).
     #[inline]
-    pub(super) fn refile(&mut self, route: &ReplaceRoute, entity: Entity) {
-        for &key in route.indices.iter() {
-            self.indices.refile(key, entity, self.retains);
+    pub(super) fn refile(&mut self, route: &ReplaceRoute, skip: &[u32], entity: Entity) {
+        for (&key, group) in route.indices.iter().zip(route.index_groups.iter()) {
+            if !skip.contains(group) {
+                self.indices.refile(key, entity, self.retains);
+            }
         }
     }
 
-    /// A replacement's collectors collect `entity`.
+    /// A replacement's collectors collect `entity` (but those of the groups
+    /// in `skip`).
     #[inline(always)]
-    pub(super) fn collect_updated(&mut self, route: &ReplaceRoute, entity: Entity) {
-        self.collectors.collect_each(&route.collectors, entity, self.retains);
+    pub(super) fn collect_updated(&mut self, route: &ReplaceRoute, skip: &[u32], entity: Entity) {
+        if skip.is_empty() {
+            self.collectors.collect_each(&route.collectors, entity, self.retains);
+            return;
+        }
+        for (&key, group) in route.collectors.iter().zip(route.collector_groups.iter()) {
+            if !skip.contains(group) {
+                self.collectors.collect_each(&[key], entity, self.retains);
+            }
+        }
     }
 
     /// A replacement's events: `Updated` to the route's groups with
-    /// handlers, then `ComponentReplaced` to the subscribers.
+    /// handlers (but those in `skip`), then `ComponentReplaced` to the
+    /// subscribers.
     pub(super) fn replaced(
         &mut self,
         route: &ReplaceRoute,
+        skip: &[u32],
         entity: Entity,
         old: ComponentRef<'_>,
         new: ComponentRef<'_>,
     ) {
         for &index in route.groups.iter() {
+            if skip.contains(&index) {
+                continue;
+            }
             let group = GroupId {
                 context: self.instance,
                 index,
@@ -222,12 +258,13 @@ impl<'a> Dispatch<'a> {
 impl Context {
     /// The context's routes, storage and consumers, borrowed apart.
     #[inline(always)]
-    pub(super) fn split(&mut self) -> (&mut Routes, &mut Archetypes, Dispatch<'_>) {
+    pub(super) fn split(&mut self) -> (&mut Routes, &mut Archetypes, &mut SparseSets, Dispatch<'_>) {
         let Context {
             name,
             instance,
             retains,
             archetypes,
+            sparse,
             routes,
             groups,
             collectors,
@@ -238,6 +275,7 @@ impl Context {
         (
             routes,
             archetypes,
+            sparse,
             Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers),
         )
     }
@@ -246,7 +284,7 @@ impl Context {
     /// group made, a collector or index added, removed, switched; a
     /// subscription made or ended).
     pub(crate) fn invalidate_routes(&mut self) {
-        let (routes, _, dispatch) = self.split();
+        let (routes, _, _, dispatch) = self.split();
         routes.invalidate(&dispatch.view());
     }
 

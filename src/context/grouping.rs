@@ -4,7 +4,7 @@
 use super::Context;
 use crate::error::Error;
 use crate::event::ContextEvent;
-use crate::group::{Group, GroupEvent, GroupId};
+use crate::group::{Group, GroupEvent, GroupId, GroupSource};
 use crate::id::SubscriptionId;
 use crate::matcher::Matcher;
 
@@ -65,14 +65,14 @@ impl Context {
 
     /// The view of group `id`, which is one of this context's.
     pub(crate) fn group_view(&self, id: GroupId) -> Group<'_> {
-        Group::new(
-            id,
-            self.name,
-            self.routes.membership(),
-            &self.archetypes,
-            &self.entities,
-            &self.groups,
-        )
+        let source = GroupSource {
+            membership: self.routes.membership(),
+            archetypes: &self.archetypes,
+            entities: &self.entities,
+            sparse: &self.sparse,
+            groups: &self.groups,
+        };
+        Group::new(id, self.name, source)
     }
 
     /// Calls `handler` with every event of group `id` from now on: entities

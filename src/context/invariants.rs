@@ -11,7 +11,8 @@ impl Context {
     /// invariant: every chunk but an archetype's last is full; columns match
     /// component sets and are aligned; cached edges lead where they should;
     /// every live entity's record points at a row holding that entity, and
-    /// every row belongs to a live entity; creation numbers are distinct;
+    /// every row belongs to a live entity; every flag or sparse value
+    /// belongs to a live entity; creation numbers are distinct;
     /// every group lists exactly the archetypes its matcher accepts; unique
     /// components have the recorded holder; every entity index holds only
     /// members of its group, each retained; retain counts cover every holder.
@@ -53,12 +54,19 @@ impl Context {
             }
         }
         self.routes.check(&self.archetypes)?;
+        self.sparse.check(&|slot| self.entities.live_at(slot).is_some())?;
         let live: Vec<_> = self
             .entities
             .alive()
-            .filter_map(|e| Some((e, self.component_set(e)?)))
+            .filter_map(|e| {
+                let mut set = self.component_set(e)?.clone();
+                self.sparse.ids_of(e.index()).for_each(|id| {
+                    set.insert(id);
+                });
+                Some((e, set))
+            })
             .collect();
-        self.uniques.check(live.iter().copied())?;
+        self.uniques.check(live.iter().map(|(e, set)| (*e, set)))?;
         self.check_retains()?;
         Ok(())
     }

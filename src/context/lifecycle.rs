@@ -7,6 +7,7 @@ use std::panic::{self, AssertUnwindSafe};
 use smallvec::SmallVec;
 
 use super::Context;
+use super::change::value_of;
 use crate::bundle::Bundle;
 use crate::component::ComponentId;
 use crate::entity::Entity;
@@ -14,7 +15,7 @@ use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::ContextEvent;
 use crate::id::CollectorId;
-use crate::routes::Route;
+use crate::routes::{Gate, Holding, Route};
 use crate::storage::{ArchetypeId, BundleId, Location};
 
 impl Context {
@@ -51,21 +52,31 @@ impl Context {
     pub fn create_entity_with<B: Bundle>(&mut self, bundle: B) -> Result<Entity, Error> {
         let plan = self.bundle::<B>()?;
         let archetype = self.archetypes.bundle_archetype(plan);
-        let unique = self.unique_archetype(archetype);
+        let unique = self.unique_bundle(plan);
         if unique {
-            self.uniques
-                .check_free(self.archetypes.get(archetype).set(), self.name)?;
+            self.check_unique_free(plan)?;
         }
         if !self.routes.is_idle() {
-            self.prepare_spawn(archetype, &bundle)?;
+            self.prepare_spawn(plan, archetype, &bundle)?;
         }
         Ok(self.spawn(plan, bundle, unique))
     }
 
-    /// Whether the archetype holds a unique component.
+    /// Whether bundle `plan` holds a unique component.
     #[inline]
-    fn unique_archetype(&self, archetype: ArchetypeId) -> bool {
+    fn unique_bundle(&self, plan: BundleId) -> bool {
+        let archetype = self.archetypes.bundle_archetype(plan);
         self.uniques.any_in(self.archetypes.get(archetype).set())
+            || self.uniques.any_in(self.archetypes.bundle_sparse(plan))
+    }
+
+    /// [`Error::UniqueAlreadyHeld`] if an entity holds a unique component of
+    /// bundle `plan`.
+    fn check_unique_free(&self, plan: BundleId) -> Result<(), Error> {
+        let archetype = self.archetypes.bundle_archetype(plan);
+        self.uniques
+            .check_free(self.archetypes.get(archetype).set(), self.name)?;
+        self.uniques.check_free(self.archetypes.bundle_sparse(plan), self.name)
     }
 
     /// Creates one entity per bundle, like
@@ -104,21 +115,32 @@ impl Context {
         self.entities.reserve(expected);
         let mut created = Vec::with_capacity(expected);
         let archetype = self.archetypes.bundle_archetype(plan);
-        let unique = self.unique_archetype(archetype);
+        let unique = self.unique_bundle(plan);
         let quiet = self.routes.is_idle() || {
-            let (routes, archetypes, dispatch) = self.split();
+            let (routes, archetypes, _, dispatch) = self.split();
             routes
                 .of_archetype(archetype, true, archetypes, dispatch.asker())
+                .0
                 .is_empty()
         };
         if quiet && !unique {
             // Nothing hears of it: storage alone.
             let Context {
-                archetypes, entities, ..
+                archetypes,
+                entities,
+                sparse,
+                ..
             } = self;
             created.extend(bundles.map(|bundle| {
+                let slot = entities.next_slot();
                 let (entity, _) = archetypes
-                    .spawn(plan, |at| entities.alloc(at), |row| bundle.write_into(row))
+                    .spawn(
+                        plan,
+                        sparse,
+                        slot,
+                        |at| entities.alloc(at),
+                        |row| bundle.write_into(row),
+                    )
                     .expect("a bundle writes every element of its plan");
                 entity
             }));
@@ -126,11 +148,10 @@ impl Context {
         }
         for bundle in bundles {
             if unique {
-                self.uniques
-                    .check_free(self.archetypes.get(archetype).set(), self.name)?;
+                self.check_unique_free(plan)?;
             }
             if !quiet {
-                self.prepare_spawn(archetype, &bundle)?;
+                self.prepare_spawn(plan, archetype, &bundle)?;
             }
             created.push(self.spawn(plan, bundle, unique));
         }
@@ -164,13 +185,16 @@ impl Context {
         plan
     }
 
-    /// Before creating an entity from `bundle` in `archetype`: the indices of
-    /// its groups make its keys.
-    fn prepare_spawn<B: Bundle>(&mut self, archetype: ArchetypeId, bundle: &B) -> Result<(), Error> {
-        let (routes, archetypes, mut dispatch) = self.split();
-        let route = routes.of_archetype(archetype, true, archetypes, dispatch.asker());
+    /// Before creating an entity from `bundle` (of plan `plan`) in
+    /// `archetype`: the indices of its groups make its keys.
+    fn prepare_spawn<B: Bundle>(&mut self, plan: BundleId, archetype: ArchetypeId, bundle: &B) -> Result<(), Error> {
+        let (routes, archetypes, _, mut dispatch) = self.split();
+        let (route, membership) = routes.of_archetype(archetype, true, archetypes, dispatch.asker());
         if route.files() {
-            dispatch.prepare_filing(route, None, |id| bundle.component_ref(id))?;
+            let holding = Holding::Set(archetypes.bundle_sparse(plan));
+            let set = archetypes.get(archetype).set();
+            let gate = route.gated.then(|| Gate::spawning(membership, set, true, holding));
+            dispatch.prepare_filing(route, gate.as_ref(), None, |id| bundle.component_ref(id))?;
         }
         Ok(())
     }
@@ -179,13 +203,24 @@ impl Context {
     #[inline]
     fn spawn<B: Bundle>(&mut self, plan: BundleId, bundle: B, unique: bool) -> Entity {
         let Context {
-            archetypes, entities, ..
+            archetypes,
+            entities,
+            sparse,
+            ..
         } = self;
+        let slot = entities.next_slot();
         let (entity, location) = archetypes
-            .spawn(plan, |at| entities.alloc(at), |row| bundle.write_into(row))
+            .spawn(
+                plan,
+                sparse,
+                slot,
+                |at| entities.alloc(at),
+                |row| bundle.write_into(row),
+            )
             .expect("a bundle writes every element of its plan");
         if unique {
             self.uniques.hold(self.archetypes.get(location.archetype).set(), entity);
+            self.uniques.hold(self.archetypes.bundle_sparse(plan), entity);
         }
         if !self.routes.is_idle() {
             self.created::<B>(entity, location);
@@ -197,17 +232,23 @@ impl Context {
     /// groups' collectors and `Added` events, then `ComponentAdded` per
     /// component of bundle `B`.
     fn created<B: Bundle>(&mut self, entity: Entity, location: Location) {
-        let (routes, archetypes, mut dispatch) = self.split();
-        let route = routes.of_archetype(location.archetype, true, archetypes, dispatch.asker());
-        dispatch.file(route, entity);
+        let (routes, archetypes, sparse, mut dispatch) = self.split();
+        let (route, membership) = routes.of_archetype(location.archetype, true, archetypes, dispatch.asker());
+        let archetype = archetypes.get(location.archetype);
+        let holding = Holding::Slot(sparse, entity.index());
+        let gate = route
+            .gated
+            .then(|| Gate::spawning(membership, archetype.set(), true, holding));
+        dispatch.file(route, gate.as_ref(), entity);
         if route.subscribers {
             dispatch.subscribers.emit(&ContextEvent::EntityCreated { entity });
         }
-        let archetype = archetypes.get(location.archetype);
-        dispatch.notify(route, EntityRef::new(entity, archetype, location.row), None);
+        let view = EntityRef::new(entity, archetype, location.row, sparse);
+        dispatch.notify(route, gate.as_ref(), view, None);
         if route.subscribers {
+            let value_of = value_of(archetype, location.row, sparse, entity);
             B::for_each_id(|id| {
-                if let Some(component) = archetype.component_ref(id, location.row) {
+                if let Some(component) = value_of(id) {
                     dispatch
                         .subscribers
                         .emit(&ContextEvent::ComponentAdded { entity, component });
@@ -237,7 +278,7 @@ impl Context {
             return Err(self.not_alive(entity));
         };
         if !self.subscribers.is_empty() {
-            let view = EntityRef::new(entity, self.archetypes.get(at.archetype), at.row);
+            let view = EntityRef::new(entity, self.archetypes.get(at.archetype), at.row, &self.sparse);
             self.subscribers
                 .emit(&ContextEvent::EntityWillBeDestroyed { entity: view });
         }
@@ -246,12 +287,18 @@ impl Context {
         let notified = if self.routes.is_idle() {
             Ok(())
         } else {
-            let (routes, archetypes, mut dispatch) = self.split();
-            let route: &Route = routes.of_archetype(at.archetype, false, archetypes, dispatch.asker());
-            dispatch.file(route, entity);
+            let (routes, archetypes, sparse, mut dispatch) = self.split();
+            let (route, membership): (&Route, _) =
+                routes.of_archetype(at.archetype, false, archetypes, dispatch.asker());
+            let archetype = archetypes.get(at.archetype);
+            let holding = Holding::Slot(sparse, entity.index());
+            let gate = route
+                .gated
+                .then(|| Gate::spawning(membership, archetype.set(), false, holding));
+            dispatch.file(route, gate.as_ref(), entity);
             panic::catch_unwind(AssertUnwindSafe(|| {
-                let view = EntityRef::new(entity, archetypes.get(at.archetype), at.row);
-                dispatch.notify(route, view, None);
+                let view = EntityRef::new(entity, archetype, at.row, sparse);
+                dispatch.notify(route, gate.as_ref(), view, None);
                 if route.subscribers {
                     for component in view.components() {
                         dispatch
@@ -263,13 +310,23 @@ impl Context {
         };
         let archetype = self.archetypes.get(at.archetype);
         self.uniques.release(archetype.set(), entity);
+        for id in self.sparse.ids_of(entity.index()) {
+            if self.uniques.holder(id) == Some(entity) {
+                self.uniques.set_holder(id, None);
+            }
+        }
         // Bookkeeping first, then the drops: if a component's `Drop` panics, the
-        // row is still removed (see `Archetypes::despawn`) and the records match.
+        // row is still removed (see `Archetypes::despawn`), the sparse values
+        // too, and the records match.
         if let Some(displaced) = archetype.displaced_by_removal(at.row) {
             self.entities.relocate(displaced, at);
         }
         let freed = self.entities.disable(entity, self.retains.is_retained(entity.index()));
-        self.archetypes.despawn(at);
+        let dropped = panic::catch_unwind(AssertUnwindSafe(|| self.archetypes.despawn(at)));
+        self.sparse.remove_all(entity.index());
+        if let Err(payload) = dropped {
+            panic::resume_unwind(payload);
+        }
         if let Err(payload) = notified {
             panic::resume_unwind(payload);
         }

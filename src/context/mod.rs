@@ -13,6 +13,8 @@
 //!   groups, collectors and entity indices;
 //! - `retaining.rs`: AERC (`retain`, `release`);
 //! - `singletons.rs`: unique components;
+//! - `sparse.rs`: components kept out of archetypes (`flag` and `sparse`
+//!   kinds), `set_flag` and `is_flag`;
 //! - `querying.rs`: queries;
 //! - `builder.rs`, `invariants.rs`: options, and the invariant walker.
 
@@ -30,7 +32,7 @@ use crate::id::ContextId;
 use crate::index::Indices;
 use crate::query::QueryPlans;
 use crate::routes::Routes;
-use crate::storage::{Archetypes, ComponentSet, StorageStats};
+use crate::storage::{Archetypes, ComponentSet, SparseSets, StorageStats};
 use crate::unique::Uniques;
 
 mod access;
@@ -45,6 +47,7 @@ mod lifecycle;
 mod querying;
 mod retaining;
 mod singletons;
+mod sparse;
 
 pub use access::EntityMut;
 pub use builder::ContextBuilder;
@@ -88,6 +91,8 @@ pub struct Context {
     pub(crate) entities: Entities,
     pub(crate) retains: Retains,
     pub(crate) archetypes: Archetypes,
+    /// The values of flag and sparse components, by entity slot.
+    pub(crate) sparse: SparseSets,
     pub(crate) routes: Routes,
     pub(crate) groups: Groups,
     pub(crate) collectors: Collectors,
@@ -144,6 +149,7 @@ impl Context {
             entities: Entities::default(),
             retains: Retains::new(aerc),
             archetypes,
+            sparse: SparseSets::default(),
             routes,
             groups: Groups::new(instance),
             uniques: Uniques::new(registry()),
@@ -193,7 +199,7 @@ impl Context {
 
     /// How many archetypes and chunks the storage holds, and their bytes.
     pub fn storage_stats(&self) -> StorageStats {
-        StorageStats::of(&self.archetypes)
+        StorageStats::of(&self.archetypes, &self.sparse)
     }
 
     /// Frees memory kept for reuse: empty chunks that archetypes hold on to so

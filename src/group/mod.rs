@@ -13,8 +13,8 @@ use crate::component::{Component, ComponentRef};
 use crate::entity::{Entities, Entity};
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
-use crate::routes::{Member, Membership};
-use crate::storage::{Archetype, ArchetypeId, Archetypes};
+use crate::routes::{Holding, Member, Membership};
+use crate::storage::{Archetype, ArchetypeId, Archetypes, SparseSet, SparseSets};
 
 mod data;
 
@@ -58,26 +58,30 @@ pub struct Group<'a> {
     membership: &'a Membership,
     archetypes: &'a Archetypes,
     entities: &'a Entities,
+    sparse: &'a SparseSets,
     groups: &'a Groups,
 }
 
+/// What a group is read from: the context's membership and storage.
+pub(crate) struct GroupSource<'a> {
+    pub(crate) membership: &'a Membership,
+    pub(crate) archetypes: &'a Archetypes,
+    pub(crate) entities: &'a Entities,
+    pub(crate) sparse: &'a SparseSets,
+    pub(crate) groups: &'a Groups,
+}
+
 impl<'a> Group<'a> {
-    pub(crate) fn new(
-        id: GroupId,
-        context: &'static str,
-        membership: &'a Membership,
-        archetypes: &'a Archetypes,
-        entities: &'a Entities,
-        groups: &'a Groups,
-    ) -> Self {
+    pub(crate) fn new(id: GroupId, context: &'static str, source: GroupSource<'a>) -> Self {
         Group {
             id,
             context,
-            member: membership.group(id.index),
-            membership,
-            archetypes,
-            entities,
-            groups,
+            member: source.membership.group(id.index),
+            membership: source.membership,
+            archetypes: source.archetypes,
+            entities: source.entities,
+            sparse: source.sparse,
+            groups: source.groups,
         }
     }
 
@@ -100,13 +104,20 @@ impl<'a> Group<'a> {
     }
 
     /// The number of entities: the rows of the group's archetypes (a sum
-    /// over its archetypes, not over its entities).
+    /// over its archetypes, not over its entities), or, for a matcher that
+    /// names a flag or sparse component, a count of its members.
     pub fn len(&self) -> usize {
+        if self.member.is_gated() {
+            return self.iter().count();
+        }
         self.archetypes().map(Archetype::len).sum()
     }
 
     /// Whether the group is empty.
     pub fn is_empty(&self) -> bool {
+        if self.member.is_gated() {
+            return self.iter().next().is_none();
+        }
         self.archetypes().all(Archetype::is_empty)
     }
 
@@ -114,7 +125,7 @@ impl<'a> Group<'a> {
     pub fn contains(&self, entity: Entity) -> bool {
         self.entities.location(entity).is_some_and(|at| {
             self.membership
-                .contains(self.id.index, self.archetypes.get(at.archetype), entity)
+                .contains(self.id.index, self.archetypes.get(at.archetype), entity, self.sparse)
         })
     }
 
@@ -122,12 +133,30 @@ impl<'a> Group<'a> {
     /// context; to change entities while going through a group, use
     /// [`entities`](Group::entities) instead.
     pub fn iter(&self) -> GroupIter<'a> {
+        let gate = self.member.is_gated().then_some((self.member, self.sparse));
+        // A group that needs some sparse component goes through the smallest
+        // such set's entries: its members only, not every row of its
+        // archetypes.
+        let driver = self
+            .member
+            .matcher
+            .all()
+            .iter()
+            .filter(|&id| self.member.sparse.contains(id))
+            .map(|id| self.sparse.set(id).map_or(&[][..], SparseSet::slots))
+            .min_by_key(|slots| slots.len());
         GroupIter {
             archetypes: self.archetypes,
-            ids: self.member.archetypes.iter(),
+            ids: if driver.is_some() {
+                [].iter()
+            } else {
+                self.member.archetypes.iter()
+            },
             current: None,
             chunk: 0,
             rows: [].iter(),
+            gate,
+            driver: driver.map(|slots| (slots.iter(), self.entities)),
         }
     }
 
@@ -156,7 +185,9 @@ impl<'a> Group<'a> {
     /// # Ok::<(), reactecs::Error>(())
     /// ```
     pub fn entities(&self) -> EntityList {
-        let version = self.archetypes().map(Archetype::version).sum();
+        let sparse = self.member.sparse.iter().filter_map(|id| self.sparse.set(id));
+        let version =
+            self.archetypes().map(Archetype::version).sum::<u64>() + sparse.map(SparseSet::version).sum::<u64>();
         let data = self.groups.get(self.id.index);
         EntityList(data.cached_entities(version, self.len(), |list| list.extend(self.iter())))
     }
@@ -209,6 +240,19 @@ pub struct GroupIter<'a> {
     current: Option<&'a Archetype>,
     chunk: usize,
     rows: std::slice::Iter<'a, Entity>,
+    /// For a group with a per-entity check: its membership, and where the
+    /// sparse components are.
+    gate: Option<(&'a Member, &'a SparseSets)>,
+    /// For a group that needs a sparse component: the slots of its
+    /// smallest set, walked instead of the archetypes' rows.
+    driver: Option<(std::slice::Iter<'a, u32>, &'a Entities)>,
+}
+
+/// Whether `entity`, a row of `archetype`, passes a group's per-entity
+/// check (`gate`, if it has one).
+#[inline]
+fn admits(gate: Option<(&Member, &SparseSets)>, archetype: &Archetype, entity: Entity) -> bool {
+    gate.is_none_or(|(member, sparse)| member.admits(archetype.set(), Holding::Slot(sparse, entity.index()), None))
 }
 
 impl Iterator for GroupIter<'_> {
@@ -216,9 +260,26 @@ impl Iterator for GroupIter<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<Entity> {
+        if let Some((slots, entities)) = &mut self.driver {
+            let entities = *entities;
+            loop {
+                let slot = *slots.next()?;
+                let Some(entity) = entities.live_at(slot) else {
+                    continue;
+                };
+                let at = entities.location(entity).expect("a live entity has a location");
+                if admits(self.gate, self.archetypes.get(at.archetype), entity) {
+                    return Some(entity);
+                }
+            }
+        }
         loop {
             if let Some(&entity) = self.rows.next() {
-                return Some(entity);
+                let archetype = self.current.expect("rows come from the current archetype");
+                if admits(self.gate, archetype, entity) {
+                    return Some(entity);
+                }
+                continue;
             }
             match self.current {
                 Some(archetype) if self.chunk < archetype.chunk_count() => {

@@ -1,25 +1,238 @@
-//! Group membership: which archetypes each group's matcher accepts, and
-//! which groups accept each archetype.
+//! Group membership: which archetypes each group's matcher accepts, which
+//! groups accept each archetype, and the per-entity check.
 //!
 //! Membership is decided here and nowhere else: an archetype filter
-//! ([`Membership::accepts`]: the matcher against the archetype's component
-//! set), then a per-entity check ([`Membership::contains`]). Every component
-//! lives in archetype columns today, so the per-entity check passes every
-//! row of an accepted archetype; a storage kind that does not move entities
-//! (a flag, say) would keep its components out of the archetype's set and
-//! answer in that check, per entity.
+//! ([`Member::accepts`]: the matcher's terms on archetype components against
+//! the archetype's component set), then a per-entity check
+//! ([`Member::admits`]: the whole matcher, asking the sparse sets about the
+//! components kept out of archetypes). A group whose matcher names no such
+//! component needs no per-entity check: every row of an accepted archetype is
+//! a member. For the others, a change's route marks their steps *gated*, and
+//! a [`Gate`] tells, per change, whether the entity's membership really
+//! changes.
 
 use smallvec::SmallVec;
 
+use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::matcher::Matcher;
-use crate::storage::{Archetype, ArchetypeId, Archetypes, ComponentSet};
+use crate::storage::{Archetype, ArchetypeId, Archetypes, ComponentSet, SparseSets};
 
 /// One group's matcher and the archetypes it accepts.
 pub(crate) struct Member {
     pub(crate) matcher: Matcher,
+    /// The archetype filter: the matcher's terms on archetype components
+    /// (its AnyOf only if that names no sparse component).
+    filter: Matcher,
+    /// The matcher's components kept out of archetypes: those the
+    /// per-entity check asks about (none: the filter decides alone).
+    pub(crate) sparse: ComponentSet,
+    /// The AnyOf set names a sparse component (so the filter leaves AnyOf
+    /// to the per-entity check, and a move may change membership between two
+    /// accepted archetypes).
+    relaxed: bool,
     /// Accepted archetypes, in creation order.
     pub(crate) archetypes: Vec<ArchetypeId>,
+}
+
+/// Where the answer "does the entity have sparse component c" comes from.
+#[derive(Clone, Copy)]
+pub(crate) enum Holding<'a> {
+    /// The sparse sets, for the entity in this slot.
+    Slot(&'a SparseSets, u32),
+    /// This set of components (an entity being created from a bundle).
+    Set(&'a ComponentSet),
+}
+
+impl Holding<'_> {
+    #[inline]
+    fn has(&self, id: ComponentId) -> bool {
+        match *self {
+            Holding::Slot(sparse, slot) => sparse.contains(id, slot),
+            Holding::Set(set) => set.contains(id),
+        }
+    }
+}
+
+impl Member {
+    fn new(matcher: Matcher, archetypes: &Archetypes) -> Self {
+        let sparse: ComponentSet = [matcher.all(), matcher.any(), matcher.none()]
+            .into_iter()
+            .flat_map(ComponentSet::iter)
+            .filter(|&id| archetypes.is_sparse(id))
+            .collect();
+        let dense = |set: &ComponentSet| set.iter().filter(|&id| !sparse.contains(id)).collect::<Vec<_>>();
+        let relaxed = matcher.any().intersects(&sparse);
+        let mut filter = Matcher::all_of_ids(dense(matcher.all()));
+        filter = crate::MatcherChain::none_of_ids(filter, dense(matcher.none()));
+        if !relaxed {
+            filter = crate::MatcherChain::any_of_ids(filter, dense(matcher.any()));
+        }
+        Member {
+            matcher,
+            filter,
+            sparse,
+            relaxed,
+            archetypes: Vec::new(),
+        }
+    }
+
+    /// Whether an archetype with component set `set` can hold members: the
+    /// archetype filter.
+    #[inline]
+    pub(crate) fn accepts(&self, set: &ComponentSet) -> bool {
+        self.filter.matches_components(set)
+    }
+
+    /// Whether the group needs the per-entity check.
+    #[inline(always)]
+    pub(crate) fn is_gated(&self) -> bool {
+        !self.sparse.is_empty()
+    }
+
+    /// Whether an entity whose archetype components are `set`, and whose
+    /// sparse components `holding` tells (but for `known`, a sparse
+    /// component taken as present or absent), is a member: the whole
+    /// matcher.
+    pub(crate) fn admits(&self, set: &ComponentSet, holding: Holding<'_>, known: Option<(ComponentId, bool)>) -> bool {
+        if !self.accepts(set) {
+            return false;
+        }
+        if self.sparse.is_empty() {
+            return true;
+        }
+        let has = |id: ComponentId| match known {
+            Some((c, present)) if c == id => present,
+            _ if self.sparse.contains(id) => holding.has(id),
+            _ => set.contains(id),
+        };
+        let matcher = &self.matcher;
+        matcher.all().iter().all(has)
+            && (matcher.any().is_empty() || matcher.any().iter().any(has))
+            && !matcher.none().iter().any(has)
+    }
+
+    /// Membership decided without looking at an entity: for one of an
+    /// archetype with components `set`, when the group's only sparse
+    /// component (if any) is `known`'s. `None`: it depends on the entity.
+    pub(super) fn decide(&self, set: &ComponentSet, known: Option<(ComponentId, bool)>) -> Option<bool> {
+        if !self.accepts(set) {
+            return Some(false);
+        }
+        let unknown = self.sparse.iter().any(|id| known.is_none_or(|(c, _)| c != id));
+        if unknown {
+            return None;
+        }
+        let none = ComponentSet::new();
+        Some(self.admits(set, Holding::Set(&none), known))
+    }
+
+    /// Whether adding (`added`) or removing component `id` can only make an
+    /// entity join (true) or only leave: the matcher grows with every
+    /// component but those of its NoneOf set.
+    pub(super) fn joins_on(&self, id: ComponentId, added: bool) -> bool {
+        added != self.matcher.none().contains(id)
+    }
+
+    /// Whether the AnyOf set is left to the per-entity check.
+    #[inline]
+    pub(super) fn is_relaxed(&self) -> bool {
+        self.relaxed
+    }
+}
+
+/// What one change does to an entity's components, so a gated step of its
+/// route can tell whether the entity's membership of the step's group really
+/// changes: membership before and after, each decided by the whole matcher.
+#[derive(Clone, Copy)]
+pub(crate) struct Gate<'a> {
+    membership: &'a Membership,
+    /// The entity's archetype components before (`None`: it did not exist).
+    before: Option<&'a ComponentSet>,
+    /// ...and after (`None`: it no longer exists).
+    after: Option<&'a ComponentSet>,
+    holding: Holding<'a>,
+    /// A sparse component that changes: absent before and present after
+    /// (`true`), or the other way round.
+    toggled: Option<(ComponentId, bool)>,
+}
+
+impl<'a> Gate<'a> {
+    /// A move from an archetype with components `from` to one with `to`.
+    pub(crate) fn moving(
+        membership: &'a Membership,
+        from: &'a ComponentSet,
+        to: &'a ComponentSet,
+        holding: Holding<'a>,
+    ) -> Self {
+        Gate {
+            membership,
+            before: Some(from),
+            after: Some(to),
+            holding,
+            toggled: None,
+        }
+    }
+
+    /// Sparse component `id` added (`added`) or removed on an entity with
+    /// archetype components `set`.
+    pub(crate) fn toggling(
+        membership: &'a Membership,
+        set: &'a ComponentSet,
+        id: ComponentId,
+        added: bool,
+        holding: Holding<'a>,
+    ) -> Self {
+        Gate {
+            membership,
+            before: Some(set),
+            after: Some(set),
+            holding,
+            toggled: Some((id, added)),
+        }
+    }
+
+    /// An entity entering storage (`entering`) with archetype components
+    /// `set`, or leaving it.
+    pub(crate) fn spawning(
+        membership: &'a Membership,
+        set: &'a ComponentSet,
+        entering: bool,
+        holding: Holding<'a>,
+    ) -> Self {
+        Gate {
+            membership,
+            before: (!entering).then_some(set),
+            after: entering.then_some(set),
+            holding,
+            toggled: None,
+        }
+    }
+
+    /// An entity that stays where it is (a replacement): a gated group
+    /// passes if the entity is a member.
+    pub(crate) fn staying(membership: &'a Membership, set: &'a ComponentSet, holding: Holding<'a>) -> Self {
+        Gate {
+            membership,
+            before: None,
+            after: Some(set),
+            holding,
+            toggled: None,
+        }
+    }
+
+    /// Whether the entity's membership of `group` changes (for a staying
+    /// entity: whether it is a member).
+    pub(crate) fn passes(&self, group: u32) -> bool {
+        let member = self.membership.group(group);
+        let before = self
+            .before
+            .is_some_and(|set| member.admits(set, self.holding, self.toggled.map(|(c, added)| (c, !added))));
+        let after = self
+            .after
+            .is_some_and(|set| member.admits(set, self.holding, self.toggled));
+        before != after
+    }
 }
 
 /// The membership of every group of a context.
@@ -31,19 +244,13 @@ pub(crate) struct Membership {
 }
 
 impl Membership {
-    /// Whether an archetype with component set `set` can hold members of
-    /// `matcher`'s group: the archetype filter.
-    #[inline]
-    pub(crate) fn accepts(matcher: &Matcher, set: &ComponentSet) -> bool {
-        matcher.matches_components(set)
-    }
-
-    /// Whether live `entity`, a row of `archetype`, is a member of `group`:
-    /// the archetype filter, then the per-entity check (which every row of an
-    /// accepted archetype passes, while all components live in columns).
-    pub(crate) fn contains(&self, group: u32, archetype: &Archetype, entity: Entity) -> bool {
+    /// Whether live `entity` (whose slot is its index), a row of
+    /// `archetype`, is a member of `group`: the archetype filter, then the
+    /// per-entity check.
+    pub(crate) fn contains(&self, group: u32, archetype: &Archetype, entity: Entity, sparse: &SparseSets) -> bool {
         debug_assert!(!entity.is_null());
-        Self::accepts(&self.group(group).matcher, archetype.set())
+        self.group(group)
+            .admits(archetype.set(), Holding::Slot(sparse, entity.index()), None)
     }
 
     /// The number of groups.
@@ -77,7 +284,7 @@ impl Membership {
         for archetype in archetypes.since(self.by_archetype.len()) {
             let mut accepting = SmallVec::new();
             for (index, group) in self.groups.iter_mut().enumerate() {
-                if Self::accepts(&group.matcher, archetype.set()) {
+                if group.accepts(archetype.set()) {
                     group.archetypes.push(archetype.id());
                     accepting.push(index as u32);
                 }
@@ -93,17 +300,14 @@ impl Membership {
             self.sync(archetypes);
         }
         let index = u32::try_from(self.groups.len()).expect("more than 2^32 groups");
-        let mut accepted = Vec::new();
+        let mut member = Member::new(matcher, archetypes);
         for archetype in archetypes.iter() {
-            if Self::accepts(&matcher, archetype.set()) {
-                accepted.push(archetype.id());
+            if member.accepts(archetype.set()) {
+                member.archetypes.push(archetype.id());
                 self.by_archetype[archetype.id().index()].push(index);
             }
         }
-        self.groups.push(Member {
-            matcher,
-            archetypes: accepted,
-        });
+        self.groups.push(member);
         index
     }
 
@@ -120,7 +324,7 @@ impl Membership {
         for (index, group) in self.groups.iter().enumerate() {
             let expected: Vec<ArchetypeId> = archetypes
                 .iter()
-                .filter(|a| group.matcher.matches_components(a.set()))
+                .filter(|a| group.accepts(a.set()))
                 .map(Archetype::id)
                 .collect();
             if group.archetypes != expected {

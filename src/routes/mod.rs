@@ -11,6 +11,9 @@
 //! - creating an entity puts it into an archetype, and destroying it takes
 //!   it out: one `Route` per archetype each way (every bundle type that
 //!   creates into an archetype shares its route);
+//! - adding or removing a component kept out of archetypes (a flag or a
+//!   sparse component) c on an entity of archetype A leaves it there: one
+//!   `Route` per (A, c) each way;
 //! - a replacement (`replace`, `modify`, `modify_each`) of component c on an
 //!   entity of archetype A: a [`ReplaceRoute`] keyed by (A, c).
 //!
@@ -36,9 +39,9 @@ mod route;
 use crate::component::ComponentId;
 use crate::id::{CollectorKey, IndexKey};
 use crate::matcher::Matcher;
-use crate::storage::{ArchetypeId, Archetypes, TransitionId};
+use crate::storage::{ArchetypeId, Archetypes, ComponentSet, TransitionId};
 
-pub(crate) use membership::{Member, Membership};
+pub(crate) use membership::{Gate, Holding, Member, Membership};
 pub(crate) use route::{ReplaceRoute, Route};
 
 /// Which group events a collector takes.
@@ -107,6 +110,12 @@ pub(crate) struct Routes {
     despawns: Vec<u32>,
     /// By archetype, then by column: the route in `replace_routes`.
     replaces: Vec<Vec<u32>>,
+    /// By archetype, then by sparse component id: the route in
+    /// `replace_routes`.
+    sparse_replaces: Vec<Vec<u32>>,
+    /// By archetype, then by `2 * component id + added`: the route of
+    /// adding or removing a sparse component.
+    toggles: Vec<Vec<u32>>,
     /// No consumer at all: every route would be empty.
     idle: bool,
 }
@@ -192,6 +201,8 @@ impl Routes {
         self.spawns.clear();
         self.despawns.clear();
         self.replaces.clear();
+        self.sparse_replaces.clear();
+        self.toggles.clear();
         let active = self.taps.iter().enumerate().any(|(group, taps)| {
             consumers.group_handlers(group as u32)
                 || taps.collectors.iter().any(|tap| consumers.collector_active(tap.key))
@@ -208,20 +219,26 @@ impl Routes {
         transition: TransitionId,
         archetypes: &Archetypes,
         consumers: impl FnOnce() -> C,
-    ) -> &Route {
+    ) -> (&Route, &Membership) {
         let mut route = entry(&self.moves, transition.index());
         if route == NONE {
             route = self.compile_move(transition, archetypes, &consumers());
         }
-        &self.routes[route as usize]
+        (&self.routes[route as usize], &self.membership)
     }
 
     #[cold]
     #[inline(never)]
     fn compile_move(&mut self, transition: TransitionId, archetypes: &Archetypes, consumers: &dyn Consumers) -> u32 {
         self.sync(archetypes);
-        let (from, to) = archetypes.transition_ends(transition);
-        let route = Route::of_move(&self.membership, from, to, &self.taps, consumers);
+        let edge = archetypes.transition(transition);
+        let route = Route::of_move(
+            &self.membership,
+            (edge.from, edge.to),
+            (edge.component, edge.added),
+            &self.taps,
+            consumers,
+        );
         self.routes.push(route);
         let len = archetypes.transition_count();
         record(&mut self.moves, transition.index(), len, self.routes.len() - 1);
@@ -237,13 +254,13 @@ impl Routes {
         spawn: bool,
         archetypes: &Archetypes,
         consumers: impl FnOnce() -> C,
-    ) -> &Route {
+    ) -> (&Route, &Membership) {
         let table = if spawn { &self.spawns } else { &self.despawns };
         let mut route = entry(table, archetype.index());
         if route == NONE {
             route = self.compile_archetype(archetype, spawn, archetypes, &consumers());
         }
-        &self.routes[route as usize]
+        (&self.routes[route as usize], &self.membership)
     }
 
     #[cold]
@@ -256,31 +273,89 @@ impl Routes {
         consumers: &dyn Consumers,
     ) -> u32 {
         self.sync(archetypes);
-        let groups = self.membership.of_archetype(archetype).iter().map(|&g| (g, spawn));
-        self.routes.push(Route::compile(groups, &self.taps, consumers));
+        let route = Route::of_archetype(&self.membership, archetype, spawn, &self.taps, consumers);
+        self.routes.push(route);
         let table = if spawn { &mut self.spawns } else { &mut self.despawns };
         record(table, archetype.index(), archetypes.len(), self.routes.len() - 1);
         entry(table, archetype.index())
     }
 
-    /// The route of replacing component `component`, in column `column` of
-    /// archetype `archetype` (of `columns` columns), compiled if needed. The
-    /// archetype holds an entity, so the membership knows it already.
+    /// The route of adding (`added`) or removing sparse component
+    /// `component` on an entity of archetype `archetype`, compiled if
+    /// needed. The archetype holds an entity, so the membership knows it
+    /// already.
     #[inline(always)]
-    pub(crate) fn of_replace<C: Consumers>(
+    pub(crate) fn of_toggle<C: Consumers>(
         &mut self,
         archetype: ArchetypeId,
-        column: usize,
+        component: ComponentId,
+        added: bool,
+        archetypes: &Archetypes,
+        consumers: impl FnOnce() -> C,
+    ) -> (&Route, &Membership) {
+        let at = 2 * component.index() + usize::from(added);
+        let table = self.toggles.get(archetype.index()).map_or(&[][..], Vec::as_slice);
+        let mut route = entry(table, at);
+        if route == NONE {
+            route = self.compile_toggle(archetype, component, added, archetypes, &consumers());
+        }
+        (&self.routes[route as usize], &self.membership)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn compile_toggle(
+        &mut self,
+        archetype: ArchetypeId,
+        component: ComponentId,
+        added: bool,
+        archetypes: &Archetypes,
+        consumers: &dyn Consumers,
+    ) -> u32 {
+        self.sync(archetypes);
+        let set = archetypes.get(archetype).set();
+        let route = Route::of_toggle(
+            &self.membership,
+            (archetype, set),
+            (component, added),
+            &self.taps,
+            consumers,
+        );
+        self.routes.push(route);
+        let a = archetype.index();
+        if self.toggles.len() <= a {
+            self.toggles.resize_with(a + 1, Vec::new);
+        }
+        let at = 2 * component.index() + usize::from(added);
+        record(&mut self.toggles[a], at, at + 1, self.routes.len() - 1);
+        entry(&self.toggles[a], at)
+    }
+
+    /// The route of replacing component `component`, kept in column
+    /// `column` of archetype `archetype` (of `columns` columns), or kept out
+    /// of archetypes (`column` `None`), compiled if needed. The archetype
+    /// holds an entity, so the membership knows it already; `set` gives its
+    /// components (asked only when compiling).
+    #[inline(always)]
+    pub(crate) fn of_replace<'s, C: Consumers>(
+        &mut self,
+        archetype: ArchetypeId,
+        column: Option<usize>,
         component: ComponentId,
         columns: usize,
+        set: impl FnOnce() -> &'s ComponentSet,
         consumers: impl FnOnce() -> C,
-    ) -> &ReplaceRoute {
-        let table = self.replaces.get(archetype.index()).map_or(&[][..], Vec::as_slice);
-        let mut route = entry(table, column);
+    ) -> (&ReplaceRoute, &Membership) {
+        let (tables, at) = match column {
+            Some(column) => (&self.replaces, column),
+            None => (&self.sparse_replaces, component.index()),
+        };
+        let table = tables.get(archetype.index()).map_or(&[][..], Vec::as_slice);
+        let mut route = entry(table, at);
         if route == NONE {
-            route = self.compile_replace(archetype, column, component, columns, &consumers());
+            route = self.compile_replace(archetype, column, component, columns, set(), &consumers());
         }
-        &self.replace_routes[route as usize]
+        (&self.replace_routes[route as usize], &self.membership)
     }
 
     #[cold]
@@ -288,19 +363,30 @@ impl Routes {
     fn compile_replace(
         &mut self,
         archetype: ArchetypeId,
-        column: usize,
+        column: Option<usize>,
         component: ComponentId,
         columns: usize,
+        set: &ComponentSet,
         consumers: &dyn Consumers,
     ) -> u32 {
-        let route = ReplaceRoute::compile(&self.membership, archetype, component, &self.taps, consumers);
+        let route = ReplaceRoute::compile(
+            &self.membership,
+            (archetype, set),
+            (component, column.is_none()),
+            &self.taps,
+            consumers,
+        );
         self.replace_routes.push(route);
         let a = archetype.index();
-        if self.replaces.len() <= a {
-            self.replaces.resize_with(a + 1, Vec::new);
+        let (tables, at, len) = match column {
+            Some(column) => (&mut self.replaces, column, columns),
+            None => (&mut self.sparse_replaces, component.index(), component.index() + 1),
+        };
+        if tables.len() <= a {
+            tables.resize_with(a + 1, Vec::new);
         }
-        record(&mut self.replaces[a], column, columns, self.replace_routes.len() - 1);
-        entry(&self.replaces[a], column)
+        record(&mut tables[a], at, len, self.replace_routes.len() - 1);
+        entry(&tables[a], at)
     }
 
     /// Checks the membership against the archetypes.

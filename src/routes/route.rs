@@ -4,11 +4,11 @@
 
 use std::ops::Range;
 
-use super::membership::Membership;
+use super::membership::{Gate, Membership};
 use super::{Consumers, Taps};
 use crate::component::ComponentId;
 use crate::id::{CollectorKey, IndexKey};
-use crate::storage::ArchetypeId;
+use crate::storage::{ArchetypeId, ComponentSet};
 
 /// What an entity moving between two archetypes (or entering or leaving
 /// storage) must do, in order:
@@ -24,13 +24,17 @@ use crate::storage::ArchetypeId;
 /// Groups that change membership but that nobody hears do not appear: their
 /// entity counts come from the archetypes' lengths.
 ///
+/// A step or filing of a group with a per-entity check is *gated*: it
+/// happens only if a [`Gate`] for the change says the entity's membership
+/// really changes (see [`Route::passes`]).
+///
 /// [`indices`]: Route::indices
 /// [`steps`]: Route::steps
 /// [`subscribers`]: Route::subscribers
 #[derive(Debug, Default)]
 pub(crate) struct Route {
-    /// Active indices of the groups joined (`true`) or left, in group order.
-    pub(crate) indices: Box<[(IndexKey, bool)]>,
+    /// Active indices of the groups joined or left, in group order.
+    pub(crate) indices: Box<[Filing]>,
     /// The groups joined or left that someone hears, in group order.
     pub(crate) steps: Box<[Step]>,
     /// Every step's collectors, one range per step.
@@ -38,6 +42,18 @@ pub(crate) struct Route {
     /// Whether the context has subscribers (for `ComponentAdded` and
     /// friends).
     pub(crate) subscribers: bool,
+    /// Whether any step or filing is gated.
+    pub(crate) gated: bool,
+}
+
+/// One entity index filing (joined) or unfiling an entity, in a [`Route`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Filing {
+    pub(crate) key: IndexKey,
+    pub(crate) joined: bool,
+    /// The group the index follows.
+    pub(crate) group: u32,
+    pub(crate) gated: bool,
 }
 
 /// One group joined or left, in a [`Route`].
@@ -45,6 +61,8 @@ pub(crate) struct Route {
 pub(crate) struct Step {
     pub(crate) group: u32,
     pub(crate) joined: bool,
+    /// Whether it happens only if the change's gate passes the group.
+    pub(crate) gated: bool,
     /// Whether the group has handlers (a group event must be built for them).
     pub(crate) emit: bool,
     collectors: Range<u32>,
@@ -64,28 +82,40 @@ impl Route {
         &self.collectors[step.collectors.start as usize..step.collectors.end as usize]
     }
 
-    /// Whether any index files the entity on this change.
+    /// Whether any index may file the entity on this change.
     #[inline]
     pub(crate) fn files(&self) -> bool {
-        self.indices.iter().any(|&(_, joined)| joined)
+        self.indices.iter().any(|filing| filing.joined)
     }
 
-    /// The route for groups `changes` (group, joined), ascending.
+    /// Whether a step or filing of `group`, gated or not, happens for the
+    /// change `gate` describes (`None`: the route has no gated entry).
+    #[inline(always)]
+    pub(crate) fn passes(gated: bool, group: u32, gate: Option<&Gate<'_>>) -> bool {
+        !gated || gate.is_none_or(|gate| gate.passes(group))
+    }
+
+    /// The route for groups `changes` (group, joined, gated), ascending.
     pub(super) fn compile(
-        changes: impl Iterator<Item = (u32, bool)>,
+        changes: impl Iterator<Item = (u32, bool, bool)>,
         taps: &[Taps],
         consumers: &dyn Consumers,
     ) -> Route {
         let mut indices = Vec::new();
         let mut steps = Vec::new();
         let mut collectors = Vec::new();
-        for (group, joined) in changes {
+        for (group, joined, gated) in changes {
             let taps = &taps[group as usize];
             indices.extend(
                 taps.indices
                     .iter()
                     .filter(|tap| consumers.index_active(tap.key))
-                    .map(|tap| (tap.key, joined)),
+                    .map(|tap| Filing {
+                        key: tap.key,
+                        joined,
+                        group,
+                        gated,
+                    }),
             );
             let start = collectors.len() as u32;
             collectors.extend(
@@ -102,50 +132,105 @@ impl Route {
                 steps.push(Step {
                     group,
                     joined,
+                    gated,
                     emit,
                     collectors: start..end,
                 });
             }
         }
+        let gated = steps.iter().any(|step| step.gated) || indices.iter().any(|filing| filing.gated);
         Route {
             indices: indices.into(),
             steps: steps.into(),
             collectors: collectors.into(),
             subscribers: consumers.subscribers(),
+            gated,
         }
     }
 
-    /// The route of a move from archetype `from` to `to`: the groups of one
-    /// and not the other.
+    /// The route of a move from archetype `from` to `to` along a transition
+    /// adding (`added`) or removing component `component`: the groups of one
+    /// and not the other, and the gated groups of both whose AnyOf is left to
+    /// the per-entity check.
     pub(super) fn of_move(
         membership: &Membership,
-        from: ArchetypeId,
-        to: ArchetypeId,
+        (from, to): (ArchetypeId, ArchetypeId),
+        (component, added): (ComponentId, bool),
         taps: &[Taps],
         consumers: &dyn Consumers,
     ) -> Route {
         let (before, after) = (membership.of_archetype(from), membership.of_archetype(to));
+        let gated = |group: u32| membership.group(group).is_gated();
         let mut changes = Vec::new();
         let (mut i, mut j) = (0, 0);
         while i < before.len() || j < after.len() {
             match (before.get(i), after.get(j)) {
-                (Some(&a), Some(&b)) if a == b => (i, j) = (i + 1, j + 1),
+                (Some(&a), Some(&b)) if a == b => {
+                    let member = membership.group(a);
+                    if member.is_gated() && member.is_relaxed() {
+                        changes.push((a, member.joins_on(component, added), true));
+                    }
+                    (i, j) = (i + 1, j + 1);
+                }
                 (Some(&a), Some(&b)) if a < b => {
-                    changes.push((a, false));
+                    changes.push((a, false, gated(a)));
                     i += 1;
                 }
                 (Some(&a), None) => {
-                    changes.push((a, false));
+                    changes.push((a, false, gated(a)));
                     i += 1;
                 }
                 (_, Some(&b)) => {
-                    changes.push((b, true));
+                    changes.push((b, true, gated(b)));
                     j += 1;
                 }
                 (None, None) => unreachable!("the loop condition"),
             }
         }
         Route::compile(changes.into_iter(), taps, consumers)
+    }
+
+    /// The route of an entity entering (`spawn`) or leaving archetype
+    /// `archetype`: every group accepting it, gated where the group checks
+    /// entities.
+    pub(super) fn of_archetype(
+        membership: &Membership,
+        archetype: ArchetypeId,
+        spawn: bool,
+        taps: &[Taps],
+        consumers: &dyn Consumers,
+    ) -> Route {
+        let groups = membership
+            .of_archetype(archetype)
+            .iter()
+            .map(|&g| (g, spawn, membership.group(g).is_gated()));
+        Route::compile(groups, taps, consumers)
+    }
+
+    /// The route of adding (`added`) or removing sparse component
+    /// `component` on an entity of archetype `archetype` (components `set`):
+    /// the groups accepting it whose matcher names the component, gated
+    /// unless the archetype and the component decide membership alone.
+    pub(super) fn of_toggle(
+        membership: &Membership,
+        (archetype, set): (ArchetypeId, &ComponentSet),
+        (component, added): (ComponentId, bool),
+        taps: &[Taps],
+        consumers: &dyn Consumers,
+    ) -> Route {
+        let changes = membership.of_archetype(archetype).iter().filter_map(|&group| {
+            let member = membership.group(group);
+            if !member.sparse.contains(component) {
+                return None;
+            }
+            let before = member.decide(set, Some((component, !added)));
+            let after = member.decide(set, Some((component, added)));
+            match (before, after) {
+                (Some(before), Some(after)) => (before != after).then_some((group, after, false)),
+                _ => Some((group, member.joins_on(component, added), true)),
+            }
+        });
+        Route::compile(changes, taps, consumers)
     }
 }
 
@@ -154,18 +239,30 @@ impl Route {
 /// their entity indices keyed on it, feed their collectors that take updates,
 /// and build `Updated` events for those with handlers; then
 /// `ComponentReplaced` for the context's subscribers.
+///
+/// A group with a per-entity check whose membership the archetype (and the
+/// component, if it is sparse) does not decide is *gated*: its collectors,
+/// indices and handlers are reached only if the entity is a member, which
+/// the replacing call asks a [`Gate`].
 #[derive(Debug, Default)]
 pub(crate) struct ReplaceRoute {
     /// Active collectors taking updates, in group order (one may appear
     /// twice, if it watches two such groups: collecting is idempotent).
     pub(crate) collectors: Box<[CollectorKey]>,
+    /// The group of each collector.
+    pub(crate) collector_groups: Box<[u32]>,
     /// Active indices keyed on the component, in group order.
     pub(crate) indices: Box<[IndexKey]>,
+    /// The group of each index.
+    pub(crate) index_groups: Box<[u32]>,
     /// The groups with handlers, in creation order.
     pub(crate) groups: Box<[u32]>,
+    /// The gated groups, ascending (empty for most routes).
+    pub(crate) gated: Box<[u32]>,
     /// Whether the context has subscribers.
     pub(crate) subscribers: bool,
-    /// Nothing but collectors: no index to re-key, no value to show.
+    /// Nothing but collectors, none gated: no index to re-key, no value to
+    /// show.
     pub(crate) lean: bool,
 }
 
@@ -185,44 +282,54 @@ impl ReplaceRoute {
         self.subscribers || !self.groups.is_empty()
     }
 
-    /// The route for replacing component `component` on archetype
-    /// `archetype`.
+    /// The route for replacing component `component` (kept out of
+    /// archetypes if `sparse`) on archetype `archetype` (components `set`).
     pub(super) fn compile(
         membership: &Membership,
-        archetype: ArchetypeId,
-        component: ComponentId,
+        (archetype, set): (ArchetypeId, &ComponentSet),
+        (component, sparse): (ComponentId, bool),
         taps: &[Taps],
         consumers: &dyn Consumers,
     ) -> ReplaceRoute {
-        let mut route = (Vec::new(), Vec::new(), Vec::new());
+        let mut route = ReplaceRoute::default();
+        let (mut collectors, mut collector_groups) = (Vec::new(), Vec::new());
+        let (mut indices, mut index_groups) = (Vec::new(), Vec::new());
+        let (mut groups, mut gated) = (Vec::new(), Vec::new());
         for &group in membership.of_archetype(archetype) {
-            if !membership.group(group).matcher.watches(component) {
+            let member = membership.group(group);
+            if !member.matcher.watches(component) {
                 continue;
             }
+            match member.decide(set, sparse.then_some((component, true))) {
+                Some(false) => continue,
+                Some(true) => {}
+                None => gated.push(group),
+            }
             let taps = &taps[group as usize];
-            route.0.extend(
-                taps.collectors
-                    .iter()
-                    .filter(|tap| tap.takes.updated && consumers.collector_active(tap.key))
-                    .map(|tap| tap.key),
-            );
-            route.1.extend(
-                taps.indices
-                    .iter()
-                    .filter(|tap| tap.component == component && consumers.index_active(tap.key))
-                    .map(|tap| tap.key),
-            );
+            for tap in taps.collectors.iter() {
+                if tap.takes.updated && consumers.collector_active(tap.key) {
+                    collectors.push(tap.key);
+                    collector_groups.push(group);
+                }
+            }
+            for tap in taps.indices.iter() {
+                if tap.component == component && consumers.index_active(tap.key) {
+                    indices.push(tap.key);
+                    index_groups.push(group);
+                }
+            }
             if consumers.group_handlers(group) {
-                route.2.push(group);
+                groups.push(group);
             }
         }
-        let subscribers = consumers.subscribers();
-        ReplaceRoute {
-            lean: route.1.is_empty() && route.2.is_empty() && !subscribers,
-            collectors: route.0.into(),
-            indices: route.1.into(),
-            groups: route.2.into(),
-            subscribers,
-        }
+        route.subscribers = consumers.subscribers();
+        route.lean = indices.is_empty() && groups.is_empty() && gated.is_empty() && !route.subscribers;
+        route.collectors = collectors.into();
+        route.collector_groups = collector_groups.into();
+        route.indices = indices.into();
+        route.index_groups = index_groups.into();
+        route.groups = groups.into();
+        route.gated = gated.into();
+        route
     }
 }

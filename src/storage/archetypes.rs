@@ -24,7 +24,7 @@ pub(crate) struct Archetypes {
     /// Tells this `Archetypes` from every other in the process (nonzero), so
     /// a plan placed in its archetypes is never walked in another's.
     stamp: u64,
-    infos: &'static [ComponentInfo],
+    pub(super) infos: &'static [ComponentInfo],
     pub(super) list: Vec<Archetype>,
     by_set: IndexMap<ComponentSet, ArchetypeId>,
     /// Per component id, the archetypes that have it, in creation order: what
@@ -64,6 +64,15 @@ impl Archetypes {
     #[inline]
     pub(super) fn stamp(&self) -> u64 {
         self.stamp
+    }
+
+    /// Whether component `id` is kept out of archetypes (flag and sparse
+    /// kinds).
+    #[inline]
+    pub(crate) fn is_sparse(&self, id: ComponentId) -> bool {
+        self.infos
+            .get(id.index())
+            .is_some_and(|info| info.storage().is_sparse())
     }
 
     /// The number of archetypes; grows as new component sets appear.
@@ -146,6 +155,10 @@ impl Archetypes {
             .expect("fewer than 2^32 - 2 archetypes");
         let id = ArchetypeId(id);
         let infos: Vec<&'static ComponentInfo> = set.iter().map(|c| &self.infos[c.index()]).collect();
+        debug_assert!(
+            infos.iter().all(|info| !info.storage().is_sparse()),
+            "sparse components never enter an archetype"
+        );
         for info in &infos {
             let index = info.id().index();
             if self.by_component.len() <= index {

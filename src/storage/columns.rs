@@ -417,6 +417,22 @@ impl<'a> RowAccess<'a> {
         Some((unsafe { &mut *value }, rest))
     }
 
+    /// Live `row` of `archetype` for reading, with no column lent out (for a
+    /// write to a value kept out of archetypes that reads other components).
+    #[inline(always)]
+    pub(crate) fn shared(archetype: &'a Archetype, row: u32) -> Option<Self> {
+        if !archetype.contains_row(row) {
+            return None;
+        }
+        Some(RowAccess {
+            archetype,
+            row,
+            base: archetype.chunk_base(row),
+            in_chunk: archetype.row_in_chunk(row),
+            written: usize::MAX,
+        })
+    }
+
     /// The `T` of component `id` in the row, unless the archetype lacks it, it
     /// does not hold `T`s, or it is the column lent out.
     #[inline(always)]
@@ -428,8 +444,8 @@ impl<'a> RowAccess<'a> {
         let (offset, size) = self.archetype.column_geometry(col);
         let value = self.base.wrapping_add(offset + self.in_chunk * size).cast::<T>();
         // SAFETY: column `col` holds `T`s (checked) and the row is live (checked
-        // by `split`), so `value` is an initialised, aligned `T`. Only column
-        // `written` of the row is lent mutably, and `col` is another column
+        // by `split` or `shared`), so `value` is an initialised, aligned `T`. Only
+        // column `written` of the row is lent mutably (none, if made by `shared`), and `col` is another column
         // (disjoint bytes), so this shared borrow aliases no `&mut` for `'a`.
         Some(unsafe { &*value })
     }

@@ -186,13 +186,6 @@ impl Archetypes {
         &self.transitions[id.0 as usize]
     }
 
-    /// The source and target archetypes of a transition.
-    #[inline]
-    pub(crate) fn transition_ends(&self, id: TransitionId) -> (ArchetypeId, ArchetypeId) {
-        let transition = self.transition(id);
-        (transition.from, transition.to)
-    }
-
     /// The number of transitions taken so far (ids are `0..count`).
     pub(crate) fn transition_count(&self) -> usize {
         self.transitions.len()

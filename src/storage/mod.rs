@@ -21,6 +21,8 @@
 //! - `moves.rs`: moving rows along transitions and out of storage;
 //! - `columns.rs`: the columns queries take, chunk by chunk, as a plan
 //!   checked once per query says;
+//! - `sparse.rs`: the components kept out of archetypes (`flag` and
+//!   `sparse` kinds), a sparse set per type keyed by entity slot;
 //! - `chunk.rs`, `type_info.rs`, `location.rs`, `bitset.rs`, `stats.rs`: the
 //!   raw chunk memory, type-erased values, row addresses, component sets and
 //!   memory statistics.
@@ -77,6 +79,7 @@ mod columns;
 mod edges;
 mod location;
 mod moves;
+mod sparse;
 mod spawn;
 mod stats;
 mod type_info;
@@ -90,6 +93,7 @@ pub use columns::{ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, Entity
 pub(crate) use edges::TransitionId;
 pub(crate) use location::{ArchetypeId, Location};
 pub(crate) use moves::Moved;
+pub(crate) use sparse::{SparseSet, SparseSets};
 pub(crate) use spawn::BundleId;
 pub use spawn::RowWriter;
 pub use stats::StorageStats;

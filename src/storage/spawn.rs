@@ -10,7 +10,8 @@ use super::archetypes::Archetypes;
 use super::bitset::ComponentSet;
 use super::edges::ColumnSlot;
 use super::location::{ArchetypeId, Location};
-use crate::component::ComponentId;
+use super::sparse::SparseSets;
+use crate::component::{ComponentId, ComponentInfo};
 use crate::entity::Entity;
 
 /// Identifies a [`BundlePlan`] of one `Archetypes`.
@@ -18,14 +19,26 @@ use crate::entity::Entity;
 pub(crate) struct BundleId(u32);
 
 /// How to write the values of one bundle type into a new row: the archetype of
-/// exactly its components, and for each tuple element in order, the column it
-/// goes to and the type that column holds. The columns are a permutation of
-/// the archetype's columns (it is the archetype of exactly the bundle's ids,
-/// and a bundle listing an id twice is refused), so a row written by following
-/// the plan to its end is complete.
+/// exactly its archetype components, and for each tuple element in order,
+/// the column it goes to and the type that column holds, or the sparse set
+/// it goes to. The columns are a permutation of the archetype's columns (it
+/// is the archetype of exactly the bundle's archetype ids, and a bundle
+/// listing an id twice is refused), so a row written by following the plan
+/// to its end is complete.
 pub(super) struct BundlePlan {
     archetype: ArchetypeId,
-    columns: Box<[ColumnSlot]>,
+    elements: Box<[Element]>,
+    /// The bundle's components kept out of archetypes.
+    sparse: ComponentSet,
+}
+
+/// Where one element of a bundle goes.
+#[derive(Clone, Copy, Debug)]
+enum Element {
+    /// To a column of the new row.
+    Column(ColumnSlot),
+    /// To the sparse set of this component.
+    Sparse(&'static ComponentInfo),
 }
 
 impl Archetypes {
@@ -49,23 +62,27 @@ impl Archetypes {
         bundle: Option<TypeId>,
         ids: &[ComponentId],
     ) -> Result<BundleId, ComponentId> {
-        let mut set = ComponentSet::new();
-        if let Some(&twice) = ids.iter().find(|&&id| !set.insert(id)) {
+        let mut all = ComponentSet::new();
+        if let Some(&twice) = ids.iter().find(|&&id| !all.insert(id)) {
             return Err(twice);
         }
+        let sparse: ComponentSet = ids.iter().copied().filter(|&id| self.is_sparse(id)).collect();
+        let set: ComponentSet = ids.iter().copied().filter(|&id| !sparse.contains(id)).collect();
         let archetype = self.find_or_create(&set);
         let target = self.get(archetype);
-        let columns = ids
+        let elements = ids
             .iter()
-            .map(|&id| {
-                let col = target
-                    .column_index(id)
-                    .expect("the archetype of a set has a column per id");
-                ColumnSlot::of(target, col)
+            .map(|&id| match target.column_index(id) {
+                Some(col) => Element::Column(ColumnSlot::of(target, col)),
+                None => Element::Sparse(&self.infos[id.index()]),
             })
             .collect();
         let id = BundleId(u32::try_from(self.plans.len()).expect("more than 2^32 bundle types"));
-        self.plans.push(BundlePlan { archetype, columns });
+        self.plans.push(BundlePlan {
+            archetype,
+            elements,
+            sparse,
+        });
         if let Some(bundle) = bundle {
             self.bundles.insert(bundle, id);
         }
@@ -78,19 +95,33 @@ impl Archetypes {
         self.plans[bundle.0 as usize].archetype
     }
 
+    /// The bundle's components kept out of archetypes.
+    #[inline]
+    pub(crate) fn bundle_sparse(&self, bundle: BundleId) -> &ComponentSet {
+        &self.plans[bundle.0 as usize].sparse
+    }
+
     /// Adds a row to the bundle's archetype, with its values written by
-    /// `write` in the bundle's tuple order, for the entity `entity` then
-    /// makes (given the row's location). Returns `None` (and leaves no row
-    /// behind, dropping what was written, and makes no entity) unless `write`
-    /// wrote every element of the bundle.
+    /// `write` in the bundle's tuple order (those of sparse components go to
+    /// `sparse`, under entity slot `slot`), for the entity `entity` then
+    /// makes (given the row's location), which must be in slot `slot`.
+    /// Returns `None` (and leaves no row and no sparse value behind,
+    /// dropping what was written, and makes no entity) unless `write` wrote
+    /// every element of the bundle.
     #[inline]
     pub(crate) fn spawn(
         &mut self,
         bundle: BundleId,
+        sparse: &mut SparseSets,
+        slot: u32,
         entity: impl FnOnce(Location) -> Entity,
         write: impl FnOnce(&mut RowWriter<'_>),
     ) -> Option<(Entity, Location)> {
-        let BundlePlan { archetype: id, columns } = &self.plans[bundle.0 as usize];
+        let BundlePlan {
+            archetype: id,
+            elements: columns,
+            ..
+        } = &self.plans[bundle.0 as usize];
         let archetype = &mut self.list[id.index()];
         let location = Location {
             archetype: *id,
@@ -105,6 +136,8 @@ impl Archetypes {
             base: archetype.chunk_base(row),
             row_in_chunk: archetype.row_in_chunk(row),
             archetype,
+            sparse,
+            slot,
             plan: columns,
             row,
             next: 0,
@@ -117,6 +150,11 @@ impl Archetypes {
         let entity_slot = writer.base.cast::<Entity>().wrapping_add(writer.row_in_chunk);
         let _ = ManuallyDrop::new(writer);
         let entity = entity(location);
+        debug_assert_eq!(
+            entity.index(),
+            slot,
+            "the entity takes the slot its sparse values went to"
+        );
         // SAFETY: `entity_slot` is the entity slot of live row `row` (in bounds,
         // aligned, initialised with `Entity::NULL`, which is `Copy`), reached
         // through the chunk's raw pointer; the archetype is borrowed mutably
@@ -136,7 +174,10 @@ pub struct RowWriter<'a> {
     /// The row's position in its chunk.
     row_in_chunk: usize,
     archetype: &'a mut Archetype,
-    plan: &'a [ColumnSlot],
+    /// Where the values of sparse components go, under `slot`.
+    sparse: &'a mut SparseSets,
+    slot: u32,
+    plan: &'a [Element],
     row: u32,
     /// Elements `..next` of the plan are written.
     next: usize,
@@ -146,9 +187,14 @@ impl RowWriter<'_> {
     /// Writes the next element of the bundle; gives `value` back if the bundle
     /// has no more elements or the next one is not a `T`.
     #[inline]
-    pub fn put<T: 'static>(&mut self, value: T) -> Result<(), T> {
+    pub fn put<T: Send + Sync + 'static>(&mut self, value: T) -> Result<(), T> {
         match self.plan.get(self.next) {
-            Some(entry) if entry.ty == TypeId::of::<T>() => {
+            Some(Element::Sparse(info)) => {
+                self.sparse.insert(info, self.slot, value)?;
+                self.next += 1;
+                Ok(())
+            }
+            Some(Element::Column(entry)) if entry.ty == TypeId::of::<T>() => {
                 let ptr = self.base.wrapping_add(entry.offset + self.row_in_chunk * entry.size);
                 // SAFETY: the entry's column holds `T`s (the plan records the column's
                 // type, just compared) at `offset + row * size` in the row's chunk, so
@@ -174,7 +220,14 @@ impl Drop for RowWriter<'_> {
         // archetype since allocating it), so `fill_hole` only shrinks the live range
         // and reads none of its slots.
         unsafe { self.archetype.fill_hole(self.row) };
-        for entry in &self.plan[..self.next] {
+        for element in &self.plan[..self.next] {
+            let entry = match element {
+                Element::Column(entry) => entry,
+                Element::Sparse(info) => {
+                    let _had = self.sparse.remove(info.id(), self.slot);
+                    continue;
+                }
+            };
             let ptr = self.base.wrapping_add(entry.offset + self.row_in_chunk * entry.size);
             // SAFETY: `put` initialised this slot, in the row's chunk whose memory is
             // still allocated; the row is no longer live, so nothing else drops it,

@@ -1,6 +1,7 @@
 //! `StorageStats`: how much memory a context's archetype storage holds.
 
 use super::archetypes::Archetypes;
+use super::sparse::SparseSets;
 
 /// A snapshot of a context's storage, from
 /// [`Context::storage_stats`](crate::Context::storage_stats).
@@ -15,13 +16,20 @@ pub struct StorageStats {
     pub spare_chunks: usize,
     /// Bytes allocated for chunks, in use and spare.
     pub bytes: usize,
+    /// Values of flag and sparse components, kept out of archetypes.
+    pub sparse_values: usize,
+    /// Bytes allocated for the sparse sets of flag and sparse components
+    /// (their slot indices and values).
+    pub sparse_bytes: usize,
 }
 
 impl StorageStats {
-    pub(crate) fn of(archetypes: &Archetypes) -> Self {
+    pub(crate) fn of(archetypes: &Archetypes, sparse: &SparseSets) -> Self {
         archetypes.iter().fold(
             StorageStats {
                 archetypes: archetypes.len(),
+                sparse_values: sparse.len(),
+                sparse_bytes: sparse.bytes(),
                 ..StorageStats::default()
             },
             |mut stats, archetype| {

@@ -6,7 +6,7 @@ use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::*;
-use crate::component::{ComponentId, ComponentInfo};
+use crate::component::{ComponentId, ComponentInfo, StorageKind};
 use crate::entity::{Entities, Entity};
 
 #[repr(align(64))]
@@ -31,6 +31,16 @@ const TRACKED: usize = 5;
 const MARKER: usize = 6;
 const HUGE: usize = 7;
 const PANICKY: usize = 8;
+/// `Tracked`, kept in a sparse set.
+const SPARSE_TRACKED: usize = 9;
+/// A flag (zero-sized, kept in a sparse set).
+const FLAG: usize = 10;
+/// `Panicky`, kept in a sparse set.
+const SPARSE_PANICKY: usize = 11;
+
+/// A zero-sized flag.
+#[derive(Debug, PartialEq)]
+struct Lit;
 
 thread_local! {
     static LIVE: Cell<isize> = const { Cell::new(0) };
@@ -78,7 +88,7 @@ fn panicky_drops() -> usize {
 
 fn infos() -> &'static [ComponentInfo] {
     use crate::component::ViaDebug;
-    static INFOS: std::sync::OnceLock<[ComponentInfo; 9]> = std::sync::OnceLock::new();
+    static INFOS: std::sync::OnceLock<[ComponentInfo; 12]> = std::sync::OnceLock::new();
     INFOS.get_or_init(|| {
         [
             ComponentInfo::for_test::<u8>(U8, "u8", None),
@@ -94,6 +104,9 @@ fn infos() -> &'static [ComponentInfo] {
             ComponentInfo::for_test::<Marker>(MARKER, "Marker", None),
             ComponentInfo::for_test::<Huge>(HUGE, "Huge", None),
             ComponentInfo::for_test::<Panicky>(PANICKY, "Panicky", None),
+            ComponentInfo::for_test_kind::<Tracked>(SPARSE_TRACKED, "SparseTracked", StorageKind::Sparse),
+            ComponentInfo::for_test_kind::<Lit>(FLAG, "Lit", StorageKind::Flag),
+            ComponentInfo::for_test_kind::<Panicky>(SPARSE_PANICKY, "SparsePanicky", StorageKind::Sparse),
         ]
     })
 }
@@ -116,6 +129,7 @@ fn set(ids: &[usize]) -> ComponentSet {
 struct Fixture {
     keys: Entities,
     storage: Archetypes,
+    sparse: SparseSets,
 }
 
 impl Fixture {
@@ -123,6 +137,7 @@ impl Fixture {
         Fixture {
             keys: Entities::default(),
             storage: Archetypes::new(infos()),
+            sparse: SparseSets::default(),
         }
     }
 
@@ -136,9 +151,10 @@ impl Fixture {
         let ids: Vec<ComponentId> = ids.iter().map(|&i| id(i)).collect();
         let bundle = self.storage.register_bundle(None, &ids).unwrap();
         let keys = &mut self.keys;
+        let slot = keys.next_slot();
         let (entity, _) = self
             .storage
-            .spawn(bundle, |at| keys.alloc(at), write)
+            .spawn(bundle, &mut self.sparse, slot, |at| keys.alloc(at), write)
             .expect("all columns written");
         entity
     }
@@ -148,9 +164,15 @@ impl Fixture {
     fn spawn_incomplete(&mut self, bundle: BundleId, write: impl FnOnce(&mut RowWriter<'_>)) {
         let mut made = None;
         let keys = &mut self.keys;
+        let slot = keys.next_slot();
         let spawned = catch_unwind(AssertUnwindSafe(|| {
-            self.storage.spawn(bundle, |at| *made.insert(keys.alloc(at)), write)
+            self.storage
+                .spawn(bundle, &mut self.sparse, slot, |at| *made.insert(keys.alloc(at)), write)
         }));
+        assert!(
+            !self.sparse.any_of(slot),
+            "no sparse value is left for an incomplete row"
+        );
         assert!(matches!(spawned, Ok(None) | Err(_)), "the row is incomplete");
         assert_eq!(made, None, "no entity is made for an incomplete row");
     }
@@ -445,12 +467,12 @@ fn edges_are_cached_and_lead_to_the_right_archetype() {
     let from = f.loc(e).archetype;
     let count = f.storage.len();
     let add = f.storage.add_transition(from, id(U64)).unwrap();
-    let to = f.storage.transition_ends(add).1;
+    let to = f.storage.transition(add).to;
     assert_eq!(f.storage.len(), count + 1);
     assert_eq!(*f.storage.get(to).set(), set(&[U8, U64]));
     assert_eq!(f.storage.add_transition(from, id(U64)), Some(add), "cached");
     let back = f.storage.remove_transition(to, id(U64)).unwrap();
-    assert_eq!(f.storage.transition_ends(back).1, from);
+    assert_eq!(f.storage.transition(back).to, from);
     assert_eq!(f.storage.add_transition(from, id(U8)), None);
     assert_eq!(f.storage.remove_transition(from, id(U64)), None);
     assert_eq!(
@@ -753,4 +775,100 @@ fn a_placed_plan_takes_each_archetypes_columns_where_they_sit() {
     let out_of_order = catch_unwind(AssertUnwindSafe(|| late.place(&f.storage, with_u64[0])));
     assert!(out_of_order.is_err(), "placing out of creation order panics");
     f.check();
+}
+
+#[test]
+fn sparse_values_come_and_go_by_slot_and_are_dropped_once() {
+    let before = live();
+    let info = &infos()[SPARSE_TRACKED];
+    let mut sparse = SparseSets::default();
+    for slot in [3, 0, 7] {
+        sparse.insert(info, slot, Tracked::new(&slot.to_string())).unwrap();
+    }
+    assert_eq!(live(), before + 3);
+    let twice = sparse.insert(info, 0, Tracked::new("again")).unwrap_err();
+    assert_eq!(twice, Tracked::new("again"), "a second value is given back");
+    drop(twice);
+    assert_eq!(sparse.get::<Tracked>(id(SPARSE_TRACKED), 7), Some(&Tracked::new("7")));
+    assert_eq!(sparse.get::<u8>(id(SPARSE_TRACKED), 7), None, "another type is refused");
+    assert!(sparse.insert(info, 9, 5u8).is_err(), "another type is refused");
+    // Taking the first entry moves the last into its place.
+    let taken = sparse.take::<Tracked>(id(SPARSE_TRACKED), 3).unwrap();
+    assert_eq!(taken.0, "3");
+    drop(taken);
+    assert_eq!(sparse.set(id(SPARSE_TRACKED)).unwrap().slots(), &[7, 0]);
+    assert_eq!(
+        sparse.get::<Tracked>(id(SPARSE_TRACKED), 0).map(|t| t.0.as_str()),
+        Some("0")
+    );
+    sparse.get_mut::<Tracked>(id(SPARSE_TRACKED), 0).unwrap().0.push('!');
+    // The test info has no `Debug` function: the value prints by name.
+    assert_eq!(
+        sparse.component_refs(0).map(|c| format!("{c:?}")).collect::<Vec<_>>(),
+        ["SparseTracked(..)"]
+    );
+    assert!(sparse.remove(id(SPARSE_TRACKED), 7));
+    assert!(!sparse.remove(id(SPARSE_TRACKED), 7));
+    assert_eq!(live(), before + 1);
+    sparse.check(&|slot| slot == 0).unwrap();
+    drop(sparse);
+    assert_eq!(live(), before);
+}
+
+#[test]
+fn a_flag_takes_no_value_memory_and_every_kind_leaves_with_its_slot() {
+    let before = live();
+    let mut sparse = SparseSets::default();
+    sparse.insert(&infos()[FLAG], 2, Lit).unwrap();
+    sparse.insert(&infos()[SPARSE_TRACKED], 2, Tracked::new("a")).unwrap();
+    sparse.insert(&infos()[FLAG], 5, Lit).unwrap();
+    assert!(sparse.contains(id(FLAG), 2) && sparse.contains(id(FLAG), 5));
+    assert_eq!(sparse.ids_of(2).collect::<Vec<_>>(), [id(SPARSE_TRACKED), id(FLAG)]);
+    assert_eq!(sparse.len(), 3);
+    sparse.remove_all(2);
+    assert!(!sparse.any_of(2));
+    assert!(sparse.contains(id(FLAG), 5));
+    assert_eq!(live(), before);
+    sparse.check(&|slot| slot == 5).unwrap();
+    assert!(sparse.check(&|_| false).is_err(), "slot 5 holds a value");
+}
+
+#[test]
+fn a_panicking_drop_of_a_sparse_value_leaves_every_other_value_dropped_once() {
+    let before = (live(), panicky_drops());
+    let mut sparse = SparseSets::default();
+    sparse.insert(&infos()[SPARSE_TRACKED], 1, Tracked::new("a")).unwrap();
+    assert!(sparse.insert(&infos()[SPARSE_PANICKY], 1, Panicky).is_ok());
+    sparse.insert(&infos()[SPARSE_TRACKED], 4, Tracked::new("b")).unwrap();
+    let removed = catch_unwind(AssertUnwindSafe(|| sparse.remove_all(1)));
+    assert!(removed.is_err(), "the panic goes on");
+    assert_eq!(panicky_drops(), before.1 + 1);
+    assert_eq!(live(), before.0 + 1);
+    assert!(!sparse.any_of(1));
+    sparse.check(&|slot| slot == 4).unwrap();
+    drop(sparse);
+    assert_eq!(live(), before.0);
+}
+
+#[test]
+fn a_bundle_with_sparse_elements_files_them_under_the_new_slot_or_leaves_none() {
+    let before = live();
+    let mut f = Fixture::new();
+    let e = f.spawn(&[U8, SPARSE_TRACKED, FLAG], |w| {
+        w.put(1u8).unwrap();
+        w.put(Tracked::new("s")).unwrap();
+        w.put(Lit).unwrap();
+    });
+    assert_eq!(*f.storage.get(f.loc(e).archetype).set(), set(&[U8]));
+    assert_eq!(f.sparse.get::<Tracked>(id(SPARSE_TRACKED), e.index()).unwrap().0, "s");
+    assert!(f.sparse.contains(id(FLAG), e.index()));
+    // Stopping after the sparse element leaves neither the row nor the value.
+    let ids = [id(SPARSE_TRACKED), id(U8)];
+    let bundle = f.storage.register_bundle(None, &ids).unwrap();
+    f.spawn_incomplete(bundle, |w| {
+        w.put(Tracked::new("t")).unwrap();
+    });
+    assert_eq!(live(), before + 1);
+    f.sparse.remove_all(e.index());
+    assert_eq!(live(), before);
 }

@@ -1,0 +1,407 @@
+//! `SparseSets`: the components kept out of archetypes (the `flag` and
+//! `sparse` storage kinds), one sparse set per component type.
+//!
+//! A sparse set is keyed by entity slot index: `index[slot]` is the entry's
+//! position in the dense arrays (`slots`, `values`), or `ABSENT`. Adding a
+//! value pushes an entry; removing one swaps the last entry into its place.
+//! The entity's row never moves, so adding and removing costs a few stores,
+//! and a flag (a zero-sized type) has a dense value array that never
+//! allocates. The slot is all a set knows of an entity: the context removes
+//! an entity's entries when it is destroyed, before the slot can be reused,
+//! so an entry always belongs to the slot's current entity.
+
+use std::any::TypeId;
+use std::panic::{self, AssertUnwindSafe};
+
+use super::type_info::ErasedRef;
+use crate::component::{ComponentId, ComponentInfo, ComponentRef};
+
+/// Marks "no entry" in a sparse set's index.
+const ABSENT: u32 = u32::MAX;
+
+/// The dense values of one sparse set, typed underneath.
+trait Values: Send + Sync {
+    /// Removes entry `at` by moving the last one into its place, and drops it.
+    fn swap_remove_drop(&mut self, at: usize);
+    /// A view of entry `at`.
+    fn erased(&self, at: usize) -> ErasedRef<'_>;
+    /// The number of entries.
+    fn len(&self) -> usize;
+    /// Bytes allocated.
+    fn bytes(&self) -> usize;
+}
+
+impl<T: Send + Sync + 'static> Values for Vec<T> {
+    fn swap_remove_drop(&mut self, at: usize) {
+        // The value leaves the vector before it is dropped: a panicking `Drop`
+        // leaves the vector consistent.
+        drop(self.swap_remove(at));
+    }
+
+    fn erased(&self, at: usize) -> ErasedRef<'_> {
+        ErasedRef::of(&self[at])
+    }
+
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+
+    fn bytes(&self) -> usize {
+        self.capacity() * size_of::<T>()
+    }
+}
+
+/// The values of one component type kept out of archetypes, by entity slot.
+///
+/// Invariants (checked by [`SparseSet::check`]): `slots` and `values` have
+/// one entry each per present slot, in the same order; `index[slots[i]] ==
+/// i` for every entry, and every other index entry is `ABSENT`.
+pub(crate) struct SparseSet {
+    info: &'static ComponentInfo,
+    /// The type `values` holds (a `Vec` of it).
+    type_id: TypeId,
+    /// By entity slot: the entry's position, or `ABSENT`.
+    index: Vec<u32>,
+    /// Each entry's entity slot.
+    slots: Vec<u32>,
+    values: Box<dyn Values>,
+    /// Bumped whenever an entry is added or removed.
+    version: u64,
+}
+
+impl SparseSet {
+    fn new<T: Send + Sync + 'static>(info: &'static ComponentInfo) -> Self {
+        assert_eq!(info.ty.type_id(), TypeId::of::<T>(), "the info of another type");
+        SparseSet {
+            info,
+            type_id: TypeId::of::<T>(),
+            index: Vec::new(),
+            slots: Vec::new(),
+            values: Box::new(Vec::<T>::new()),
+            version: 0,
+        }
+    }
+
+    /// The entry of `slot`, if it has one.
+    #[inline(always)]
+    fn entry(&self, slot: u32) -> Option<usize> {
+        match self.index.get(slot as usize) {
+            Some(&at) if at != ABSENT => Some(at as usize),
+            _ => None,
+        }
+    }
+
+    /// Whether `slot` has a value.
+    #[inline(always)]
+    pub(crate) fn contains(&self, slot: u32) -> bool {
+        self.entry(slot).is_some()
+    }
+
+    /// The number of values.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The slots with a value, in entry order (insertion order, but for the
+    /// last entry moved into each removed one's place).
+    #[inline]
+    pub(crate) fn slots(&self) -> &[u32] {
+        &self.slots
+    }
+
+    /// Changes whenever a value is added or removed.
+    #[inline]
+    pub(crate) fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// The values as the `Vec<T>` they are, if they are `T`s.
+    #[inline(always)]
+    fn typed<T: 'static>(&self) -> Option<&Vec<T>> {
+        if self.type_id != TypeId::of::<T>() {
+            return None;
+        }
+        let values: *const dyn Values = &*self.values;
+        // SAFETY: `values` was made as a `Vec<T'>` by `new::<T'>`, which recorded
+        // `TypeId::of::<T'>()` in `type_id` (neither changes afterwards); that id
+        // is `T`'s, so the box holds a `Vec<T>`, and the data pointer of the
+        // trait object points to it. The borrow is tied to `&self`.
+        Some(unsafe { &*values.cast::<Vec<T>>() })
+    }
+
+    /// As [`typed`](SparseSet::typed), mutably.
+    #[inline(always)]
+    fn typed_mut<T: 'static>(&mut self) -> Option<&mut Vec<T>> {
+        if self.type_id != TypeId::of::<T>() {
+            return None;
+        }
+        let values: *mut dyn Values = &mut *self.values;
+        // SAFETY: as in `typed`; the borrow is tied to `&mut self`, so it is unique.
+        Some(unsafe { &mut *values.cast::<Vec<T>>() })
+    }
+
+    /// `slot`'s `T`.
+    #[inline(always)]
+    pub(crate) fn get<T: 'static>(&self, slot: u32) -> Option<&T> {
+        let at = self.entry(slot)?;
+        self.typed::<T>()?.get(at)
+    }
+
+    /// `slot`'s `T`, mutably.
+    #[inline(always)]
+    pub(crate) fn get_mut<T: 'static>(&mut self, slot: u32) -> Option<&mut T> {
+        let at = self.entry(slot)?;
+        self.typed_mut::<T>()?.get_mut(at)
+    }
+
+    /// Gives `slot` the value `value`; gives it back if `slot` has one
+    /// already or `T` is not this set's type.
+    #[inline(always)]
+    fn insert<T: 'static>(&mut self, slot: u32, value: T) -> Result<(), T> {
+        if self.type_id != TypeId::of::<T>() || self.contains(slot) {
+            return Err(value);
+        }
+        let at = u32::try_from(self.slots.len())
+            .ok()
+            .filter(|&at| at != ABSENT)
+            .expect("fewer than 2^32 - 1 values of one sparse component");
+        if self.index.len() <= slot as usize {
+            self.index.resize(slot as usize + 1, ABSENT);
+        }
+        self.index[slot as usize] = at;
+        self.slots.push(slot);
+        self.typed_mut::<T>()
+            .expect("checked: `T` is the set's type")
+            .push(value);
+        self.version += 1;
+        Ok(())
+    }
+
+    /// Takes `slot`'s entry out of the index and the slot list (moving the
+    /// last entry into its place); returns its position, where the caller
+    /// removes the value the same way.
+    #[inline(always)]
+    fn unlink(&mut self, slot: u32) -> Option<usize> {
+        let at = self.entry(slot)?;
+        self.slots.swap_remove(at);
+        if let Some(&moved) = self.slots.get(at) {
+            self.index[moved as usize] = at as u32;
+        }
+        self.index[slot as usize] = ABSENT;
+        self.version += 1;
+        Some(at)
+    }
+
+    /// Takes `slot`'s `T` out.
+    #[inline(always)]
+    fn take<T: 'static>(&mut self, slot: u32) -> Option<T> {
+        if self.type_id != TypeId::of::<T>() {
+            return None;
+        }
+        let at = self.unlink(slot)?;
+        Some(
+            self.typed_mut::<T>()
+                .expect("checked: `T` is the set's type")
+                .swap_remove(at),
+        )
+    }
+
+    /// Drops `slot`'s value, if it has one. If its `Drop` panics, the set is
+    /// consistent already (the value left it first).
+    fn remove(&mut self, slot: u32) -> bool {
+        match self.unlink(slot) {
+            Some(at) => {
+                self.values.swap_remove_drop(at);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A view of `slot`'s value.
+    #[inline]
+    pub(crate) fn component_ref(&self, slot: u32) -> Option<ComponentRef<'_>> {
+        let at = self.entry(slot)?;
+        Some(ComponentRef::from_erased(self.info, self.values.erased(at)))
+    }
+
+    /// Checks the invariants listed on the type; `holds(slot)` says whether
+    /// a live entity holds a slot (every entry must belong to one).
+    fn check(&self, holds: &dyn Fn(u32) -> bool) -> Result<(), String> {
+        let name = self.info.name();
+        if self.values.len() != self.slots.len() {
+            return Err(format!(
+                "sparse {name}: {} slots but {} values",
+                self.slots.len(),
+                self.values.len()
+            ));
+        }
+        for (at, &slot) in self.slots.iter().enumerate() {
+            if self.entry(slot) != Some(at) {
+                return Err(format!("sparse {name}: slot {slot} is not indexed at {at}"));
+            }
+            if !holds(slot) {
+                return Err(format!("sparse {name}: slot {slot} holds no live entity"));
+            }
+        }
+        let indexed = self.index.iter().filter(|&&at| at != ABSENT).count();
+        if indexed != self.slots.len() {
+            return Err(format!(
+                "sparse {name}: {indexed} indexed slots for {} entries",
+                self.slots.len()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Every sparse set of one context, by component id (made on a type's first
+/// value).
+#[derive(Default)]
+pub(crate) struct SparseSets {
+    /// By component id.
+    sets: Vec<Option<SparseSet>>,
+    /// The ids that have a set, ascending.
+    ids: Vec<ComponentId>,
+}
+
+impl SparseSets {
+    /// The set of component `id`, if one was made.
+    #[inline(always)]
+    pub(crate) fn set(&self, id: ComponentId) -> Option<&SparseSet> {
+        self.sets.get(id.index())?.as_ref()
+    }
+
+    #[inline(always)]
+    fn set_mut(&mut self, id: ComponentId) -> Option<&mut SparseSet> {
+        self.sets.get_mut(id.index())?.as_mut()
+    }
+
+    /// Whether `slot` has a value of component `id`.
+    #[inline(always)]
+    pub(crate) fn contains(&self, id: ComponentId, slot: u32) -> bool {
+        self.set(id).is_some_and(|set| set.contains(slot))
+    }
+
+    /// `slot`'s `T` of component `id`.
+    #[inline(always)]
+    pub(crate) fn get<T: 'static>(&self, id: ComponentId, slot: u32) -> Option<&T> {
+        self.set(id)?.get(slot)
+    }
+
+    /// `slot`'s `T` of component `id`, mutably.
+    #[inline(always)]
+    pub(crate) fn get_mut<T: 'static>(&mut self, id: ComponentId, slot: u32) -> Option<&mut T> {
+        self.set_mut(id)?.get_mut(slot)
+    }
+
+    /// Gives `slot` the value `value` of component `info`; gives it back if
+    /// `slot` has one already (or `info` describes another type).
+    #[inline]
+    pub(crate) fn insert<T: Send + Sync + 'static>(
+        &mut self,
+        info: &'static ComponentInfo,
+        slot: u32,
+        value: T,
+    ) -> Result<(), T> {
+        let id = info.id();
+        if info.ty.type_id() != TypeId::of::<T>() {
+            return Err(value);
+        }
+        match self.set_mut(id) {
+            Some(set) => set.insert(slot, value),
+            None => self.new_set::<T>(info).insert(slot, value),
+        }
+    }
+
+    #[cold]
+    fn new_set<T: Send + Sync + 'static>(&mut self, info: &'static ComponentInfo) -> &mut SparseSet {
+        let id = info.id();
+        if self.sets.len() <= id.index() {
+            self.sets.resize_with(id.index() + 1, || None);
+        }
+        let at = self.ids.partition_point(|&have| have < id);
+        self.ids.insert(at, id);
+        self.sets[id.index()].insert(SparseSet::new::<T>(info))
+    }
+
+    /// Takes `slot`'s `T` of component `id` out.
+    #[inline]
+    pub(crate) fn take<T: 'static>(&mut self, id: ComponentId, slot: u32) -> Option<T> {
+        self.set_mut(id)?.take(slot)
+    }
+
+    /// Drops `slot`'s value of component `id`; `false` if it has none.
+    #[inline]
+    pub(crate) fn remove(&mut self, id: ComponentId, slot: u32) -> bool {
+        self.set_mut(id).is_some_and(|set| set.remove(slot))
+    }
+
+    /// The components `slot` has values of, ascending.
+    pub(crate) fn ids_of(&self, slot: u32) -> impl Iterator<Item = ComponentId> + '_ {
+        self.ids.iter().copied().filter(move |&id| self.contains(id, slot))
+    }
+
+    /// Views of `slot`'s values, by ascending component id.
+    pub(crate) fn component_refs(&self, slot: u32) -> impl Iterator<Item = ComponentRef<'_>> + '_ {
+        self.ids
+            .iter()
+            .filter_map(move |&id| self.set(id).and_then(|set| set.component_ref(slot)))
+    }
+
+    /// Whether `slot` has any value.
+    pub(crate) fn any_of(&self, slot: u32) -> bool {
+        self.ids_of(slot).next().is_some()
+    }
+
+    /// Drops every value of `slot` (its entity is destroyed). A panicking
+    /// `Drop` does not stop the rest: every value leaves its set, and the
+    /// first panic goes on afterwards.
+    pub(crate) fn remove_all(&mut self, slot: u32) {
+        let mut first_panic = None;
+        for at in 0..self.ids.len() {
+            let id = self.ids[at];
+            let set = self.sets[id.index()].as_mut().expect("listed ids have sets");
+            if let Err(panic) = panic::catch_unwind(AssertUnwindSafe(|| set.remove(slot))) {
+                first_panic.get_or_insert(panic);
+            }
+        }
+        if let Some(panic) = first_panic {
+            panic::resume_unwind(panic);
+        }
+    }
+
+    /// Bytes allocated for the sets' indices and entries.
+    pub(crate) fn bytes(&self) -> usize {
+        self.ids
+            .iter()
+            .filter_map(|&id| self.set(id))
+            .map(|set| set.index.capacity() * 4 + set.slots.capacity() * 4 + set.values.bytes())
+            .sum()
+    }
+
+    /// The number of values held, over every set.
+    pub(crate) fn len(&self) -> usize {
+        self.ids.iter().filter_map(|&id| self.set(id)).map(SparseSet::len).sum()
+    }
+
+    /// Checks every set (see [`SparseSet::check`]) and the id list.
+    pub(crate) fn check(&self, holds: &dyn Fn(u32) -> bool) -> Result<(), String> {
+        let listed: Vec<ComponentId> = (0..self.sets.len())
+            .filter(|&i| self.sets[i].is_some())
+            .map(ComponentId::at)
+            .collect();
+        if listed != self.ids {
+            return Err("the sparse sets are listed wrongly".to_owned());
+        }
+        for &id in &self.ids {
+            let set = self.set(id).expect("listed");
+            if set.info.id() != id {
+                return Err(format!("the sparse set of {} is filed under {id:?}", set.info.name()));
+            }
+            set.check(holds)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,428 @@
+//! Flag and sparse components: kept out of archetypes (adding or removing one
+//! moves nothing), and otherwise the same as archetype components: the same
+//! calls, events, groups, collectors, indices, uniques and destruction.
+
+mod common;
+
+use common::*;
+use reactecs::prelude::*;
+use reactecs::{Component, EntityIndex, Error, PrimaryEntityIndex, StorageKind};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Burning;
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Selected;
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Target(u32);
+#[derive(Debug, Default)]
+struct GameOver;
+/// A zero-sized component kept in archetypes.
+#[derive(Debug, Default)]
+struct Calm;
+reactecs::component!(Calm);
+#[derive(Debug)]
+struct Owned(#[allow(dead_code)] Counted);
+reactecs::component!(flag Burning, flag Selected, sparse Target, unique flag GameOver, sparse Owned);
+
+#[test]
+fn the_declared_kind_is_recorded() {
+    assert_eq!(Burning::component_info().storage(), StorageKind::Flag);
+    assert_eq!(Target::component_info().storage(), StorageKind::Sparse);
+    assert_eq!(Position::component_info().storage(), StorageKind::Archetype);
+    assert!(GameOver::component_info().is_unique());
+    assert!(StorageKind::Flag.is_sparse() && !StorageKind::Archetype.is_sparse());
+}
+
+#[test]
+fn adding_and_removing_a_flag_or_a_sparse_value_moves_nothing() {
+    let mut game = Context::new();
+    let e = game.create_entity_with(Position { x: 1.0, y: 2.0 }).unwrap();
+    let archetypes = game.storage_stats().archetypes;
+    game.add(e, Burning).unwrap();
+    game.add(e, Target(7)).unwrap();
+    assert_eq!(game.storage_stats().archetypes, archetypes, "no archetype for flags");
+    assert_eq!(game.storage_stats().sparse_values, 2);
+    assert!(game.has::<Burning>(e) && game.is_flag::<Burning>(e));
+    assert!(game.has_all::<(Position, Burning, Target)>(e));
+    assert!(game.has_any::<(Selected, Target)>(e) && !game.has_any::<(Selected, Velocity)>(e));
+    assert_eq!(game.get::<Target>(e), Ok(&Target(7)));
+    game.get_mut::<Target>(e).unwrap().0 = 8;
+    game.replace(e, Target(9)).unwrap();
+    assert_eq!(game.take::<Target>(e), Ok(Target(9)));
+    game.remove::<Burning>(e).unwrap();
+    assert!(!game.has::<Burning>(e) && !game.has::<Target>(e));
+    assert_eq!(game.get::<Position>(e), Ok(&Position { x: 1.0, y: 2.0 }));
+    assert_eq!(game.storage_stats().sparse_values, 0);
+    check(&game);
+}
+
+#[test]
+fn misuse_is_the_same_error_whatever_the_kind() {
+    let mut game = Context::new();
+    let e = game.create_entity();
+    game.add(e, Burning).unwrap();
+    assert!(matches!(
+        game.add(e, Burning),
+        Err(Error::ComponentAlreadyPresent {
+            component: "Burning",
+            ..
+        })
+    ));
+    assert!(matches!(
+        game.remove::<Target>(e),
+        Err(Error::ComponentAbsent {
+            component: "Target",
+            ..
+        })
+    ));
+    assert!(matches!(game.get::<Target>(e), Err(Error::ComponentAbsent { .. })));
+    assert!(matches!(
+        game.modify(e, |t: &mut Target| t.0),
+        Err(Error::ComponentAbsent { .. })
+    ));
+    game.destroy_entity(e).unwrap();
+    assert!(matches!(game.add(e, Target(1)), Err(Error::StaleEntity { .. })));
+    assert!(matches!(game.get::<Burning>(e), Err(Error::StaleEntity { .. })));
+    assert!(matches!(
+        game.set_flag::<Burning>(e, true),
+        Err(Error::StaleEntity { .. })
+    ));
+    assert!(!game.is_flag::<Burning>(e));
+    check(&game);
+}
+
+#[test]
+fn set_flag_is_idempotent_and_fires_only_on_a_change() {
+    let mut game = Context::new();
+    let e = game.create_entity();
+    let spy = Spy::attach(&mut game);
+    game.set_flag::<Burning>(e, true).unwrap();
+    game.set_flag::<Burning>(e, true).unwrap();
+    game.set_flag::<Burning>(e, false).unwrap();
+    game.set_flag::<Burning>(e, false).unwrap();
+    // Any zero-sized component works, whatever its kind.
+    game.set_flag::<Calm>(e, true).unwrap();
+    assert!(game.is_flag::<Calm>(e));
+    assert_eq!(
+        spy.take(),
+        [
+            format!("added {e} Burning"),
+            format!("removed {e} Burning"),
+            format!("added {e} Calm")
+        ]
+    );
+}
+
+#[test]
+fn groups_mixing_kinds_see_entities_join_and_leave_by_flag() {
+    let mut game = Context::new();
+    let burning_movers = game.group(Matcher::all_of::<(Position, Burning)>());
+    let calm = game.group(Matcher::all_of::<Position>().none_of::<Burning>());
+    let joined = game.collector(Matcher::all_of::<(Position, Burning)>().added());
+    let left = game.collector(Matcher::all_of::<(Position, Burning)>().removed());
+    let a = game.create_entity_with(Position { x: 0.0, y: 0.0 }).unwrap();
+    let b = game.create_entity_with(Position { x: 1.0, y: 0.0 }).unwrap();
+    let c = game.create_entity_with(Burning).unwrap();
+    assert_eq!(game.get_group(burning_movers).unwrap().len(), 0);
+    assert_eq!(game.get_group(calm).unwrap().len(), 2);
+
+    game.add(a, Burning).unwrap();
+    assert_eq!(game.get_collector(joined).unwrap().entities(), [a]);
+    assert_eq!(game.get_group(burning_movers).unwrap().iter().collect::<Vec<_>>(), [a]);
+    assert_eq!(game.get_group(calm).unwrap().iter().collect::<Vec<_>>(), [b]);
+    assert!(game.get_group(burning_movers).unwrap().contains(a));
+    assert!(
+        !game.get_group(burning_movers).unwrap().contains(c),
+        "c has no Position"
+    );
+
+    // c joins by gaining Position (an archetype move, gated by its flag).
+    game.add(c, Position { x: 2.0, y: 0.0 }).unwrap();
+    assert_eq!(game.get_collector(joined).unwrap().entities(), [a, c]);
+    assert_eq!(game.get_group(burning_movers).unwrap().len(), 2);
+    assert_eq!(game.get_group(calm).unwrap().len(), 1);
+
+    game.set_flag::<Burning>(a, false).unwrap();
+    game.remove::<Position>(c).unwrap();
+    assert_eq!(game.get_collector(left).unwrap().entities(), [a, c]);
+    assert_eq!(game.get_group(calm).unwrap().iter().collect::<Vec<_>>(), [a, b]);
+    assert!(Matcher::all_of::<Burning>().matches(&game, c));
+    assert!(!Matcher::all_of::<(Position, Burning)>().matches(&game, c));
+    check(&game);
+}
+
+#[test]
+fn any_of_mixing_kinds_is_decided_per_entity() {
+    let mut game = Context::new();
+    let marked = game.group(Matcher::any_of::<(Velocity, Burning)>());
+    let joined = game.collector(Matcher::any_of::<(Velocity, Burning)>().added());
+    let left = game.collector(Matcher::any_of::<(Velocity, Burning)>().removed());
+    let a = game.create_entity_with(Burning).unwrap();
+    let b = game.create_entity();
+    game.add(a, Velocity { x: 0.0, y: 0.0 }).unwrap(); // already a member
+    game.add(b, Velocity { x: 0.0, y: 0.0 }).unwrap(); // joins
+    game.add(b, Burning).unwrap(); // already a member
+    game.remove::<Burning>(a).unwrap(); // still one by Velocity
+    game.remove::<Velocity>(a).unwrap(); // leaves
+    assert_eq!(game.get_collector(joined).unwrap().entities(), [a, b]);
+    assert_eq!(game.get_collector(left).unwrap().entities(), [a]);
+    assert_eq!(game.get_group(marked).unwrap().iter().collect::<Vec<_>>(), [b]);
+    check(&game);
+}
+
+#[test]
+fn a_group_of_two_flags_hears_each_change_once() {
+    let mut game = Context::new();
+    let both = game.group(Matcher::all_of::<(Burning, Selected)>());
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = log.clone();
+    game.subscribe_group(both, move |event: &GroupEvent<'_>| {
+        let kind = match event {
+            GroupEvent::Added { .. } => "added",
+            GroupEvent::Removed { .. } => "removed",
+            _ => "updated",
+        };
+        sink.lock().unwrap().push(format!("{kind} {}", event.entity()));
+    })
+    .unwrap();
+    let e = game.create_entity();
+    game.set_flag::<Burning>(e, true).unwrap();
+    game.set_flag::<Selected>(e, true).unwrap();
+    game.set_flag::<Burning>(e, false).unwrap();
+    game.set_flag::<Selected>(e, false).unwrap();
+    assert_eq!(*log.lock().unwrap(), [format!("added {e}"), format!("removed {e}")]);
+    assert!(game.get_group(both).unwrap().is_empty());
+}
+
+#[test]
+fn a_replace_reaches_a_gated_group_only_for_its_members() {
+    let mut game = Context::new();
+    let hot = game.collector(Matcher::all_of::<(Position, Burning)>().updated());
+    let targeted = game.collector(Matcher::all_of::<Target>().updated());
+    let a = game.create_entity_with((Position { x: 0.0, y: 0.0 }, Burning)).unwrap();
+    let b = game
+        .create_entity_with((Position { x: 0.0, y: 0.0 }, Target(1)))
+        .unwrap();
+    game.replace(a, Position { x: 1.0, y: 0.0 }).unwrap();
+    game.replace(b, Position { x: 1.0, y: 0.0 }).unwrap();
+    game.modify(b, |p: &mut Position| p.x = 2.0).unwrap();
+    game.replace(b, Target(2)).unwrap();
+    game.modify(b, |t: &mut Target| t.0 += 1).unwrap();
+    assert_eq!(game.get_collector(hot).unwrap().entities(), [a]);
+    assert_eq!(game.get_collector(targeted).unwrap().entities(), [b]);
+    assert_eq!(game.get::<Target>(b), Ok(&Target(3)));
+    check(&game);
+}
+
+#[test]
+fn modify_each_over_a_gated_group_changes_and_tells_its_members_only() {
+    let mut game = Context::new();
+    let burning = game.group(Matcher::all_of::<(Position, Burning)>());
+    let updated = game.collector(Matcher::all_of::<(Position, Burning)>().updated());
+    let hot = game
+        .create_entity_with((Position { x: 0.0, y: 0.0 }, Velocity { x: 1.0, y: 0.0 }, Burning))
+        .unwrap();
+    let cold = game
+        .create_entity_with((Position { x: 0.0, y: 0.0 }, Velocity { x: 1.0, y: 0.0 }))
+        .unwrap();
+    let visited = game
+        .modify_each::<Position, &Velocity>(burning, |p, v| p.x += v.x)
+        .unwrap();
+    assert_eq!(visited, 1);
+    assert_eq!(game.get::<Position>(hot).unwrap().x, 1.0);
+    assert_eq!(game.get::<Position>(cold).unwrap().x, 0.0);
+    assert_eq!(game.get_collector(updated).unwrap().entities(), [hot]);
+    // A sparse value changed through modify_each.
+    let targets = game.group(Matcher::all_of::<Target>());
+    game.add(cold, Target(1)).unwrap();
+    let visited = game.modify_each::<Target, ()>(targets, |t, ()| t.0 *= 10).unwrap();
+    assert_eq!((visited, game.get::<Target>(cold)), (1, Ok(&Target(10))));
+}
+
+#[test]
+fn destroying_an_entity_removes_its_flags_with_events_in_id_order() {
+    let mut game = Context::new();
+    let counter = Counter::default();
+    let e = game
+        .create_entity_with((
+            Target(3),
+            Position { x: 0.0, y: 0.0 },
+            Burning,
+            Owned(counter.make("o")),
+        ))
+        .unwrap();
+    let group = game.group(Matcher::all_of::<Burning>());
+    let left = game.collector(Matcher::all_of::<Burning>().removed());
+    let spy = Spy::attach(&mut game);
+    let expected: Vec<String> = game
+        .entity(e)
+        .unwrap()
+        .components()
+        .map(|c| format!("removed {e} {c:?}"))
+        .collect();
+    assert_eq!(expected.len(), 4);
+    game.destroy_entity(e).unwrap();
+    let events = spy.take();
+    assert!(events[0].starts_with(&format!("will destroy {e}")));
+    assert!(
+        ["Burning", "Owned", "Position", "Target(3)"]
+            .iter()
+            .all(|c| events[0].contains(c))
+    );
+    assert_eq!(events[1..5], expected[..]);
+    assert_eq!(events[5..], [format!("destroyed {e}")]);
+    assert_eq!(game.get_collector(left).unwrap().entities(), [e]);
+    assert!(game.get_group(group).unwrap().is_empty());
+    game.clear_collector(left).unwrap();
+    assert_eq!(counter.live(), 0, "the sparse value was dropped once");
+    assert_eq!(game.storage_stats().sparse_values, 0);
+    // The slot is reused without the old flags.
+    let next = game.create_entity();
+    assert_eq!(next.index(), e.index());
+    assert!(!game.has::<Burning>(next) && !game.has::<Target>(next));
+    check(&game);
+}
+
+#[test]
+fn a_bundle_with_flags_creates_in_one_step_with_every_event() {
+    let mut game = Context::new();
+    let joined = game.collector(Matcher::all_of::<(Position, Burning)>().added());
+    let spy = Spy::attach(&mut game);
+    let e = game
+        .create_entity_with((Burning, Position { x: 0.0, y: 0.0 }, Target(4)))
+        .unwrap();
+    assert_eq!(
+        spy.take(),
+        [
+            format!("created {e}"),
+            format!("added {e} Burning"),
+            format!("added {e} Position {{ x: 0.0, y: 0.0 }}"),
+            format!("added {e} Target(4)"),
+        ]
+    );
+    assert_eq!(game.get_collector(joined).unwrap().entities(), [e]);
+    let many = game
+        .create_entities_with((0..3).map(|i| (Target(i), Selected)))
+        .unwrap();
+    assert!(many.iter().all(|&m| game.is_flag::<Selected>(m)));
+    assert_eq!(game.get::<Target>(many[2]), Ok(&Target(2)));
+    assert!(matches!(
+        game.create_entity_with((Burning, Burning)),
+        Err(Error::DuplicateComponent { .. })
+    ));
+    check(&game);
+}
+
+#[test]
+fn entity_indices_key_on_sparse_components() {
+    let mut game = Context::new();
+    let by_target = game.add_index(EntityIndex::new("Target", |t: &Target| t.0)).unwrap();
+    let unique_target = game
+        .add_index(PrimaryEntityIndex::new("Targeted", |t: &Target| (t.0, 0u8)))
+        .unwrap();
+    let a = game.create_entity_with(Target(1)).unwrap();
+    let b = game.create_entity();
+    game.add(b, Target(2)).unwrap();
+    assert_eq!(game.index(by_target).unwrap().get(&1), [a]);
+    game.replace(b, Target(5)).unwrap();
+    assert_eq!(game.index(by_target).unwrap().get(&5), [b]);
+    assert!(game.index(by_target).unwrap().get(&2).is_empty());
+    assert!(matches!(
+        game.replace(b, Target(1)),
+        Err(Error::DuplicatePrimaryKey { .. })
+    ));
+    assert_eq!(game.get::<Target>(b), Ok(&Target(5)), "a refused key changes nothing");
+    let c = game.create_entity();
+    assert!(matches!(game.add(c, Target(1)), Err(Error::DuplicatePrimaryKey { .. })));
+    assert!(!game.has::<Target>(c));
+    game.modify(b, |t: &mut Target| t.0 = 6).unwrap();
+    assert_eq!(game.index(unique_target).unwrap().get(&(6, 0)), Some(b));
+    game.remove::<Target>(a).unwrap();
+    assert!(game.index(by_target).unwrap().get(&1).is_empty());
+    game.destroy_entity(b).unwrap();
+    assert!(game.index(by_target).unwrap().get(&6).is_empty());
+    check(&game);
+}
+
+#[test]
+fn a_unique_flag_has_one_holder() {
+    let mut game = Context::new();
+    let a = game.create_entity();
+    let b = game.create_entity();
+    game.set_flag::<GameOver>(a, true).unwrap();
+    assert_eq!(game.unique_entity::<GameOver>(), Some(a));
+    assert!(matches!(
+        game.set_flag::<GameOver>(b, true),
+        Err(Error::UniqueAlreadyHeld { .. })
+    ));
+    assert!(matches!(
+        game.create_entity_with(GameOver),
+        Err(Error::UniqueAlreadyHeld { .. })
+    ));
+    game.destroy_entity(a).unwrap();
+    assert_eq!(game.unique_entity::<GameOver>(), None);
+    game.set_flag::<GameOver>(b, true).unwrap();
+    game.remove_unique::<GameOver>().unwrap();
+    let c = game.create_entity_with(GameOver).unwrap();
+    assert_eq!(game.unique_entity::<GameOver>(), Some(c));
+    check(&game);
+}
+
+#[test]
+fn reset_and_drop_release_every_sparse_value_once() {
+    let counter = Counter::default();
+    let mut game = Context::new();
+    let gone = game.collector(Matcher::all_of::<Owned>().removed());
+    for i in 0..10 {
+        let e = game.create_entity_with(Owned(counter.make(&i.to_string()))).unwrap();
+        if i % 2 == 0 {
+            game.set_flag::<Burning>(e, true).unwrap();
+        }
+    }
+    game.reset().unwrap();
+    assert_eq!(counter.live(), 0);
+    assert!(game.get_collector(gone).unwrap().is_empty());
+    let e = game.create_entity_with(Owned(counter.make("kept"))).unwrap();
+    assert!(!game.is_flag::<Burning>(e));
+    drop(game);
+    assert_eq!(counter.live(), 0);
+}
+
+#[test]
+fn an_entity_view_and_its_debug_show_every_kind() {
+    let mut game = Context::new();
+    let e = game
+        .create_entity_with((Position { x: 1.0, y: 0.0 }, Burning, Target(2)))
+        .unwrap();
+    let view = game.entity(e).unwrap();
+    assert_eq!(view.len(), 3);
+    assert!(view.has::<Burning>() && view.get::<Target>() == Some(&Target(2)));
+    let mut names: Vec<_> = view.component_names().collect();
+    let sorted = {
+        let mut ids: Vec<_> = view.component_ids().collect();
+        ids.sort();
+        ids.iter().map(|id| id.info().unwrap().name()).collect::<Vec<_>>()
+    };
+    assert_eq!(names, sorted, "by increasing id, whatever the kind");
+    names.sort();
+    assert_eq!(names, ["Burning", "Position", "Target"]);
+    assert!(format!("{view:?}").contains("Target(2)"));
+    let mut view = game.entity_mut(e).unwrap();
+    view.get_mut::<Target>().unwrap().0 = 3;
+    assert!(view.has::<Burning>());
+    assert_eq!(game.get::<Target>(e), Ok(&Target(3)));
+}
+
+#[test]
+fn retained_entities_keep_their_flags_until_destroyed_and_released() {
+    let mut game = Context::new();
+    let collected = game.collector(Matcher::all_of::<Burning>().added());
+    let e = game.create_entity_with(Burning).unwrap();
+    game.destroy_entity(e).unwrap();
+    assert!(matches!(game.is_enabled(e), Ok(false)));
+    assert!(!game.is_flag::<Burning>(e));
+    let next = game.create_entity();
+    assert_ne!(next.index(), e.index(), "a retained slot is not reused");
+    game.clear_collector(collected).unwrap();
+    check(&game);
+}
