@@ -2,6 +2,11 @@
 //! remove B from all, by entity handle.
 //! Baseline: two hand-written Vec-of-struct tables (A) and (A, B) with an
 //! entity -> row map, moving each row with `swap_remove` + `push`.
+//!
+//! `reactecs_flag` adds and removes a zero-sized tag declared `flag`
+//! instead of B; its honest baseline is `baseline_flags`, a `bool` per
+//! entity beside its A, checked and flipped (what a careful hand-written
+//! program keeps for a tag).
 
 mod common;
 
@@ -17,7 +22,10 @@ const N: usize = 10_000;
 struct A(f32);
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct B(f32);
-reactecs::component!(A, B);
+/// A zero-sized tag declared `flag`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Tag;
+reactecs::component!(A, B, flag Tag);
 
 /// Two tables addressed by entity id, as one would write by hand.
 struct Tables {
@@ -69,6 +77,34 @@ impl Tables {
     }
 }
 
+/// The hand-written tag: a flag per entity, beside its A.
+struct Flags {
+    a: Vec<A>,
+    tagged: Vec<bool>,
+}
+
+fn flags_round(flags: &mut Flags) {
+    for id in 0..N {
+        let tagged = &mut flags.tagged[black_box(id)];
+        assert!(!*tagged);
+        *tagged = true;
+    }
+    for id in 0..N {
+        let tagged = &mut flags.tagged[black_box(id)];
+        assert!(*tagged);
+        *tagged = false;
+    }
+}
+
+fn flag_round(game: &mut Context, entities: &[Entity]) {
+    for &e in entities {
+        game.add(black_box(e), Tag).expect("no Tag yet");
+    }
+    for &e in entities {
+        game.remove::<Tag>(black_box(e)).expect("has Tag");
+    }
+}
+
 fn baseline_round(tables: &mut Tables) {
     for id in 0..N as u32 {
         tables.add_b(black_box(id));
@@ -116,6 +152,16 @@ fn bench(c: &mut Criterion) {
         !in_ab && tables.a[row as usize] == A(i as f32)
     }));
 
+    flag_round(&mut game, &entities);
+    assert!(entities.iter().all(|&e| !game.is_flag::<Tag>(e)));
+    assert_eq!(game.storage_stats().sparse_values, 0);
+    let mut flags = Flags {
+        a: (0..N).map(|i| A(i as f32)).collect(),
+        tagged: vec![false; N],
+    };
+    flags_round(&mut flags);
+    assert!(!flags.tagged.iter().any(|&t| t) && flags.a[N - 1] == A((N - 1) as f32));
+
     let mut group = c.benchmark_group("add_remove");
     group.bench_function("baseline_tables", |b| {
         b.iter(|| {
@@ -129,13 +175,27 @@ fn bench(c: &mut Criterion) {
             assert_eq!(game.len(), N);
         })
     });
+    group.bench_function("baseline_flags", |b| {
+        b.iter(|| {
+            flags_round(&mut flags);
+            assert!(!flags.tagged[N / 2]);
+        })
+    });
+    group.bench_function("reactecs_flag", |b| {
+        b.iter(|| {
+            flag_round(&mut game, &entities);
+            assert_eq!(game.len(), N);
+        })
+    });
     group.finish();
     assert!(!game.has::<B>(entities[N / 2]));
+    assert!(!game.has::<Tag>(entities[N / 2]));
 }
 
 fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     bench(&mut criterion);
     criterion.final_summary();
-    report_ratios("add_remove", "baseline_tables", &["reactecs"]);
+    report_ratios("add_remove", "baseline_tables", &["reactecs", "reactecs_flag"]);
+    report_ratios("add_remove", "baseline_flags", &["reactecs_flag"]);
 }

@@ -128,6 +128,21 @@ pub enum Error {
         component: &'static str,
     },
 
+    /// A query that fetches a flag or sparse component (one kept out of
+    /// archetypes). Queries walk archetype chunks; filter by such a component
+    /// with [`matching`](crate::Query::matching) or a group, and read its
+    /// values with [`get`](crate::Context::get).
+    #[error(
+        "a query on context `{context}` fetches `{component}`, which is kept out of archetypes: \
+         filter by it with `matching` or a group, and read it with `get`"
+    )]
+    SparseQueryParam {
+        /// The context asked.
+        context: &'static str,
+        /// The component's declared name.
+        component: &'static str,
+    },
+
     /// A second entity was to get a unique component.
     #[error(
         "unique component `{component}` is already held by entity {holder} in context `{context}`: no other \

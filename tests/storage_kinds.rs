@@ -426,3 +426,118 @@ fn retained_entities_keep_their_flags_until_destroyed_and_released() {
     game.clear_collector(collected).unwrap();
     check(&game);
 }
+
+/// Ten entities with Position and Velocity; the even ones burning.
+fn burning_world() -> (Context, Vec<Entity>) {
+    let mut game = Context::new();
+    let entities = game
+        .create_entities_with((0..10).map(|i| (Position { x: i as f32, y: 0.0 }, Velocity { x: 1.0, y: 0.0 })))
+        .unwrap();
+    for &e in entities.iter().step_by(2) {
+        game.set_flag::<Burning>(e, true).unwrap();
+    }
+    (game, entities)
+}
+
+#[test]
+fn a_query_matching_a_flag_visits_the_entities_that_have_it() {
+    let (mut game, entities) = burning_world();
+    let burning = Matcher::all_of::<Burning>();
+    let seen: Vec<Entity> = game.query::<Entity>().matching(burning.clone()).iter().collect();
+    assert_eq!(seen, entities.iter().copied().step_by(2).collect::<Vec<_>>());
+    assert_eq!(game.query::<&Position>().matching(burning.clone()).count(), 5);
+    let calm = Matcher::all_of::<Position>().none_of::<Burning>();
+    assert_eq!(game.query::<&Position>().matching(calm.clone()).count(), 5);
+    // Chunk methods hand out runs of rows that pass: here runs of one.
+    let mut runs = Vec::new();
+    game.query_mut::<(&mut Position, &Velocity)>()
+        .unwrap()
+        .matching(burning.clone())
+        .for_each_chunk(|(p, v)| {
+            runs.push(p.len());
+            for (p, v) in p.iter_mut().zip(v) {
+                p.x += v.x;
+            }
+        });
+    assert_eq!(runs, [1; 5]);
+    game.query_mut::<&mut Position>()
+        .unwrap()
+        .matching(calm)
+        .for_each(|p| p.y = 1.0);
+    for (i, &e) in entities.iter().enumerate() {
+        let p = game.get::<Position>(e).unwrap();
+        let burning = i % 2 == 0;
+        assert_eq!(p.x, i as f32 + if burning { 1.0 } else { 0.0 });
+        assert_eq!(p.y, if burning { 0.0 } else { 1.0 });
+    }
+}
+
+#[test]
+fn a_query_in_a_gated_group_visits_its_members_only() {
+    let (mut game, entities) = burning_world();
+    let hot = game.group(Matcher::all_of::<(Position, Burning)>());
+    game.set_flag::<Burning>(entities[0], false).unwrap();
+    game.set_flag::<Burning>(entities[1], true).unwrap();
+    let members: Vec<Entity> = game.get_group(hot).unwrap().iter().collect();
+    let queried: Vec<Entity> = game.query::<Entity>().in_group(hot).unwrap().iter().collect();
+    let mut sorted = queried.clone();
+    sorted.sort();
+    let mut expected = members.clone();
+    expected.sort();
+    assert_eq!(sorted, expected);
+    assert_eq!(queried, [1, 2, 4, 6, 8].map(|i| entities[i]), "in row order");
+    let mut query = game
+        .query_mut::<(Entity, &mut Position)>()
+        .unwrap()
+        .in_group(hot)
+        .unwrap();
+    assert_eq!(query.count(), 5);
+    let chunks: usize = query.chunks().map(|(es, _)| es.len()).sum();
+    assert_eq!(chunks, 5);
+    let touched: Vec<Entity> = query
+        .iter()
+        .map(|(e, p)| {
+            p.y = 9.0;
+            e
+        })
+        .collect();
+    assert_eq!(touched, queried);
+    assert_eq!(game.get::<Position>(entities[0]).unwrap().y, 0.0);
+}
+
+#[test]
+fn a_query_cannot_fetch_a_flag_or_sparse_component() {
+    let mut game = Context::new();
+    game.create_entity_with((Position { x: 0.0, y: 0.0 }, Target(1)))
+        .unwrap();
+    assert!(matches!(
+        game.query_mut::<(&Position, &Target)>(),
+        Err(Error::SparseQueryParam {
+            component: "Target",
+            ..
+        })
+    ));
+    let e = game
+        .create_entity_with((Position { x: 0.0, y: 0.0 }, Target(2)))
+        .unwrap();
+    assert!(matches!(
+        game.entity_mut(e).unwrap().query::<&Target>(),
+        Err(Error::SparseQueryParam { .. })
+    ));
+    let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| game.query::<&Burning>().count()));
+    assert!(refused.is_err(), "a read-only query refuses by panicking");
+}
+
+#[cfg(feature = "parallel")]
+#[test]
+fn par_for_each_matching_a_flag_visits_the_entities_that_have_it() {
+    let (mut game, entities) = burning_world();
+    game.query_mut::<&mut Position>()
+        .unwrap()
+        .matching(Matcher::all_of::<Burning>())
+        .batch_size(2)
+        .par_for_each(|p| p.y = 5.0);
+    for (i, &e) in entities.iter().enumerate() {
+        assert_eq!(game.get::<Position>(e).unwrap().y, if i % 2 == 0 { 5.0 } else { 0.0 });
+    }
+}

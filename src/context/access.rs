@@ -277,9 +277,12 @@ impl EntityMut<'_> {
     /// # Errors
     /// [`Error::ComponentAbsent`] naming the first component of `Q` (other
     /// than an `Option`) the entity lacks; [`Error::QueryAliasing`] if `Q`
-    /// names a component mutably twice, or mutably and shared.
+    /// names a component mutably twice, or mutably and shared;
+    /// [`Error::SparseQueryParam`] if it names a flag or sparse component
+    /// (read those with [`get`](EntityMut::get)).
     pub fn query<Q: QueryParam>(&mut self) -> Result<Q::Item<'_>, Error> {
         let access = Access::of::<Q>();
+        access.check_kinds(self.context)?;
         let plan = access.plan(self.context)?;
         if let Some(missing) = access.missing_in(self.archetype.set()) {
             return Err(self.absent(missing));

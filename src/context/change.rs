@@ -302,7 +302,8 @@ impl Context {
     /// # Errors
     /// As [`modify`](Context::modify); [`Error::ComponentAbsent`] names the
     /// first component of `Q` the entity lacks; [`Error::QueryAliasing`] if
-    /// `Q` reads `T`.
+    /// `Q` reads `T`; [`Error::SparseQueryParam`] if `Q` reads a flag or
+    /// sparse component.
     #[inline(always)]
     pub fn modify_with<T, Q, R>(&mut self, entity: Entity, f: impl FnOnce(&mut T, Q::Item<'_>) -> R) -> Result<R, Error>
     where
@@ -406,7 +407,8 @@ impl Context {
     /// entity whose key function panicked gets its old value back.
     ///
     /// # Errors
-    /// [`Error::UnknownGroup`]; [`Error::QueryAliasing`] if `Q` reads `T`.
+    /// [`Error::UnknownGroup`]; [`Error::QueryAliasing`] if `Q` reads `T`;
+    /// [`Error::SparseQueryParam`] if `Q` reads a flag or sparse component.
     /// [`Error::DuplicatePrimaryKey`] if `f` gives an entity a key that a
     /// primary index has for another entity: that entity's `T` is put back
     /// as it was (no event fires for it), and `modify_each` stops there; the
@@ -444,6 +446,7 @@ impl Context {
         let index = self.groups.lookup(group, self.name)?;
         let id = T::component_id();
         let mut access = Access::of::<Q>();
+        access.check_kinds(self.name)?;
         access.add::<T>(true, true);
         let plan = access.plan(self.name)?;
         self.routes.sync(&self.archetypes);
@@ -614,6 +617,9 @@ pub(super) fn value_of<'v>(
 #[inline(never)]
 fn cannot_fetch<T: Component, Q: QueryParam>(set: &ComponentSet, context: &'static str, entity: Entity) -> Error {
     let mut access = Access::of::<Q>();
+    if let Err(sparse) = access.check_kinds(context) {
+        return sparse;
+    }
     access.add::<T>(true, true);
     match access.why_not(set, context) {
         Err(aliasing) => aliasing,

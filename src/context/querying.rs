@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use super::Context;
 use crate::error::Error;
-use crate::query::{Query, QueryMut, QueryParam, QueryPlan, ReadOnlyQueryParam};
+use crate::query::{Query, QueryMut, QueryParam, QueryPlan, QuerySource, ReadOnlyQueryParam};
 
 impl Context {
     /// A read-only query: every entity with the components of `Q`, e.g.
@@ -15,18 +15,20 @@ impl Context {
     /// It uses the plan [`query_mut`](Context::query_mut) keeps for the same
     /// `Q` (which columns to take; which archetypes to visit, if up to date),
     /// and otherwise works one out for the call.
+    ///
+    /// # Panics
+    /// If `Q` fetches a flag or sparse component (one kept out of
+    /// archetypes: see [`Error::SparseQueryParam`]), which a query cannot
+    /// do yet; [`query_mut`](Context::query_mut) returns that error instead.
     pub fn query<Q: ReadOnlyQueryParam>(&self) -> Query<'_, Q> {
         let plan = match self.queries.get::<Q>() {
             Some(plan) => Cow::Borrowed(plan),
-            None => Cow::Owned(QueryPlan::of::<Q>(self.name).expect("a query that only reads cannot alias")),
+            None => match QueryPlan::of::<Q>(self.name) {
+                Ok(plan) => Cow::Owned(plan),
+                Err(refused) => panic!("{refused}"),
+            },
         };
-        Query::new(
-            &self.archetypes,
-            &self.groups,
-            self.routes.membership(),
-            self.name,
-            plan,
-        )
+        Query::new(&self.archetypes, self.query_source(), self.name, plan)
     }
 
     /// A query that can write, e.g. `game.query_mut::<(&mut Position,
@@ -39,15 +41,24 @@ impl Context {
     ///
     /// # Errors
     /// [`Error::QueryAliasing`] if `Q` names a component mutably and also a
-    /// second time (`(&mut Position, &Position)`): that would alias.
+    /// second time (`(&mut Position, &Position)`): that would alias;
+    /// [`Error::SparseQueryParam`] if it fetches a flag or sparse component.
     pub fn query_mut<Q: QueryParam>(&mut self) -> Result<QueryMut<'_, Q>, Error> {
         let plan = self.queries.current::<Q>(&self.archetypes, self.name)?;
-        Ok(QueryMut::new(
-            &mut self.archetypes,
-            &self.groups,
-            self.routes.membership(),
-            self.name,
-            plan,
-        ))
+        let source = QuerySource {
+            groups: &self.groups,
+            membership: self.routes.membership(),
+            sparse: &self.sparse,
+        };
+        Ok(QueryMut::new(&mut self.archetypes, source, self.name, plan))
+    }
+
+    /// What a query reads besides the archetypes.
+    fn query_source(&self) -> QuerySource<'_> {
+        QuerySource {
+            groups: &self.groups,
+            membership: self.routes.membership(),
+            sparse: &self.sparse,
+        }
     }
 }

@@ -9,132 +9,159 @@
 
 use super::Context;
 use super::change::value_of;
+use super::dispatch::Dispatch;
 use crate::component::{Component, ComponentId, ComponentRef};
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::ContextEvent;
-use crate::routes::{Gate, Holding};
-use crate::storage::Location;
+use crate::routes::{Gate, Holding, Membership, Route};
+use crate::storage::{Archetype, Location, SparseSets};
 
 impl Context {
     /// [`add`](Context::add) of a component kept out of archetypes (the
-    /// caller checked that the context accepts it).
+    /// caller checked that the context accepts it). When nothing listens and
+    /// the component is not unique, this is the entity lookup and the
+    /// insert: the rest is out of line.
+    #[inline(always)]
     pub(super) fn add_sparse<T: Component>(&mut self, entity: Entity, value: T) -> Result<(), Error> {
-        let id = T::component_id();
         let Some(at) = self.entities.location(entity) else {
             return Err(self.not_alive(entity));
         };
+        if T::registration().is_unique() || !self.routes.is_idle() {
+            return self.add_sparse_routed(entity, at, value);
+        }
+        let id = T::component_id();
+        match self.sparse.insert_with(id, entity.index(), value, T::component_info) {
+            Ok(()) => Ok(()),
+            Err(_) => Err(self.present(entity, id)),
+        }
+    }
+
+    /// [`add_sparse`](Context::add_sparse) of a unique component, or with
+    /// someone to tell: the toggle's route, looked up once, carried out
+    /// around the insert.
+    #[inline(never)]
+    fn add_sparse_routed<T: Component>(&mut self, entity: Entity, at: Location, value: T) -> Result<(), Error> {
+        let id = T::component_id();
         if self.sparse.contains(id, entity.index()) {
-            return Err(Error::ComponentAlreadyPresent {
-                context: self.name,
-                entity,
-                component: T::component_info().name(),
-            });
+            return Err(self.present(entity, id));
         }
         let unique = T::registration().is_unique();
         if unique {
             self.uniques.check_free_for(id, entity, self.name)?;
         }
-        if !self.routes.is_idle() {
-            let added = ComponentRef::new(T::component_info(), &value);
-            self.prepare_toggle(entity, at, id, Some(added))?;
-        }
-        if self.sparse.insert(T::component_info(), entity.index(), value).is_err() {
-            unreachable!("the entity has no `T` yet");
+        let (routes, archetypes, sparse, mut dispatch) = self.split();
+        let insert = |sparse: &mut SparseSets, value: T| {
+            if sparse
+                .insert_with(id, entity.index(), value, T::component_info)
+                .is_err()
+            {
+                unreachable!("the entity has no `T` yet");
+            }
+        };
+        if routes.is_idle() {
+            insert(sparse, value);
+        } else {
+            let (route, membership) = routes.of_toggle(at.archetype, id, true, archetypes, dispatch.asker());
+            let archetype = archetypes.get(at.archetype);
+            if route.files() {
+                let holding = Holding::Slot(sparse, entity.index());
+                let gate = route
+                    .gated
+                    .then(|| Gate::toggling(membership, archetype.set(), id, true, holding));
+                let value_of = value_of(archetype, at.row, sparse, entity);
+                let added = ComponentRef::new(T::component_info(), &value);
+                dispatch.prepare_filing(route, gate.as_ref(), Some(entity), |c| {
+                    if c == id { Some(added) } else { value_of(c) }
+                })?;
+            }
+            insert(sparse, value);
+            toggled(
+                dispatch,
+                (route, membership),
+                archetype,
+                sparse,
+                (entity, at.row),
+                (id, None),
+            );
         }
         if unique {
             self.uniques.set_holder(id, Some(entity));
         }
-        if !self.routes.is_idle() {
-            self.after_toggle(entity, at, id, None);
-        }
         Ok(())
     }
 
-    /// [`take`](Context::take) of a component kept out of archetypes.
+    /// [`Error::ComponentAlreadyPresent`] for component `id` of `entity`.
+    #[cold]
+    #[inline(never)]
+    fn present(&self, entity: Entity, id: ComponentId) -> Error {
+        Error::ComponentAlreadyPresent {
+            context: self.name,
+            entity,
+            component: id.name(),
+        }
+    }
+
+    /// [`take`](Context::take) of a component kept out of archetypes; as
+    /// [`add_sparse`](Context::add_sparse), the lookup and the take when
+    /// nothing listens.
+    #[inline(always)]
     pub(super) fn take_sparse<T: Component>(&mut self, entity: Entity) -> Result<T, Error> {
-        let id = T::component_id();
         let Some(at) = self.entities.location(entity) else {
             return Err(self.not_alive(entity));
         };
+        if T::registration().is_unique() || !self.routes.is_idle() {
+            return self.take_sparse_routed(entity, at);
+        }
+        let id = T::component_id();
+        match self.sparse.take::<T>(id, entity.index()) {
+            Some(value) => Ok(value),
+            None => Err(self.absent(entity, id)),
+        }
+    }
+
+    /// [`take_sparse`](Context::take_sparse) of a unique component, or with
+    /// someone to tell, as [`add_sparse_routed`](Context::add_sparse_routed).
+    #[inline(never)]
+    fn take_sparse_routed<T: Component>(&mut self, entity: Entity, at: Location) -> Result<T, Error> {
+        let id = T::component_id();
         if !self.sparse.contains(id, entity.index()) {
             return Err(self.absent(entity, id));
         }
-        if !self.routes.is_idle() {
-            self.prepare_toggle(entity, at, id, None)?;
-        }
-        let value = self.sparse.take::<T>(id, entity.index()).expect("the entity has a `T`");
+        let (routes, archetypes, sparse, mut dispatch) = self.split();
+        let take = |sparse: &mut SparseSets| sparse.take::<T>(id, entity.index()).expect("the entity has a `T`");
+        let value = if routes.is_idle() {
+            take(sparse)
+        } else {
+            let (route, membership) = routes.of_toggle(at.archetype, id, false, archetypes, dispatch.asker());
+            let archetype = archetypes.get(at.archetype);
+            if route.files() {
+                let holding = Holding::Slot(sparse, entity.index());
+                let gate = route
+                    .gated
+                    .then(|| Gate::toggling(membership, archetype.set(), id, false, holding));
+                let value_of = value_of(archetype, at.row, sparse, entity);
+                dispatch.prepare_filing(route, gate.as_ref(), Some(entity), |c| {
+                    if c == id { None } else { value_of(c) }
+                })?;
+            }
+            let value = take(sparse);
+            let removed = ComponentRef::new(T::component_info(), &value);
+            toggled(
+                dispatch,
+                (route, membership),
+                archetype,
+                sparse,
+                (entity, at.row),
+                (id, Some(removed)),
+            );
+            value
+        };
         if T::registration().is_unique() {
             self.uniques.set_holder(id, None);
         }
-        if !self.routes.is_idle() {
-            let removed = ComponentRef::new(T::component_info(), &value);
-            self.after_toggle(entity, at, id, Some(removed));
-        }
         Ok(value)
-    }
-
-    /// Before sparse component `id` is added (with value `added`) to or
-    /// removed (`None`) from live `entity` at `at`: the indices it joins
-    /// make its keys, and may refuse.
-    fn prepare_toggle(
-        &mut self,
-        entity: Entity,
-        at: Location,
-        id: ComponentId,
-        added: Option<ComponentRef<'_>>,
-    ) -> Result<(), Error> {
-        let (routes, archetypes, sparse, mut dispatch) = self.split();
-        let (route, membership) = routes.of_toggle(at.archetype, id, added.is_some(), archetypes, dispatch.asker());
-        if !route.files() {
-            return Ok(());
-        }
-        let archetype = archetypes.get(at.archetype);
-        let holding = Holding::Slot(sparse, entity.index());
-        let gate = route
-            .gated
-            .then(|| Gate::toggling(membership, archetype.set(), id, added.is_some(), holding));
-        let value_of = value_of(archetype, at.row, sparse, entity);
-        dispatch.prepare_filing(route, gate.as_ref(), Some(entity), |c| {
-            if c == id { added } else { value_of(c) }
-        })
-    }
-
-    /// After sparse component `id` was added to live `entity` at `at`
-    /// (`removed` `None`) or removed (`removed`, its value): the toggle's
-    /// route carried out, then `ComponentAdded` or `ComponentRemoved`.
-    fn after_toggle(&mut self, entity: Entity, at: Location, id: ComponentId, removed: Option<ComponentRef<'_>>) {
-        let (routes, archetypes, sparse, mut dispatch) = self.split();
-        let added = removed.is_none();
-        let (route, membership) = routes.of_toggle(at.archetype, id, added, archetypes, dispatch.asker());
-        if route.is_empty() {
-            return;
-        }
-        let archetype = archetypes.get(at.archetype);
-        let holding = Holding::Slot(sparse, entity.index());
-        let gate = route
-            .gated
-            .then(|| Gate::toggling(membership, archetype.set(), id, added, holding));
-        dispatch.file(route, gate.as_ref(), entity);
-        dispatch.notify(
-            route,
-            gate.as_ref(),
-            EntityRef::new(entity, archetype, at.row, sparse),
-            removed,
-        );
-        if route.subscribers {
-            let event = match removed {
-                Some(component) => Some(ContextEvent::ComponentRemoved { entity, component }),
-                None => sparse
-                    .set(id)
-                    .and_then(|set| set.component_ref(entity.index()))
-                    .map(|component| ContextEvent::ComponentAdded { entity, component }),
-            };
-            if let Some(event) = event {
-                dispatch.subscribers.emit(&event);
-            }
-        }
     }
 
     /// Sets (`true`) or clears flag `T` on the entity, as Entitas' `isT =
@@ -186,5 +213,43 @@ impl Context {
     pub fn is_flag<T: Component>(&self, entity: Entity) -> bool {
         const { assert!(size_of::<T>() == 0, "`is_flag` takes a zero-sized component") };
         self.has::<T>(entity)
+    }
+}
+
+/// After sparse component `id` was added to `entity` (a row `row` of
+/// `archetype`; `removed` `None`) or removed from it (`removed`, its
+/// value): the toggle's route carried out (indices, then collectors and
+/// group events), then `ComponentAdded` or `ComponentRemoved`.
+fn toggled(
+    mut dispatch: Dispatch<'_>,
+    (route, membership): (&Route, &Membership),
+    archetype: &Archetype,
+    sparse: &SparseSets,
+    (entity, row): (Entity, u32),
+    (id, removed): (ComponentId, Option<ComponentRef<'_>>),
+) {
+    let added = removed.is_none();
+    let holding = Holding::Slot(sparse, entity.index());
+    let gate = route
+        .gated
+        .then(|| Gate::toggling(membership, archetype.set(), id, added, holding));
+    if !route.indices.is_empty() {
+        dispatch.file(route, gate.as_ref(), entity);
+    }
+    if !route.steps.is_empty() {
+        let view = EntityRef::new(entity, archetype, row, sparse);
+        dispatch.notify(route, gate.as_ref(), view, removed);
+    }
+    if route.subscribers {
+        let event = match removed {
+            Some(component) => Some(ContextEvent::ComponentRemoved { entity, component }),
+            None => sparse
+                .set(id)
+                .and_then(|set| set.component_ref(entity.index()))
+                .map(|component| ContextEvent::ComponentAdded { entity, component }),
+        };
+        if let Some(event) = event {
+            dispatch.subscribers.emit(&event);
+        }
     }
 }

@@ -2,7 +2,9 @@
 //! lock-step across columns, and the rows of each chunk.
 
 use super::param::QueryParam;
-use crate::storage::{ChunkLens, ColumnAccess};
+use crate::entity::Entity;
+use crate::routes::{Holding, Member};
+use crate::storage::{ChunkLens, ColumnAccess, ComponentSet, EntityChunks, SparseSets};
 
 /// The chunks of the archetypes that `archetypes` yields, in order, with
 /// their row counts.
@@ -65,14 +67,25 @@ impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> Iterator f
     }
 }
 
-/// The items of the chunks of a [`ChunkIter`], one entity at a time.
-pub(super) struct RowIter<'w, Q: QueryParam, I> {
-    chunks: ChunkIter<'w, Q, I>,
+/// The items of chunks (those of a [`ChunkIter`], or the runs of a
+/// [`Runs`]), one entity at a time.
+pub(super) struct RowIter<'w, Q: QueryParam, C> {
+    chunks: C,
     /// The current chunk's rows (at first, an empty chunk's).
     rows: Q::Rows<'w>,
 }
 
-impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> Iterator for RowIter<'w, Q, I> {
+impl<'w, Q: QueryParam, C: Iterator<Item = (Q::Chunk<'w>, usize)>> RowIter<'w, Q, C> {
+    #[inline]
+    pub(super) fn new(chunks: C) -> Self {
+        RowIter {
+            chunks,
+            rows: Q::rows(Q::empty_chunk(), 0),
+        }
+    }
+}
+
+impl<'w, Q: QueryParam, C: Iterator<Item = (Q::Chunk<'w>, usize)>> Iterator for RowIter<'w, Q, C> {
     type Item = Q::Item<'w>;
 
     #[inline]
@@ -91,7 +104,7 @@ impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> Iterator f
     }
 }
 
-impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> RowIter<'w, Q, I> {
+impl<'w, Q: QueryParam, C: Iterator<Item = (Q::Chunk<'w>, usize)>> RowIter<'w, Q, C> {
     /// The first item of the next non-empty chunk, once the current one is
     /// used up (out of line: the per-row path stays one check).
     #[inline(never)]
@@ -109,10 +122,113 @@ impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> RowIter<'w
 #[inline]
 pub(super) fn rows<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>>(
     archetypes: I,
-) -> RowIter<'w, Q, I> {
-    RowIter {
-        chunks: ChunkIter::new(archetypes),
-        rows: Q::rows(Q::empty_chunk(), 0),
+) -> RowIter<'w, Q, ChunkIter<'w, Q, I>> {
+    RowIter::new(ChunkIter::new(archetypes))
+}
+
+/// The per-entity check of a query narrowed by a group or a matcher that
+/// names flag or sparse components: each such membership, asked of each
+/// row's entity.
+#[derive(Clone, Copy)]
+pub(super) struct RowCheck<'s> {
+    /// The group's membership and the matcher's, those that check entities.
+    members: [Option<&'s Member>; 2],
+    sparse: &'s SparseSets,
+}
+
+impl<'s> RowCheck<'s> {
+    /// The check of `members` (those gated), if any is.
+    pub(super) fn of(members: [Option<&'s Member>; 2], sparse: &'s SparseSets) -> Option<Self> {
+        let members = members.map(|member| member.filter(|member| member.is_gated()));
+        members
+            .iter()
+            .any(Option::is_some)
+            .then_some(RowCheck { members, sparse })
+    }
+
+    /// Whether `entity`, a row of an archetype with components `set`, passes.
+    #[inline]
+    pub(super) fn admits(&self, set: &ComponentSet, entity: Entity) -> bool {
+        self.members
+            .iter()
+            .flatten()
+            .all(|member| member.admits(set, Holding::Slot(self.sparse, entity.index()), None))
+    }
+}
+
+/// The chunks of the archetypes `archetypes` yields, cut into runs of
+/// consecutive rows whose entities pass a [`RowCheck`]: what a query whose
+/// group or matcher names flag or sparse components walks (its chunk
+/// methods hand out these runs).
+pub(super) struct Runs<'w, 's, Q: QueryParam, I> {
+    archetypes: I,
+    check: RowCheck<'s>,
+    current: Option<Current<'w, Q>>,
+    /// What is left of the chunk being cut, and its entities.
+    rest: Option<(Q::Chunk<'w>, &'w [Entity])>,
+}
+
+/// The archetype a [`Runs`] is in.
+struct Current<'w, Q: QueryParam> {
+    state: Q::State<'w>,
+    lens: ChunkLens<'w>,
+    entities: EntityChunks<'w>,
+    set: &'w ComponentSet,
+}
+
+impl<'w, 's, Q: QueryParam, I> Runs<'w, 's, Q, I> {
+    #[inline]
+    pub(super) fn new(archetypes: I, check: RowCheck<'s>) -> Self {
+        Runs {
+            archetypes,
+            check,
+            current: None,
+            rest: None,
+        }
+    }
+}
+
+impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> Iterator for Runs<'w, '_, Q, I> {
+    type Item = (Q::Chunk<'w>, usize);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some((chunk, entities)) = self.rest.take()
+                && let Some(current) = &self.current
+            {
+                let admits = |&entity: &Entity| self.check.admits(current.set, entity);
+                let Some(skip) = entities.iter().position(admits) else {
+                    continue;
+                };
+                let (_, chunk) = Q::split_chunk(chunk, skip);
+                let entities = &entities[skip..];
+                let run = entities.iter().position(|e| !admits(e)).unwrap_or(entities.len());
+                let (head, tail) = Q::split_chunk(chunk, run);
+                if run < entities.len() {
+                    self.rest = Some((tail, &entities[run..]));
+                }
+                return Some((head, run));
+            }
+            if let Some(current) = &mut self.current
+                && let Some(len) = current.lens.next()
+            {
+                let chunk = Q::next_chunk(&mut current.state, len);
+                self.rest = Some((chunk, current.entities.next().unwrap_or_default()));
+                continue;
+            }
+            let mut columns = self.archetypes.next()?;
+            let (entities, set, lens) = (columns.entities(), columns.set(), columns.chunk_lens());
+            let Some(state) = Q::fetch(&mut columns) else {
+                debug_assert!(false, "a query skipped an archetype it accepted");
+                continue;
+            };
+            self.current = Some(Current {
+                state,
+                lens,
+                entities,
+                set,
+            });
+        }
     }
 }
 
@@ -127,8 +243,8 @@ pub(super) fn default_batch(rows: usize) -> usize {
 /// The chunks of a [`ChunkIter`] cut into batches of about `batch` rows:
 /// chunks larger than that are split, smaller consecutive ones are grouped.
 #[cfg(feature = "parallel")]
-struct Batches<'w, Q: QueryParam, I> {
-    chunks: ChunkIter<'w, Q, I>,
+struct Batches<'w, Q: QueryParam, C> {
+    chunks: C,
     batch: usize,
     /// What is left of the chunk being split.
     pending: Option<(Q::Chunk<'w>, usize)>,
@@ -139,10 +255,10 @@ struct Batches<'w, Q: QueryParam, I> {
 type Batch<'w, Q> = smallvec::SmallVec<[(<Q as QueryParam>::Chunk<'w>, usize); 4]>;
 
 #[cfg(feature = "parallel")]
-impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> Batches<'w, Q, I> {
-    fn new(archetypes: I, batch: usize) -> Self {
+impl<'w, Q: QueryParam, C: Iterator<Item = (Q::Chunk<'w>, usize)>> Batches<'w, Q, C> {
+    fn new(chunks: C, batch: usize) -> Self {
         Batches {
-            chunks: ChunkIter::new(archetypes),
+            chunks,
             batch: batch.max(1),
             pending: None,
         }
@@ -150,7 +266,7 @@ impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> Batches<'w
 }
 
 #[cfg(feature = "parallel")]
-impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> Iterator for Batches<'w, Q, I> {
+impl<'w, Q: QueryParam, C: Iterator<Item = (Q::Chunk<'w>, usize)>> Iterator for Batches<'w, Q, C> {
     type Item = Batch<'w, Q>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -175,16 +291,16 @@ impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> Iterator f
     }
 }
 
-/// Calls `f` with each entity's items, spreading the rows of `archetypes`
+/// Calls `f` with each entity's items, spreading the rows of `chunks`
 /// over rayon's thread pool in batches of about `batch` rows.
 #[cfg(feature = "parallel")]
-pub(super) fn par_for_each<'w, 'p, Q, I>(archetypes: I, batch: usize, f: impl Fn(Q::Item<'w>) + Send + Sync)
+pub(super) fn par_for_each<'w, Q, C>(chunks: C, batch: usize, f: impl Fn(Q::Item<'w>) + Send + Sync)
 where
     Q: QueryParam,
-    I: Iterator<Item = ColumnAccess<'w, 'p>> + Send,
+    C: Iterator<Item = (Q::Chunk<'w>, usize)> + Send,
 {
     use rayon::iter::{ParallelBridge, ParallelIterator};
-    let batches = Batches::<Q, I>::new(archetypes, batch);
+    let batches = Batches::<Q, C>::new(chunks, batch);
     batches.par_bridge().for_each(|batch| {
         for (chunk, len) in batch {
             Q::rows(chunk, len).for_each(&f);
@@ -192,16 +308,16 @@ where
     });
 }
 
-/// Calls `f` with each chunk (or piece of a chunk) of `archetypes`, spread
+/// Calls `f` with each chunk (or piece of a chunk) of `chunks`, spread
 /// over rayon's thread pool in batches of about `batch` rows.
 #[cfg(feature = "parallel")]
-pub(super) fn par_for_each_chunk<'w, 'p, Q, I>(archetypes: I, batch: usize, f: impl Fn(Q::Chunk<'w>) + Send + Sync)
+pub(super) fn par_for_each_chunk<'w, Q, C>(chunks: C, batch: usize, f: impl Fn(Q::Chunk<'w>) + Send + Sync)
 where
     Q: QueryParam,
-    I: Iterator<Item = ColumnAccess<'w, 'p>> + Send,
+    C: Iterator<Item = (Q::Chunk<'w>, usize)> + Send,
 {
     use rayon::iter::{ParallelBridge, ParallelIterator};
-    let batches = Batches::<Q, I>::new(archetypes, batch);
+    let batches = Batches::<Q, C>::new(chunks, batch);
     batches.par_bridge().for_each(|batch| {
         for (chunk, _) in batch {
             f(chunk);

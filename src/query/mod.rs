@@ -74,14 +74,14 @@ use crate::component::ComponentId;
 use crate::error::Error;
 use crate::group::{GroupId, Groups};
 use crate::matcher::Matcher;
-use crate::routes::Membership;
-use crate::storage::{Archetype, Archetypes, ColumnAccess, ComponentSet, Visit};
+use crate::routes::{Member, Membership};
+use crate::storage::{Archetype, Archetypes, ColumnAccess, ComponentSet, SparseSets, Visit};
 
 mod iter;
 mod param;
 mod plan;
 
-use iter::{ChunkIter, rows};
+use iter::{ChunkIter, RowCheck, RowIter, Runs, rows};
 pub(crate) use param::Access;
 #[doc(hidden)]
 pub use param::{OptionRows, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Rows7, Rows8, Rows9, Rows10};
@@ -94,24 +94,44 @@ pub(crate) use plan::{QueryPlan, QueryPlans};
 struct Scope<'w> {
     groups: &'w Groups,
     membership: &'w Membership,
+    /// Where flag and sparse components are, for the per-entity check.
+    sparse: &'w SparseSets,
     context: &'static str,
     /// The context's plan of the query type, or one made for this query.
     plan: Cow<'w, QueryPlan>,
-    matcher: Option<Matcher>,
+    /// The matcher narrowed to, as a membership (archetype filter and
+    /// per-entity check).
+    matcher: Option<Member>,
     /// The group narrowed to (its index).
     group: Option<u32>,
 }
 
+/// What a query reads besides its archetypes: the context's groups, their
+/// membership, and the sparse sets.
+pub(crate) struct QuerySource<'w> {
+    pub(crate) groups: &'w Groups,
+    pub(crate) membership: &'w Membership,
+    pub(crate) sparse: &'w SparseSets,
+}
+
 impl<'w> Scope<'w> {
-    fn new(groups: &'w Groups, membership: &'w Membership, context: &'static str, plan: Cow<'w, QueryPlan>) -> Self {
+    fn new(source: QuerySource<'w>, context: &'static str, plan: Cow<'w, QueryPlan>) -> Self {
         Scope {
-            groups,
-            membership,
+            groups: source.groups,
+            membership: source.membership,
+            sparse: source.sparse,
             context,
             plan,
             matcher: None,
             group: None,
         }
+    }
+
+    /// The per-entity check, when the group or the matcher names a flag or
+    /// sparse component.
+    fn check(&self) -> Option<RowCheck<'_>> {
+        let group = self.group.map(|group| self.membership.group(group));
+        RowCheck::of([group, self.matcher.as_ref()], self.sparse)
     }
 
     fn set_group(&mut self, group: GroupId) -> Result<(), Error> {
@@ -150,11 +170,13 @@ impl<'w> Scope<'w> {
 
     fn count(&self, archetypes: &Archetypes) -> usize {
         let walk = self.walk(archetypes);
-        archetypes
-            .visit(walk.visit)
-            .filter(|a| walk.accepts(a))
-            .map(Archetype::len)
-            .sum()
+        let accepted = archetypes.visit(walk.visit).filter(|a| walk.accepts(a));
+        match self.check() {
+            None => accepted.map(Archetype::len).sum(),
+            Some(check) => accepted
+                .map(|a| a.entities().filter(|&e| check.admits(a.set(), e)).count())
+                .sum(),
+        }
     }
 }
 
@@ -168,7 +190,7 @@ struct Walk<'s> {
     check: &'s [ComponentId],
     /// ...but for this one, which the storage's list of them all have.
     listed: Option<ComponentId>,
-    matcher: Option<&'s Matcher>,
+    matcher: Option<&'s Member>,
 }
 
 impl<'s> Walk<'s> {
@@ -179,7 +201,7 @@ impl<'s> Walk<'s> {
         let set = archetype.set();
         !archetype.is_empty()
             && self.check.iter().all(|&id| Some(id) == self.listed || set.contains(id))
-            && self.matcher.is_none_or(|m| m.matches_components(set))
+            && self.matcher.is_none_or(|m| m.accepts(set))
     }
 
     /// What a placed walk filters by: the matcher only (the archetypes a
@@ -188,38 +210,36 @@ impl<'s> Walk<'s> {
     #[inline(always)]
     fn placed_filter(&self) -> impl Fn(&ComponentSet) -> bool + use<'s> {
         let matcher = self.matcher;
-        move |set| matcher.is_none_or(|m| m.matches_components(set))
+        move |set| matcher.is_none_or(|m| m.accepts(set))
     }
 }
 
-/// The archetypes a query visits, with access to their columns: those its
-/// plan is placed in, or those found otherwise (see [`Scope::walk`]).
-enum Walked<P, F> {
-    Placed(P),
-    Found(F),
+/// One of two iterators of the same items: the archetypes a query visits
+/// (those its plan is placed in, or those found otherwise: see
+/// [`Scope::walk`]), or its chunks or rows (all of them, or those passing a
+/// per-entity check).
+enum OneOf<A, B> {
+    First(A),
+    Second(B),
 }
 
-impl<'w, 'p, P, F> Iterator for Walked<P, F>
-where
-    P: Iterator<Item = ColumnAccess<'w, 'p>>,
-    F: Iterator<Item = ColumnAccess<'w, 'p>>,
-{
-    type Item = ColumnAccess<'w, 'p>;
+impl<T, A: Iterator<Item = T>, B: Iterator<Item = T>> Iterator for OneOf<A, B> {
+    type Item = T;
 
     #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
+    fn next(&mut self) -> Option<T> {
         match self {
-            Walked::Placed(placed) => placed.next(),
-            Walked::Found(found) => found.next(),
+            OneOf::First(first) => first.next(),
+            OneOf::Second(second) => second.next(),
         }
     }
 
-    /// One loop per kind of walk, not a choice per archetype.
+    /// One loop per kind, not a choice per item.
     #[inline]
-    fn fold<B, G: FnMut(B, Self::Item) -> B>(self, init: B, f: G) -> B {
+    fn fold<Acc, G: FnMut(Acc, T) -> Acc>(self, init: Acc, f: G) -> Acc {
         match self {
-            Walked::Placed(placed) => placed.fold(init, f),
-            Walked::Found(found) => found.fold(init, f),
+            OneOf::First(first) => first.fold(init, f),
+            OneOf::Second(second) => second.fold(init, f),
         }
     }
 }
@@ -243,22 +263,22 @@ pub struct Query<'w, Q: ReadOnlyQueryParam> {
 impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
     pub(crate) fn new(
         archetypes: &'w Archetypes,
-        groups: &'w Groups,
-        membership: &'w Membership,
+        source: QuerySource<'w>,
         context: &'static str,
         plan: Cow<'w, QueryPlan>,
     ) -> Self {
         Query {
             archetypes,
-            scope: Scope::new(groups, membership, context, plan),
+            scope: Scope::new(source, context, plan),
             batch: None,
             _q: PhantomData,
         }
     }
 
-    /// Only entities that `matcher` matches too.
+    /// Only entities that `matcher` matches too (it may name flag and sparse
+    /// components: see [`QueryMut::matching`]).
     pub fn matching(mut self, matcher: Matcher) -> Self {
-        self.scope.matcher = Some(matcher);
+        self.scope.matcher = Some(Member::new(matcher, self.archetypes));
         self
     }
 
@@ -277,10 +297,10 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
         let walk = self.scope.walk(archetypes);
         let plan = &self.scope.plan.columns;
         if walk.placed {
-            Walked::Placed(plan.walk_placed(archetypes, walk.placed_filter()))
+            OneOf::First(plan.walk_placed(archetypes, walk.placed_filter()))
         } else {
             let columns = plan.columns();
-            Walked::Found(
+            OneOf::Second(
                 archetypes
                     .visit(walk.visit)
                     .filter(move |a| walk.accepts(a))
@@ -288,25 +308,40 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
             )
         }
     }
+    /// The chunks of the visited archetypes, with their row counts: whole
+    /// chunks, or (when a per-entity check narrows the query) the runs of
+    /// rows that pass it.
+    fn chunk_runs(&self) -> impl Iterator<Item = (Q::Chunk<'w>, usize)> + '_ {
+        match self.scope.check() {
+            None => OneOf::First(ChunkIter::<Q, _>::new(self.columns())),
+            Some(check) => OneOf::Second(Runs::<Q, _>::new(self.columns(), check)),
+        }
+    }
+
     /// The items, entity by entity.
     pub fn iter(&self) -> impl Iterator<Item = Q::Item<'w>> + '_ {
-        rows::<Q, _>(self.columns())
+        match self.scope.check() {
+            None => OneOf::First(rows::<Q, _>(self.columns())),
+            Some(check) => OneOf::Second(RowIter::<Q, _>::new(Runs::<Q, _>::new(self.columns(), check))),
+        }
     }
 
     /// Calls `f` with each entity's items: one tight loop per chunk (see
     /// [`QueryMut::for_each`]).
     pub fn for_each(&self, mut f: impl FnMut(Q::Item<'w>)) {
-        ChunkIter::<Q, _>::new(self.columns()).for_each(|(chunk, len)| Q::rows(chunk, len).for_each(&mut f));
+        self.chunk_runs()
+            .for_each(|(chunk, len)| Q::rows(chunk, len).for_each(&mut f));
     }
 
-    /// The items, chunk by chunk, as slices.
+    /// The items, chunk by chunk, as slices (runs of rows, within chunks,
+    /// when the group or the matcher names flag or sparse components).
     pub fn chunks(&self) -> impl Iterator<Item = Q::Chunk<'w>> + '_ {
-        ChunkIter::<Q, _>::new(self.columns()).map(|(chunk, _)| chunk)
+        self.chunk_runs().map(|(chunk, _)| chunk)
     }
 
-    /// Calls `f` with each chunk's slices.
+    /// Calls `f` with each chunk's slices (see [`chunks`](Query::chunks)).
     pub fn for_each_chunk(&self, mut f: impl FnMut(Q::Chunk<'w>)) {
-        ChunkIter::<Q, _>::new(self.columns()).for_each(|(chunk, _)| f(chunk));
+        self.chunk_runs().for_each(|(chunk, _)| f(chunk));
     }
 
     /// Rows per parallel task for [`par_for_each`](Self::par_for_each) and
@@ -327,7 +362,7 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
     #[cfg(feature = "parallel")]
     pub fn par_for_each(&self, f: impl Fn(Q::Item<'w>) + Send + Sync) {
         let batch = self.batch.unwrap_or_else(|| iter::default_batch(self.count()));
-        iter::par_for_each::<Q, _>(self.columns(), batch, f);
+        iter::par_for_each::<Q, _>(self.chunk_runs(), batch, f);
     }
 
     /// Calls `f` with each chunk's slices (a chunk larger than a batch comes
@@ -336,7 +371,7 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
     #[cfg(feature = "parallel")]
     pub fn par_for_each_chunk(&self, f: impl Fn(Q::Chunk<'w>) + Send + Sync) {
         let batch = self.batch.unwrap_or_else(|| iter::default_batch(self.count()));
-        iter::par_for_each_chunk::<Q, _>(self.columns(), batch, f);
+        iter::par_for_each_chunk::<Q, _>(self.chunk_runs(), batch, f);
     }
 
     /// The number of entities the query visits.
@@ -360,22 +395,24 @@ pub struct QueryMut<'w, Q: QueryParam> {
 impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     pub(crate) fn new(
         archetypes: &'w mut Archetypes,
-        groups: &'w Groups,
-        membership: &'w Membership,
+        source: QuerySource<'w>,
         context: &'static str,
         plan: &'w QueryPlan,
     ) -> Self {
         QueryMut {
             archetypes,
-            scope: Scope::new(groups, membership, context, Cow::Borrowed(plan)),
+            scope: Scope::new(source, context, Cow::Borrowed(plan)),
             batch: None,
             _q: PhantomData,
         }
     }
 
-    /// Only entities that `matcher` matches too.
+    /// Only entities that `matcher` matches too. It may name flag and
+    /// sparse components (`Matcher::all_of::<Burning>()`): they are checked
+    /// entity by entity, and the chunk methods then hand out runs of
+    /// consecutive rows that pass.
     pub fn matching(mut self, matcher: Matcher) -> Self {
-        self.scope.matcher = Some(matcher);
+        self.scope.matcher = Some(Member::new(matcher, self.archetypes));
         self
     }
 
@@ -388,18 +425,20 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
         Ok(self)
     }
 
-    fn columns(&mut self) -> impl Iterator<Item = ColumnAccess<'_, '_>> + '_ {
-        let walk = self.scope.walk(self.archetypes);
-        let plan = &self.scope.plan.columns;
+    /// The archetypes `walk` visits, with read and write access to the
+    /// columns `plan` takes.
+    fn walk_columns<'a>(
+        archetypes: &'a mut Archetypes,
+        plan: &'a QueryPlan,
+        walk: Walk<'a>,
+    ) -> impl Iterator<Item = ColumnAccess<'a, 'a>> + 'a {
+        let plan = &plan.columns;
         if walk.placed {
-            let matcher = walk.matcher;
-            Walked::Placed(plan.walk_placed_mut(self.archetypes, move |set| {
-                matcher.is_none_or(|m| m.matches_components(set))
-            }))
+            OneOf::First(plan.walk_placed_mut(archetypes, walk.placed_filter()))
         } else {
             let columns = plan.columns();
-            Walked::Found(
-                self.archetypes
+            OneOf::Second(
+                archetypes
                     .visit_mut(walk.visit)
                     .filter(move |a| walk.accepts(a))
                     .map(move |a| ColumnAccess::exclusive(a, columns)),
@@ -407,9 +446,26 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
         }
     }
 
+    /// The chunks of the visited archetypes, with their row counts: whole
+    /// chunks, or (when a per-entity check narrows the query) the runs of
+    /// rows that pass it.
+    fn chunk_runs(&mut self) -> impl Iterator<Item = (Q::Chunk<'_>, usize)> + '_ {
+        let (walk, check) = (self.scope.walk(self.archetypes), self.scope.check());
+        let columns = Self::walk_columns(self.archetypes, &self.scope.plan, walk);
+        match check {
+            None => OneOf::First(ChunkIter::<Q, _>::new(columns)),
+            Some(check) => OneOf::Second(Runs::<Q, _>::new(columns, check)),
+        }
+    }
+
     /// The items, entity by entity.
     pub fn iter(&mut self) -> impl Iterator<Item = Q::Item<'_>> + '_ {
-        rows::<Q, _>(self.columns())
+        let (walk, check) = (self.scope.walk(self.archetypes), self.scope.check());
+        let columns = Self::walk_columns(self.archetypes, &self.scope.plan, walk);
+        match check {
+            None => OneOf::First(rows::<Q, _>(columns)),
+            Some(check) => OneOf::Second(RowIter::<Q, _>::new(Runs::<Q, _>::new(columns, check))),
+        }
     }
 
     /// Calls `f` with each entity's items. Prefer it to a `for` loop over
@@ -417,17 +473,19 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     /// which the compiler vectorises more readily (about 2.5x faster in the
     /// `simple_iter` bench).
     pub fn for_each(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
-        ChunkIter::<Q, _>::new(self.columns()).for_each(|(chunk, len)| Q::rows(chunk, len).for_each(&mut f));
+        self.chunk_runs()
+            .for_each(|(chunk, len)| Q::rows(chunk, len).for_each(&mut f));
     }
 
-    /// The items, chunk by chunk, as slices.
+    /// The items, chunk by chunk, as slices (runs of rows, within chunks,
+    /// when the group or the matcher names flag or sparse components).
     pub fn chunks(&mut self) -> impl Iterator<Item = Q::Chunk<'_>> + '_ {
-        ChunkIter::<Q, _>::new(self.columns()).map(|(chunk, _)| chunk)
+        self.chunk_runs().map(|(chunk, _)| chunk)
     }
 
-    /// Calls `f` with each chunk's slices.
+    /// Calls `f` with each chunk's slices (see [`chunks`](QueryMut::chunks)).
     pub fn for_each_chunk(&mut self, mut f: impl FnMut(Q::Chunk<'_>)) {
-        ChunkIter::<Q, _>::new(self.columns()).for_each(|(chunk, _)| f(chunk));
+        self.chunk_runs().for_each(|(chunk, _)| f(chunk));
     }
 
     /// Rows per parallel task for [`par_for_each`](Self::par_for_each) and
@@ -448,7 +506,7 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     #[cfg(feature = "parallel")]
     pub fn par_for_each(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
         let batch = self.batch.unwrap_or_else(|| iter::default_batch(self.count()));
-        iter::par_for_each::<Q, _>(self.columns(), batch, f);
+        iter::par_for_each::<Q, _>(self.chunk_runs(), batch, f);
     }
 
     /// Calls `f` with each chunk's slices (a chunk larger than a batch comes
@@ -457,7 +515,7 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     #[cfg(feature = "parallel")]
     pub fn par_for_each_chunk(&mut self, f: impl Fn(Q::Chunk<'_>) + Send + Sync) {
         let batch = self.batch.unwrap_or_else(|| iter::default_batch(self.count()));
-        iter::par_for_each_chunk::<Q, _>(self.columns(), batch, f);
+        iter::par_for_each_chunk::<Q, _>(self.chunk_runs(), batch, f);
     }
 
     /// The number of entities the query visits.

@@ -124,6 +124,22 @@ impl Access {
         })
     }
 
+    /// [`Error::SparseQueryParam`] (naming `context`) if the query fetches a
+    /// component kept out of archetypes.
+    pub(crate) fn check_kinds(&self, context: &'static str) -> Result<(), Error> {
+        match self
+            .entries
+            .iter()
+            .find(|e| e.id.info().is_some_and(|info| info.storage().is_sparse()))
+        {
+            Some(entry) => Err(Error::SparseQueryParam {
+                context,
+                component: entry.id.name(),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Whether an entity with components `set` has every required one.
     #[inline]
     pub(crate) fn fits(&self, set: &ComponentSet) -> bool {

@@ -39,9 +39,11 @@ pub(crate) struct QueryPlan {
 impl QueryPlan {
     /// `Q`'s plan, with no archetype looked at yet; [`Error::QueryAliasing`]
     /// (naming `context`) if `Q` writes a component it also names elsewhere
-    /// (never for a query that only reads).
+    /// (never for a query that only reads); [`Error::SparseQueryParam`] if it
+    /// fetches a component kept out of archetypes.
     pub(crate) fn of<Q: QueryParam>(context: &'static str) -> Result<Self, Error> {
         let access = Access::of::<Q>();
+        access.check_kinds(context)?;
         Ok(QueryPlan {
             columns: access.plan(context)?,
             required: access.required().collect(),

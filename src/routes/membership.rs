@@ -55,7 +55,9 @@ impl Holding<'_> {
 }
 
 impl Member {
-    fn new(matcher: Matcher, archetypes: &Archetypes) -> Self {
+    /// The membership of `matcher`, with no archetype listed yet (`archetypes`
+    /// tells which components are kept out of archetypes).
+    pub(crate) fn new(matcher: Matcher, archetypes: &Archetypes) -> Self {
         let sparse: ComponentSet = [matcher.all(), matcher.any(), matcher.none()]
             .into_iter()
             .flat_map(ComponentSet::iter)

@@ -282,6 +282,12 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
         ChunkLens(ChunkCursor::new(self.archetype))
     }
 
+    /// The archetype's components.
+    #[inline]
+    pub(crate) fn set(&self) -> &'a ComponentSet {
+        self.archetype.set()
+    }
+
     /// The entity array of each chunk.
     #[inline]
     pub(crate) fn entities(&self) -> EntityChunks<'a> {

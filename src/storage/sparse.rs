@@ -70,6 +70,7 @@ pub(crate) struct SparseSet {
 }
 
 impl SparseSet {
+    /// An empty set of `info`'s values, which are `T`s.
     fn new<T: Send + Sync + 'static>(info: &'static ComponentInfo) -> Self {
         assert_eq!(info.ty.type_id(), TypeId::of::<T>(), "the info of another type");
         SparseSet {
@@ -130,15 +131,18 @@ impl SparseSet {
         Some(unsafe { &*values.cast::<Vec<T>>() })
     }
 
-    /// As [`typed`](SparseSet::typed), mutably.
+    /// The values as the `Vec<T>` they are, if they are `T`s, mutably, with
+    /// the index and the slot list beside them (borrowed apart).
     #[inline(always)]
-    fn typed_mut<T: 'static>(&mut self) -> Option<&mut Vec<T>> {
+    fn parts_mut<T: 'static>(&mut self) -> Option<(&mut Vec<T>, &mut Vec<u32>, &mut Vec<u32>)> {
         if self.type_id != TypeId::of::<T>() {
             return None;
         }
         let values: *mut dyn Values = &mut *self.values;
-        // SAFETY: as in `typed`; the borrow is tied to `&mut self`, so it is unique.
-        Some(unsafe { &mut *values.cast::<Vec<T>>() })
+        // SAFETY: as in `typed`; the borrow is tied to `&mut self`, so it is
+        // unique, and `index` and `slots` are other fields.
+        let values = unsafe { &mut *values.cast::<Vec<T>>() };
+        Some((values, &mut self.index, &mut self.slots))
     }
 
     /// `slot`'s `T`.
@@ -152,36 +156,48 @@ impl SparseSet {
     #[inline(always)]
     pub(crate) fn get_mut<T: 'static>(&mut self, slot: u32) -> Option<&mut T> {
         let at = self.entry(slot)?;
-        self.typed_mut::<T>()?.get_mut(at)
+        self.parts_mut::<T>()?.0.get_mut(at)
     }
 
     /// Gives `slot` the value `value`; gives it back if `slot` has one
     /// already or `T` is not this set's type.
     #[inline(always)]
     fn insert<T: 'static>(&mut self, slot: u32, value: T) -> Result<(), T> {
-        if self.type_id != TypeId::of::<T>() || self.contains(slot) {
+        let Some((values, index, slots)) = self.parts_mut::<T>() else {
             return Err(value);
+        };
+        // Fewer than 2^32 - 1 entries: every entry has a distinct slot, and
+        // slots are below 2^32 - 1 (entity slots stop there).
+        let at = slots.len() as u32;
+        match index.get_mut(slot as usize) {
+            Some(entry) if *entry == ABSENT => *entry = at,
+            Some(_) => return Err(value),
+            None => grow(index, slot, at),
         }
-        let at = u32::try_from(self.slots.len())
-            .ok()
-            .filter(|&at| at != ABSENT)
-            .expect("fewer than 2^32 - 1 values of one sparse component");
-        if self.index.len() <= slot as usize {
-            self.index.resize(slot as usize + 1, ABSENT);
-        }
-        self.index[slot as usize] = at;
-        self.slots.push(slot);
-        self.typed_mut::<T>()
-            .expect("checked: `T` is the set's type")
-            .push(value);
+        slots.push(slot);
+        values.push(value);
         self.version += 1;
         Ok(())
+    }
+
+    /// Takes `slot`'s `T` out, moving the last entry into its place.
+    #[inline(always)]
+    fn take<T: 'static>(&mut self, slot: u32) -> Option<T> {
+        let at = self.entry(slot)?;
+        let (values, index, slots) = self.parts_mut::<T>()?;
+        let value = values.swap_remove(at);
+        slots.swap_remove(at);
+        if let Some(&moved) = slots.get(at) {
+            index[moved as usize] = at as u32;
+        }
+        index[slot as usize] = ABSENT;
+        self.version += 1;
+        Some(value)
     }
 
     /// Takes `slot`'s entry out of the index and the slot list (moving the
     /// last entry into its place); returns its position, where the caller
     /// removes the value the same way.
-    #[inline(always)]
     fn unlink(&mut self, slot: u32) -> Option<usize> {
         let at = self.entry(slot)?;
         self.slots.swap_remove(at);
@@ -191,20 +207,6 @@ impl SparseSet {
         self.index[slot as usize] = ABSENT;
         self.version += 1;
         Some(at)
-    }
-
-    /// Takes `slot`'s `T` out.
-    #[inline(always)]
-    fn take<T: 'static>(&mut self, slot: u32) -> Option<T> {
-        if self.type_id != TypeId::of::<T>() {
-            return None;
-        }
-        let at = self.unlink(slot)?;
-        Some(
-            self.typed_mut::<T>()
-                .expect("checked: `T` is the set's type")
-                .swap_remove(at),
-        )
     }
 
     /// Drops `slot`'s value, if it has one. If its `Drop` panics, the set is
@@ -256,6 +258,14 @@ impl SparseSet {
     }
 }
 
+/// Grows `index` to hold `slot`, with entry `at` there.
+#[cold]
+#[inline(never)]
+fn grow(index: &mut Vec<u32>, slot: u32, at: u32) {
+    index.resize(slot as usize + 1, ABSENT);
+    index[slot as usize] = at;
+}
+
 /// Every sparse set of one context, by component id (made on a type's first
 /// value).
 #[derive(Default)]
@@ -305,17 +315,33 @@ impl SparseSets {
         slot: u32,
         value: T,
     ) -> Result<(), T> {
-        let id = info.id();
-        if info.ty.type_id() != TypeId::of::<T>() {
-            return Err(value);
-        }
+        self.insert_with(info.id(), slot, value, || info)
+    }
+
+    /// As [`insert`](SparseSets::insert), for component `id`, whose info
+    /// `info` gives (asked only when the set is made).
+    #[inline(always)]
+    pub(crate) fn insert_with<T: Send + Sync + 'static>(
+        &mut self,
+        id: ComponentId,
+        slot: u32,
+        value: T,
+        info: impl FnOnce() -> &'static ComponentInfo,
+    ) -> Result<(), T> {
         match self.set_mut(id) {
             Some(set) => set.insert(slot, value),
-            None => self.new_set::<T>(info).insert(slot, value),
+            None => {
+                let info = info();
+                if info.ty.type_id() != TypeId::of::<T>() || info.id() != id {
+                    return Err(value);
+                }
+                self.new_set::<T>(info).insert(slot, value)
+            }
         }
     }
 
     #[cold]
+    #[inline(never)]
     fn new_set<T: Send + Sync + 'static>(&mut self, info: &'static ComponentInfo) -> &mut SparseSet {
         let id = info.id();
         if self.sets.len() <= id.index() {
