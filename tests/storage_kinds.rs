@@ -541,3 +541,46 @@ fn par_for_each_matching_a_flag_visits_the_entities_that_have_it() {
         assert_eq!(game.get::<Position>(e).unwrap().y, if i % 2 == 0 { 5.0 } else { 0.0 });
     }
 }
+
+// Found by the model (tests/model.rs) with mixed kinds.
+
+#[test]
+fn modify_each_over_a_plain_group_tells_a_gated_group_only_of_its_members() {
+    let mut game = Context::new();
+    let all = game.group(Matcher::all_of::<Position>());
+    let hot = game.collector(Matcher::all_of::<(Position, Burning)>().updated());
+    let a = game.create_entity_with((Position { x: 0.0, y: 0.0 }, Burning)).unwrap();
+    game.create_entity_with(Position { x: 0.0, y: 0.0 }).unwrap();
+    let visited = game.modify_each::<Position, ()>(all, |p, ()| p.x += 1.0).unwrap();
+    assert_eq!(visited, 2);
+    assert_eq!(game.get_collector(hot).unwrap().entities(), [a]);
+}
+
+#[test]
+fn an_index_added_late_files_the_members_of_a_gated_group_with_sparse_keys() {
+    let mut game = Context::new();
+    let a = game.create_entity_with((Target(1), Burning)).unwrap();
+    let b = game.create_entity_with(Target(2)).unwrap();
+    let calm = game
+        .add_index(
+            EntityIndex::new("Calm", |t: &Target| t.0).matching(Matcher::all_of::<Target>().none_of::<Burning>()),
+        )
+        .unwrap();
+    assert!(game.index(calm).unwrap().get(&1).is_empty(), "{a} burns");
+    assert_eq!(game.index(calm).unwrap().get(&2), [b]);
+    game.set_flag::<Burning>(a, false).unwrap();
+    assert_eq!(game.index(calm).unwrap().get(&1), [a]);
+    check(&game);
+}
+
+#[test]
+fn take_unique_keeps_a_holder_that_still_has_a_flag() {
+    let mut game = Context::new();
+    let holder = game.set_unique(Score(1)).unwrap();
+    game.set_flag::<Burning>(holder, true).unwrap();
+    assert_eq!(game.take_unique::<Score>(), Ok(Score(1)));
+    assert!(game.is_alive(holder), "it still has Burning");
+    let lone = game.set_unique(Score(2)).unwrap();
+    game.take_unique::<Score>().unwrap();
+    assert!(!game.is_alive(lone), "an emptied holder is destroyed");
+}

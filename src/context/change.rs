@@ -454,7 +454,7 @@ impl Context {
             return self.modify_each_entity::<T, Q>(group, f);
         }
         let mut visited = 0;
-        let (routes, archetypes, _, mut dispatch) = self.split();
+        let (routes, archetypes, sparse, mut dispatch) = self.split();
         let idle = ReplaceRoute::idle();
         for at in 0.. {
             let Some(&archetype) = routes.membership().group(index).archetypes.get(at) else {
@@ -467,15 +467,20 @@ impl Context {
             if target.is_empty() || !access.fits(target.set()) {
                 continue;
             }
-            let route = if routes.is_idle() {
-                &idle
+            let (route, membership) = if routes.is_idle() {
+                (&idle, None)
             } else {
                 let columns = target.column_count();
                 let set = || target.set();
-                routes
-                    .of_replace(archetype, Some(column), id, columns, set, dispatch.asker())
-                    .0
+                let (route, membership) =
+                    routes.of_replace(archetype, Some(column), id, columns, set, dispatch.asker());
+                (route, Some(membership))
             };
+            // Groups of the route that check entities (other than `group`,
+            // which does not): asked per entity, of the archetype's set.
+            let gated = membership
+                .filter(|_| !route.gated.is_empty())
+                .map(|membership| (membership, target.set().clone()));
             // `plan` takes `Q`'s columns, then `T`'s.
             let mut columns = ColumnAccess::exclusive(archetypes.lend_mut(archetype), plan.columns());
             let lens = columns.chunk_lens();
@@ -510,9 +515,16 @@ impl Context {
                     continue;
                 }
                 for ((value, item), &entity) in chunk.iter_mut().zip(rows).zip(entity_chunk) {
+                    let skip: Skipped = match &gated {
+                        None => Skipped::new(),
+                        Some((membership, set)) => {
+                            let gate = Gate::staying(membership, set, Holding::Slot(sparse, entity.index()));
+                            route.gated.iter().copied().filter(|&g| !gate.passes(g)).collect()
+                        }
+                    };
                     let old = value.clone();
                     f(value, item);
-                    changed(&mut dispatch, route, &[], entity, value, old, id)?;
+                    changed(&mut dispatch, route, &skip, entity, value, old, id)?;
                 }
             }
         }

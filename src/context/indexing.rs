@@ -72,7 +72,7 @@ impl Context {
         fill(
             &mut *store,
             self.routes.membership().group(group.index),
-            &self.archetypes,
+            (&self.archetypes, &self.sparse),
             &mut self.retains,
             self.name,
         )?;
@@ -172,7 +172,7 @@ impl Context {
         let filled = self.indices.activate(
             key,
             self.routes.membership().group(group),
-            &self.archetypes,
+            (&self.archetypes, &self.sparse),
             &mut self.retains,
             self.name,
         );

@@ -6,7 +6,6 @@ use super::Context;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::storage::ComponentSet;
 
 impl Context {
     /// Sets unique component `T` (declared `component!(unique T)`): replaces
@@ -95,7 +94,7 @@ impl Context {
             component: T::component_info().name(),
         })?;
         let value = self.take::<T>(holder)?;
-        if self.component_set(holder).is_some_and(ComponentSet::is_empty) {
+        if self.entity(holder).is_ok_and(|view| view.is_empty()) {
             self.destroy_entity(holder)?;
         }
         Ok(value)

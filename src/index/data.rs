@@ -9,8 +9,8 @@ use crate::component::{ComponentId, ComponentRef};
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::id::IndexKey;
-use crate::routes::Member;
-use crate::storage::Archetypes;
+use crate::routes::{Holding, Member};
+use crate::storage::{Archetypes, SparseSets};
 
 /// One registered index and the group it follows.
 pub(crate) struct IndexEntry {
@@ -63,7 +63,7 @@ impl Indices {
         &mut self,
         key: IndexKey,
         group: &Member,
-        archetypes: &Archetypes,
+        storage: (&Archetypes, &SparseSets),
         retains: &mut Retains,
         context: &'static str,
     ) -> Result<(), Error> {
@@ -71,7 +71,7 @@ impl Indices {
         if store.is_active() {
             return Ok(());
         }
-        fill(store, group, archetypes, retains, context)
+        fill(store, group, storage, retains, context)
     }
 
     /// Empties index `key` and releases what it held; it follows its group no
@@ -154,14 +154,15 @@ impl Indices {
     }
 }
 
-/// Files every entity of `group` in `store` (inactive), then retains each it
-/// holds and marks it active. On a primary-key clash
+/// Files every entity of `group` (found in `storage`: its archetypes and
+/// sparse sets) in `store` (inactive), then retains each it holds and marks
+/// it active. On a primary-key clash
 /// ([`Error::DuplicatePrimaryKey`]), or if a key function panics, `store` is
 /// left empty and inactive, with nothing retained.
 pub(crate) fn fill(
     store: &mut dyn Index,
     group: &Member,
-    archetypes: &Archetypes,
+    (archetypes, sparse): (&Archetypes, &SparseSets),
     retains: &mut Retains,
     context: &'static str,
 ) -> Result<(), Error> {
@@ -173,7 +174,13 @@ pub(crate) fn fill(
             let archetype = archetypes.get(archetype);
             for row in 0..archetype.len() as u32 {
                 let entity = archetype.entity_at(row).expect("a live row");
-                let Some(value) = archetype.component_ref(component, row) else {
+                if !group.admits(archetype.set(), Holding::Slot(sparse, entity.index()), None) {
+                    continue;
+                }
+                let value = archetype
+                    .component_ref(component, row)
+                    .or_else(|| sparse.set(component)?.component_ref(entity.index()));
+                let Some(value) = value else {
                     debug_assert!(false, "a group member has its matcher's components");
                     continue;
                 };

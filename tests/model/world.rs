@@ -24,7 +24,13 @@ pub(crate) struct Flag;
 /// A unique component: one live entity at most has it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Leader(u8);
-reactecs::component!(Small, Wide, Flag, unique Leader);
+/// A zero-sized tag kept out of archetypes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Lit;
+/// A value kept out of archetypes, in a sparse set.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Mark(u8);
+reactecs::component!(Small, Wide, Flag, unique Leader, flag Lit, sparse Mark);
 
 /// A component kind and value, as the model stores it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -34,6 +40,28 @@ pub(crate) enum Kind {
     Flag,
     Counted,
     Leader,
+    /// The flag `Lit`, kept out of archetypes.
+    Lit,
+    /// The sparse `Mark`.
+    Mark,
+}
+
+impl Kind {
+    /// Every kind, in order.
+    const ALL: [Kind; 7] = [
+        Kind::Small,
+        Kind::Wide,
+        Kind::Flag,
+        Kind::Counted,
+        Kind::Leader,
+        Kind::Lit,
+        Kind::Mark,
+    ];
+
+    /// Whether the kind is a zero-sized tag (its value in the model is 0).
+    fn is_tag(self) -> bool {
+        matches!(self, Kind::Flag | Kind::Lit)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -138,7 +166,7 @@ impl Bytes<'_> {
     }
 
     fn kind(&mut self) -> Kind {
-        [Kind::Small, Kind::Wide, Kind::Flag, Kind::Counted, Kind::Leader][self.below(5)]
+        Kind::ALL[self.below(Kind::ALL.len())]
     }
 }
 
@@ -223,18 +251,18 @@ type Values = BTreeMap<Kind, u8>;
 type Model = BTreeMap<Entity, Values>;
 
 /// How many groups `Op::WatchLate` can create.
-pub(crate) const LATE_GROUPS: usize = 3;
+pub(crate) const LATE_GROUPS: usize = 4;
 /// How many user owners retain and release.
 pub(crate) const OWNERS: usize = 2;
 /// How many collector specs [`collector_spec`] knows; the first
 /// `FIRST_COLLECTORS` are made at the start.
-pub(crate) const COLLECTOR_SPECS: usize = 7;
+pub(crate) const COLLECTOR_SPECS: usize = 9;
 const FIRST_COLLECTORS: usize = 5;
 /// `Op::CollectLate` makes no more collectors than this.
 const MAX_COLLECTORS: usize = 8;
 /// How many entity index specs [`index_spec`] knows; the first
 /// `FIRST_INDICES` are added at the start.
-pub(crate) const INDEX_SPECS: usize = 6;
+pub(crate) const INDEX_SPECS: usize = 8;
 const FIRST_INDICES: usize = 3;
 
 /// One trigger of a collector, as the model sees it: the group's membership
@@ -326,6 +354,29 @@ fn collector_spec(which: usize) -> (CollectorSpec, Vec<ModelTrigger>, bool) {
             )],
             false,
         ),
+        7 => (
+            // Mixed kinds: an archetype component and a flag.
+            Matcher::all_of::<(Small, Lit)>().added_or_removed().into(),
+            vec![on(
+                |v| v.contains_key(&K::Small) && v.contains_key(&K::Lit),
+                &[K::Small, K::Lit],
+                Trigger::AddedOrRemoved,
+            )],
+            false,
+        ),
+        8 => (
+            // AnyOf mixing kinds, NoneOf a flag, keeping removed values.
+            Matcher::any_of::<(Mark, Small)>()
+                .none_of::<Lit>()
+                .added_or_removed()
+                .keep_removed::<Small>(),
+            vec![on(
+                |v| (v.contains_key(&K::Mark) || v.contains_key(&K::Small)) && !v.contains_key(&K::Lit),
+                &[K::Mark, K::Small],
+                Trigger::AddedOrRemoved,
+            )],
+            true,
+        ),
         _ => (
             // New groups, made once archetypes and cached edges exist.
             Matcher::any_of::<(Wide, Flag)>()
@@ -359,6 +410,12 @@ impl Valued for Small {
 impl Valued for Wide {
     fn value(&self) -> u8 {
         self.0[0] as u8
+    }
+}
+
+impl Valued for Mark {
+    fn value(&self) -> u8 {
+        self.0
     }
 }
 
@@ -469,6 +526,26 @@ fn index_spec(which: usize) -> IndexSpec {
             rule: |v| v.contains_key(&K::Small) && v.contains_key(&K::Wide),
             key_space: 2,
         },
+        // Keyed on a sparse component, in a group that a flag leaves.
+        6 => IndexSpec {
+            name: "Mark%3",
+            primary: false,
+            component: K::Mark,
+            keys: Keys::One(|v| v % 3),
+            matcher: Some(Matcher::all_of::<Mark>().none_of::<Lit>()),
+            rule: |v| v.contains_key(&K::Mark) && !v.contains_key(&K::Lit),
+            key_space: 3,
+        },
+        // A primary index on a sparse component, in a group mixing kinds.
+        7 => IndexSpec {
+            name: "Mark#",
+            primary: true,
+            component: K::Mark,
+            keys: Keys::One(|v| v >> 6),
+            matcher: Some(Matcher::all_of::<(Mark, Small)>()),
+            rule: |v| v.contains_key(&K::Mark) && v.contains_key(&K::Small),
+            key_space: 4,
+        },
         _ => IndexSpec {
             name: "Wide#",
             primary: true,
@@ -495,7 +572,8 @@ impl IndexHandle {
             Kind::Small => Self::add_on::<Small>(game, spec),
             Kind::Wide => Self::add_on::<Wide>(game, spec),
             Kind::Counted => Self::add_on::<Counted>(game, spec),
-            Kind::Flag | Kind::Leader => unreachable!("no index keys on {:?}", spec.component),
+            Kind::Mark => Self::add_on::<Mark>(game, spec),
+            Kind::Flag | Kind::Leader | Kind::Lit => unreachable!("no index keys on {:?}", spec.component),
         }
     }
 
@@ -903,6 +981,8 @@ impl World {
             Kind::Flag => self.game.add(e, Flag),
             Kind::Counted => self.game.add(e, self.counter.make(&v.to_string())),
             Kind::Leader => self.game.add(e, Leader(v)),
+            Kind::Lit => self.game.add(e, Lit),
+            Kind::Mark => self.game.add(e, Mark(v)),
         }
     }
 
@@ -913,6 +993,8 @@ impl World {
             Kind::Flag => self.game.replace(e, Flag),
             Kind::Counted => self.game.replace(e, self.counter.make(&v.to_string())),
             Kind::Leader => self.game.replace(e, Leader(v)),
+            Kind::Lit => self.game.replace(e, Lit),
+            Kind::Mark => self.game.replace(e, Mark(v)),
         }
     }
 
@@ -923,6 +1005,8 @@ impl World {
             Kind::Flag => self.game.remove::<Flag>(e),
             Kind::Counted => self.game.remove::<Counted>(e),
             Kind::Leader => self.game.remove::<Leader>(e),
+            Kind::Lit => self.game.remove::<Lit>(e),
+            Kind::Mark => self.game.remove::<Mark>(e),
         }
     }
 
@@ -1077,10 +1161,17 @@ impl World {
                 self.born(e, Values::new());
             }
             Op::CreateWith(v) => {
-                let result = self
-                    .game
-                    .create_entity_with((Small(v), Flag, self.counter.make(&v.to_string())));
-                let values: Values = [(Kind::Small, v), (Kind::Flag, 0), (Kind::Counted, v)].into();
+                let result =
+                    self.game
+                        .create_entity_with((Small(v), Flag, Mark(v), self.counter.make(&v.to_string()), Lit));
+                let values: Values = [
+                    (Kind::Small, v),
+                    (Kind::Flag, 0),
+                    (Kind::Mark, v),
+                    (Kind::Counted, v),
+                    (Kind::Lit, 0),
+                ]
+                .into();
                 let clashes = self.clashes(None, &values);
                 if !clashes.is_empty() {
                     self.assert_quiet();
@@ -1154,7 +1245,7 @@ impl World {
                     return;
                 }
                 let mut after = values.clone();
-                after.insert(kind, if kind == Kind::Flag { 0 } else { v });
+                after.insert(kind, if kind.is_tag() { 0 } else { v });
                 self.change(e, after, None, result);
             }
             Op::Remove(i, kind) => {
@@ -1180,7 +1271,7 @@ impl World {
                     return;
                 }
                 let mut after = values.clone();
-                let replaced = after.insert(kind, if kind == Kind::Flag { 0 } else { v }).map(|_| kind);
+                let replaced = after.insert(kind, if kind.is_tag() { 0 } else { v }).map(|_| kind);
                 self.change(e, after, replaced, result);
             }
             Op::SetUnique(v) => {
@@ -1456,7 +1547,7 @@ impl World {
     /// Groups over the model's components, each with a subscriber that keeps
     /// its own member set from the group's events alone.
     fn watch_groups(&mut self) {
-        let matchers: [(Matcher, MemberRule); 4] = [
+        let matchers: [(Matcher, MemberRule); 6] = [
             (Matcher::all_of::<Small>(), |v| v.contains_key(&Kind::Small)),
             (Matcher::all_of::<(Small, Wide)>(), |v| {
                 v.contains_key(&Kind::Small) && v.contains_key(&Kind::Wide)
@@ -1465,6 +1556,12 @@ impl World {
                 v.contains_key(&Kind::Flag) || v.contains_key(&Kind::Counted)
             }),
             (Matcher::none_of::<Flag>(), |v| !v.contains_key(&Kind::Flag)),
+            (Matcher::all_of::<(Lit, Small)>(), |v| {
+                v.contains_key(&Kind::Lit) && v.contains_key(&Kind::Small)
+            }),
+            (Matcher::any_of::<(Lit, Mark)>(), |v| {
+                v.contains_key(&Kind::Lit) || v.contains_key(&Kind::Mark)
+            }),
         ];
         for (matcher, rule) in matchers {
             self.watch(matcher, rule);
@@ -1478,6 +1575,9 @@ impl World {
             0 => (Matcher::all_of::<Wide>(), |v| v.contains_key(&Kind::Wide)),
             1 => (Matcher::any_of::<(Small, Counted)>().none_of::<Flag>(), |v| {
                 (v.contains_key(&Kind::Small) || v.contains_key(&Kind::Counted)) && !v.contains_key(&Kind::Flag)
+            }),
+            2 => (Matcher::none_of::<Lit>().all_of::<Wide>(), |v| {
+                !v.contains_key(&Kind::Lit) && v.contains_key(&Kind::Wide)
             }),
             _ => (Matcher::none_of::<(Small, Wide)>(), |v| {
                 !v.contains_key(&Kind::Small) && !v.contains_key(&Kind::Wide)
@@ -1575,9 +1675,11 @@ impl World {
                     Kind::Flag => self.game.get::<Flag>(e).ok().map(|_| 0),
                     Kind::Counted => self.game.get::<Counted>(e).ok().map(|c| c.label.parse().unwrap()),
                     Kind::Leader => self.game.get::<Leader>(e).ok().map(|l| l.0),
+                    Kind::Lit => self.game.is_flag::<Lit>(e).then_some(0),
+                    Kind::Mark => self.game.get::<Mark>(e).ok().map(|m| m.0),
                 }
             };
-            for kind in [Kind::Small, Kind::Wide, Kind::Flag, Kind::Counted, Kind::Leader] {
+            for kind in Kind::ALL {
                 assert_eq!(get(kind), values.get(&kind).copied(), "{kind:?} of {e}");
             }
             assert_eq!(self.game.entity(e).unwrap().len(), values.len());
