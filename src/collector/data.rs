@@ -216,6 +216,12 @@ impl Collectors {
         self.get(key).is_some_and(|c| c.active)
     }
 
+    /// Whether collector `key` keeps the removed values of the entities it
+    /// collects (`keep_removed`).
+    pub(crate) fn keeps_removed(&self, key: CollectorKey) -> bool {
+        self.get(key).is_some_and(|c| c.removed.is_some())
+    }
+
     /// A new, active collector over `triggers`, with a bitset sized for
     /// `slots` entity slots (so a collector over a populated context does not
     /// grow while warming up).

@@ -102,7 +102,9 @@ impl Context {
     fn after_move(&mut self, entity: Entity, moved: Moved, removed: Option<ComponentRef<'_>>, id: ComponentId) {
         let (routes, archetypes, sparse, mut dispatch) = self.split();
         let (route, membership) = routes.of_move(moved.transition, archetypes, dispatch.asker());
-        if route.is_empty() {
+        if route.lean {
+            let keys = route.all_collectors();
+            dispatch.collectors.collect_each(keys, entity, dispatch.retains);
             return;
         }
         let archetype = archetypes.get(moved.to.archetype);

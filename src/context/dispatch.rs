@@ -61,6 +61,10 @@ impl Consumers for ConsumerView<'_> {
         self.collectors.is_active(key)
     }
 
+    fn collector_keeps_removed(&self, key: CollectorKey) -> bool {
+        self.collectors.keeps_removed(key)
+    }
+
     fn index_active(&self, key: IndexKey) -> bool {
         self.indices.is_active(key)
     }

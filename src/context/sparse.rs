@@ -9,12 +9,15 @@
 
 use super::Context;
 use super::change::value_of;
-use super::dispatch::Dispatch;
+use super::dispatch::{ConsumerView, Dispatch};
+use crate::aerc::Retains;
+use crate::collector::Collectors;
 use crate::component::{Component, ComponentId, ComponentRef};
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::ContextEvent;
+use crate::id::CollectorKey;
 use crate::routes::{Gate, Holding, Membership, Route};
 use crate::storage::{Archetype, Location, SparseSets};
 
@@ -28,14 +31,47 @@ impl Context {
         let Some(at) = self.entities.location(entity) else {
             return Err(self.not_alive(entity));
         };
-        if T::registration().is_unique() || !self.routes.is_idle() {
+        let id = T::component_id();
+        if T::registration().is_unique() {
             return self.add_sparse_routed(entity, at, value);
         }
-        let id = T::component_id();
-        match self.sparse.insert_with(id, entity.index(), value, T::component_info) {
-            Ok(()) => Ok(()),
-            Err(_) => Err(self.present(entity, id)),
-        }
+        let insert = |sparse: &mut SparseSets, value| sparse.insert_with(id, entity.index(), value, T::component_info);
+        let inserted = if self.routes.is_idle() {
+            insert(&mut self.sparse, value)
+        } else {
+            match self.toggle_lean(entity, at, id, true) {
+                Some(lean) => lean.change(|sparse| insert(sparse, value)),
+                None => return self.add_sparse_routed(entity, at, value),
+            }
+        };
+        inserted.map_err(|_| self.present(entity, id))
+    }
+
+    /// The lean route of adding (`added`) or removing sparse component `id`
+    /// on live `entity` at `at`, if its route is lean (only collectors to
+    /// feed): see [`LeanToggle`].
+    #[inline(always)]
+    fn toggle_lean(&mut self, entity: Entity, at: Location, id: ComponentId, added: bool) -> Option<LeanToggle<'_>> {
+        let Context {
+            archetypes,
+            sparse,
+            routes,
+            collectors,
+            indices,
+            groups,
+            subscribers,
+            retains,
+            ..
+        } = self;
+        let ask = ConsumerView::asker(collectors, indices, groups, subscribers);
+        let (route, _) = routes.of_toggle(at.archetype, id, added, archetypes, ask);
+        route.lean.then_some(LeanToggle {
+            keys: route.all_collectors(),
+            sparse,
+            collectors,
+            retains,
+            entity,
+        })
     }
 
     /// [`add_sparse`](Context::add_sparse) of a unique component, or with
@@ -111,14 +147,20 @@ impl Context {
         let Some(at) = self.entities.location(entity) else {
             return Err(self.not_alive(entity));
         };
-        if T::registration().is_unique() || !self.routes.is_idle() {
+        let id = T::component_id();
+        if T::registration().is_unique() {
             return self.take_sparse_routed(entity, at);
         }
-        let id = T::component_id();
-        match self.sparse.take::<T>(id, entity.index()) {
-            Some(value) => Ok(value),
-            None => Err(self.absent(entity, id)),
-        }
+        let take = |sparse: &mut SparseSets| sparse.take::<T>(id, entity.index()).ok_or(());
+        let taken = if self.routes.is_idle() {
+            take(&mut self.sparse)
+        } else {
+            match self.toggle_lean(entity, at, id, false) {
+                Some(lean) => lean.change(take),
+                None => return self.take_sparse_routed(entity, at),
+            }
+        };
+        taken.map_err(|()| self.absent(entity, id))
     }
 
     /// [`take_sparse`](Context::take_sparse) of a unique component, or with
@@ -216,6 +258,27 @@ impl Context {
     }
 }
 
+/// A toggle whose route only feeds collectors: the storage change, then
+/// the collectors collect the entity (no event is built).
+struct LeanToggle<'c> {
+    keys: &'c [CollectorKey],
+    sparse: &'c mut SparseSets,
+    collectors: &'c mut Collectors,
+    retains: &'c mut Retains,
+    entity: Entity,
+}
+
+impl LeanToggle<'_> {
+    /// Makes the change with `change`; if it succeeds, feeds the
+    /// collectors.
+    #[inline(always)]
+    fn change<R, E>(self, change: impl FnOnce(&mut SparseSets) -> Result<R, E>) -> Result<R, E> {
+        let changed = change(self.sparse)?;
+        self.collectors.collect_each(self.keys, self.entity, self.retains);
+        Ok(changed)
+    }
+}
+
 /// After sparse component `id` was added to `entity` (a row `row` of
 /// `archetype`; `removed` `None`) or removed from it (`removed`, its
 /// value): the toggle's route carried out (indices, then collectors and
@@ -228,6 +291,11 @@ fn toggled(
     (entity, row): (Entity, u32),
     (id, removed): (ComponentId, Option<ComponentRef<'_>>),
 ) {
+    if route.lean {
+        let keys = route.all_collectors();
+        dispatch.collectors.collect_each(keys, entity, dispatch.retains);
+        return;
+    }
     let added = removed.is_none();
     let holding = Holding::Slot(sparse, entity.index());
     let gate = route

@@ -83,6 +83,7 @@ pub(crate) struct Taps {
 /// changes.
 pub(crate) trait Consumers {
     fn collector_active(&self, key: CollectorKey) -> bool;
+    fn collector_keeps_removed(&self, key: CollectorKey) -> bool;
     fn index_active(&self, key: IndexKey) -> bool;
     fn group_handlers(&self, group: u32) -> bool;
     fn subscribers(&self) -> bool;

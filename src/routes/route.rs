@@ -44,6 +44,11 @@ pub(crate) struct Route {
     pub(crate) subscribers: bool,
     /// Whether any step or filing is gated.
     pub(crate) gated: bool,
+    /// Nothing but collectors to feed: no index, no gate, no group handler,
+    /// no subscriber, no removed value to keep. Such a route is carried out
+    /// by every step's collectors collecting the entity
+    /// ([`all_collectors`](Route::all_collectors)), with no event built.
+    pub(crate) lean: bool,
 }
 
 /// One entity index filing (joined) or unfiling an entity, in a [`Route`].
@@ -80,6 +85,12 @@ impl Route {
     #[inline(always)]
     pub(crate) fn collectors(&self, step: &Step) -> &[CollectorKey] {
         &self.collectors[step.collectors.start as usize..step.collectors.end as usize]
+    }
+
+    /// The collectors of every step, in order (what a lean route feeds).
+    #[inline(always)]
+    pub(crate) fn all_collectors(&self) -> &[CollectorKey] {
+        &self.collectors
     }
 
     /// Whether any index may file the entity on this change.
@@ -139,12 +150,21 @@ impl Route {
             }
         }
         let gated = steps.iter().any(|step| step.gated) || indices.iter().any(|filing| filing.gated);
+        let subscribers = consumers.subscribers();
+        let keeps = |step: &Step| {
+            !step.joined
+                && collectors[step.collectors.start as usize..step.collectors.end as usize]
+                    .iter()
+                    .any(|&key| consumers.collector_keeps_removed(key))
+        };
+        let lean = indices.is_empty() && !subscribers && !gated && steps.iter().all(|step| !step.emit && !keeps(step));
         Route {
             indices: indices.into(),
             steps: steps.into(),
             collectors: collectors.into(),
-            subscribers: consumers.subscribers(),
+            subscribers,
             gated,
+            lean,
         }
     }
 
