@@ -528,18 +528,31 @@ impl<T> ViaName for DebugProbe<T> {
 /// # pub struct Name(pub String);
 /// # pub struct Score(pub u32);
 /// # pub struct Frozen;
+/// # #[derive(Default)] pub struct Burning;
+/// # pub struct Target(pub u32);
 /// reactecs::context!(Game);
 /// // Plain components, usable in any context:
 /// reactecs::component!(Position, Velocity, Frozen);
 /// // Components of named contexts; `unique` marks a singleton:
 /// reactecs::component!(Game: Name, unique Score);
+/// // Kept out of archetypes: adding or removing them moves nothing.
+/// reactecs::component!(flag Burning, sparse Target);
 /// ```
 ///
 /// - `unique T` marks a singleton component (at most one entity holds it).
-/// - One declaration may list hundreds of plain types; each `unique` entry
-///   costs the macro a level of recursion (the default limit is 128). Write
-///   a unique type's path as `unique X` or `unique crate::X`, not
-///   `unique ::X` (which reads as the path `unique::X`).
+/// - `flag T` (zero-sized types only: a compile error otherwise) and
+///   `sparse T` keep the component out of archetypes, in a sparse set per
+///   type, so adding and removing it never moves the entity's row: for tags
+///   and small components that come and go every frame. Every call works
+///   the same whatever the kind; a query filters by them (`matching`, a
+///   group) but does not fetch them. See "Flags and sparse components" in
+///   the crate docs for when to choose which. `unique flag T` and
+///   `unique sparse T` combine.
+/// - One declaration may list hundreds of plain types; each `unique`,
+///   `flag` or `sparse` entry costs the macro a level of recursion (the
+///   default limit is 128). Write such a type's path as `unique X` or
+///   `unique crate::X`, not `unique ::X` (which reads as the path
+///   `unique::X`).
 /// - `Game, Ui: T` names the contexts the type belongs to: each must be
 ///   declared with [`context!`](crate::context!) and in scope (the compiler
 ///   checks). A declared context ([`Context::of`](crate::Context::of),

@@ -5,7 +5,9 @@
 //! # Where things are
 //!
 //! - [`Context`]: entities, components, events; start here.
-//! - [`component!`]: declare component types.
+//! - [`component!`]: declare component types, and where their values live
+//!   ([`StorageKind`]: archetype columns, or `flag` / `sparse` components
+//!   kept out of archetypes, which move nothing when added or removed).
 //! - [`ContextEvent`] and the [`event`] module: what fires when, in which order.
 //! - [`Matcher`] and [`Group`]: live sets of entities, with [`GroupEvent`]s.
 //! - The [`query`] module: typed iteration, entity by entity or chunk by chunk.

@@ -148,7 +148,7 @@ impl<'a> Dispatch<'a> {
     }
 
     /// Phase one: the route's indices file (joined) or unfile `entity`.
-    #[inline]
+    #[inline(never)]
     pub(super) fn file(&mut self, route: &Route, gate: Option<&Gate<'_>>, entity: Entity) {
         for filing in route.indices.iter() {
             if !Route::passes(filing.gated, filing.group, gate) {

@@ -309,15 +309,29 @@ fn toggled(
         dispatch.notify(route, gate.as_ref(), view, removed);
     }
     if route.subscribers {
-        let event = match removed {
-            Some(component) => Some(ContextEvent::ComponentRemoved { entity, component }),
-            None => sparse
-                .set(id)
-                .and_then(|set| set.component_ref(entity.index()))
-                .map(|component| ContextEvent::ComponentAdded { entity, component }),
-        };
-        if let Some(event) = event {
-            dispatch.subscribers.emit(&event);
-        }
+        toggled_event(&mut dispatch, sparse, entity, id, removed);
+    }
+}
+
+/// `ComponentAdded` (`removed` `None`) or `ComponentRemoved` of sparse
+/// component `id` of `entity`, to the subscribers (out of line: most routes
+/// have none).
+#[inline(never)]
+fn toggled_event(
+    dispatch: &mut Dispatch<'_>,
+    sparse: &SparseSets,
+    entity: Entity,
+    id: ComponentId,
+    removed: Option<ComponentRef<'_>>,
+) {
+    let event = match removed {
+        Some(component) => Some(ContextEvent::ComponentRemoved { entity, component }),
+        None => sparse
+            .set(id)
+            .and_then(|set| set.component_ref(entity.index()))
+            .map(|component| ContextEvent::ComponentAdded { entity, component }),
+    };
+    if let Some(event) = event {
+        dispatch.subscribers.emit(&event);
     }
 }

@@ -353,7 +353,7 @@ impl SparseSets {
     }
 
     /// Takes `slot`'s `T` of component `id` out.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn take<T: 'static>(&mut self, id: ComponentId, slot: u32) -> Option<T> {
         self.set_mut(id)?.take(slot)
     }
