@@ -15,7 +15,7 @@ use smallvec::SmallVec;
 
 use crate::component::ComponentId;
 use crate::entity::Entity;
-use crate::matcher::Matcher;
+use crate::matcher::{Matcher, MatcherChain};
 use crate::storage::{Archetype, ArchetypeId, Archetypes, ComponentSet, SparseSets};
 
 /// One group's matcher and the archetypes it accepts.
@@ -65,10 +65,9 @@ impl Member {
             .collect();
         let dense = |set: &ComponentSet| set.iter().filter(|&id| !sparse.contains(id)).collect::<Vec<_>>();
         let relaxed = matcher.any().intersects(&sparse);
-        let mut filter = Matcher::all_of_ids(dense(matcher.all()));
-        filter = crate::MatcherChain::none_of_ids(filter, dense(matcher.none()));
+        let mut filter = Matcher::all_of_ids(dense(matcher.all())).none_of_ids(dense(matcher.none()));
         if !relaxed {
-            filter = crate::MatcherChain::any_of_ids(filter, dense(matcher.any()));
+            filter = filter.any_of_ids(dense(matcher.any()));
         }
         Member {
             matcher,
