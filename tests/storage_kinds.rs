@@ -584,3 +584,20 @@ fn take_unique_keeps_a_holder_that_still_has_a_flag() {
     game.take_unique::<Score>().unwrap();
     assert!(!game.is_alive(lone), "an emptied holder is destroyed");
 }
+
+#[test]
+fn shrink_to_fit_frees_the_sparse_sets_spare_memory() {
+    let mut game = Context::new();
+    let entities = game.create_entities_with((0..1000).map(|i| Target(i as u32))).unwrap();
+    let full = game.storage_stats().sparse_bytes;
+    for &e in &entities[1..] {
+        game.remove::<Target>(e).unwrap();
+    }
+    game.shrink_to_fit();
+    let shrunk = game.storage_stats().sparse_bytes;
+    assert!(shrunk < full / 10, "{shrunk} of {full} bytes");
+    assert_eq!(game.get::<Target>(entities[0]), Ok(&Target(0)));
+    game.add(entities[999], Target(9)).unwrap();
+    assert_eq!(game.get::<Target>(entities[999]), Ok(&Target(9)));
+    check(&game);
+}

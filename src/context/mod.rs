@@ -203,9 +203,11 @@ impl Context {
     }
 
     /// Frees memory kept for reuse: empty chunks that archetypes hold on to so
-    /// churn does not allocate.
+    /// churn does not allocate, and the spare capacity of the sparse sets of
+    /// flag and sparse components.
     pub fn shrink_to_fit(&mut self) {
         self.archetypes.shrink_to_fit();
+        self.sparse.shrink_to_fit();
     }
 
     /// The error for using `entity`, which is not alive: disabled (destroyed

@@ -29,6 +29,8 @@ trait Values: Send + Sync {
     fn len(&self) -> usize;
     /// Bytes allocated.
     fn bytes(&self) -> usize;
+    /// Frees spare capacity.
+    fn shrink_to_fit(&mut self);
 }
 
 impl<T: Send + Sync + 'static> Values for Vec<T> {
@@ -48,6 +50,10 @@ impl<T: Send + Sync + 'static> Values for Vec<T> {
 
     fn bytes(&self) -> usize {
         self.capacity() * size_of::<T>()
+    }
+
+    fn shrink_to_fit(&mut self) {
+        Vec::shrink_to_fit(self);
     }
 }
 
@@ -395,6 +401,19 @@ impl SparseSets {
         }
         if let Some(panic) = first_panic {
             panic::resume_unwind(panic);
+        }
+    }
+
+    /// Frees the sets' spare capacity (the slot index keeps its length up to
+    /// the highest slot with a value).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        for &id in &self.ids {
+            let set = self.sets[id.index()].as_mut().expect("listed ids have sets");
+            let used = set.slots.iter().max().map_or(0, |&slot| slot as usize + 1);
+            set.index.truncate(used);
+            set.index.shrink_to_fit();
+            set.slots.shrink_to_fit();
+            set.values.shrink_to_fit();
         }
     }
 
