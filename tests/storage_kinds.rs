@@ -601,3 +601,27 @@ fn shrink_to_fit_frees_the_sparse_sets_spare_memory() {
     assert_eq!(game.get::<Target>(entities[999]), Ok(&Target(9)));
     check(&game);
 }
+
+#[test]
+fn misuse_with_listeners_is_refused_before_anything_is_told() {
+    let mut game = Context::new();
+    let _index = game.add_index(EntityIndex::new("Target", |t: &Target| t.0)).unwrap();
+    let burning = game.group(Matcher::all_of::<Burning>());
+    let events = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = events.clone();
+    game.subscribe_group(burning, move |_: &GroupEvent<'_>| {
+        seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    })
+    .unwrap();
+    let spy = Spy::attach(&mut game);
+    let e = game.create_entity_with((Burning, Target(1))).unwrap();
+    spy.take();
+    let before = events.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(matches!(game.add(e, Burning), Err(Error::ComponentAlreadyPresent { .. })));
+    assert!(matches!(game.add(e, Target(2)), Err(Error::ComponentAlreadyPresent { .. })));
+    assert!(matches!(game.remove::<Selected>(e), Err(Error::ComponentAbsent { .. })));
+    assert!(spy.take().is_empty());
+    assert_eq!(events.load(std::sync::atomic::Ordering::Relaxed), before);
+    assert_eq!(game.get::<Target>(e), Ok(&Target(1)));
+    check(&game);
+}

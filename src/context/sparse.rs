@@ -80,29 +80,29 @@ impl Context {
     #[inline(never)]
     fn add_sparse_routed<T: Component>(&mut self, entity: Entity, at: Location, value: T) -> Result<(), Error> {
         let id = T::component_id();
-        if self.sparse.contains(id, entity.index()) {
-            return Err(self.present(entity, id));
-        }
         let unique = T::registration().is_unique();
         if unique {
             self.uniques.check_free_for(id, entity, self.name)?;
         }
+        let (name, slot) = (self.name, entity.index());
         let (routes, archetypes, sparse, mut dispatch) = self.split();
-        let insert = |sparse: &mut SparseSets, value: T| {
-            if sparse
-                .insert_with(id, entity.index(), value, T::component_info)
-                .is_err()
-            {
-                unreachable!("the entity has no `T` yet");
-            }
+        let present = || Error::ComponentAlreadyPresent {
+            context: name,
+            entity,
+            component: id.name(),
         };
         if routes.is_idle() {
-            insert(sparse, value);
+            sparse
+                .insert_with(id, slot, value, T::component_info)
+                .map_err(|_| present())?;
         } else {
             let (route, membership) = routes.of_toggle(at.archetype, id, true, archetypes, dispatch.asker());
             let archetype = archetypes.get(at.archetype);
             if route.files() {
-                let holding = Holding::Slot(sparse, entity.index());
+                if sparse.contains(id, slot) {
+                    return Err(present());
+                }
+                let holding = Holding::Slot(sparse, slot);
                 let gate = route
                     .gated
                     .then(|| Gate::toggling(membership, archetype.set(), id, true, holding));
@@ -112,7 +112,9 @@ impl Context {
                     if c == id { Some(added) } else { value_of(c) }
                 })?;
             }
-            insert(sparse, value);
+            sparse
+                .insert_with(id, slot, value, T::component_info)
+                .map_err(|_| present())?;
             toggled(
                 dispatch,
                 (route, membership),
@@ -168,18 +170,19 @@ impl Context {
     #[inline(never)]
     fn take_sparse_routed<T: Component>(&mut self, entity: Entity, at: Location) -> Result<T, Error> {
         let id = T::component_id();
-        if !self.sparse.contains(id, entity.index()) {
-            return Err(self.absent(entity, id));
-        }
+        let (name, slot) = (self.name, entity.index());
         let (routes, archetypes, sparse, mut dispatch) = self.split();
-        let take = |sparse: &mut SparseSets| sparse.take::<T>(id, entity.index()).expect("the entity has a `T`");
+        let absent = || Error::absent(name, entity, id);
         let value = if routes.is_idle() {
-            take(sparse)
+            sparse.take::<T>(id, slot).ok_or_else(absent)?
         } else {
             let (route, membership) = routes.of_toggle(at.archetype, id, false, archetypes, dispatch.asker());
             let archetype = archetypes.get(at.archetype);
             if route.files() {
-                let holding = Holding::Slot(sparse, entity.index());
+                if !sparse.contains(id, slot) {
+                    return Err(absent());
+                }
+                let holding = Holding::Slot(sparse, slot);
                 let gate = route
                     .gated
                     .then(|| Gate::toggling(membership, archetype.set(), id, false, holding));
@@ -188,7 +191,7 @@ impl Context {
                     if c == id { None } else { value_of(c) }
                 })?;
             }
-            let value = take(sparse);
+            let value = sparse.take::<T>(id, slot).ok_or_else(absent)?;
             let removed = ComponentRef::new(T::component_info(), &value);
             toggled(
                 dispatch,
