@@ -617,11 +617,31 @@ fn misuse_with_listeners_is_refused_before_anything_is_told() {
     let e = game.create_entity_with((Burning, Target(1))).unwrap();
     spy.take();
     let before = events.load(std::sync::atomic::Ordering::Relaxed);
-    assert!(matches!(game.add(e, Burning), Err(Error::ComponentAlreadyPresent { .. })));
-    assert!(matches!(game.add(e, Target(2)), Err(Error::ComponentAlreadyPresent { .. })));
+    assert!(matches!(
+        game.add(e, Burning),
+        Err(Error::ComponentAlreadyPresent { .. })
+    ));
+    assert!(matches!(
+        game.add(e, Target(2)),
+        Err(Error::ComponentAlreadyPresent { .. })
+    ));
     assert!(matches!(game.remove::<Selected>(e), Err(Error::ComponentAbsent { .. })));
     assert!(spy.take().is_empty());
     assert_eq!(events.load(std::sync::atomic::Ordering::Relaxed), before);
     assert_eq!(game.get::<Target>(e), Ok(&Target(1)));
     check(&game);
+}
+
+#[test]
+fn a_collector_keeps_the_removed_value_of_a_sparse_component() {
+    let mut game = Context::new();
+    let lost = game.collector(Matcher::all_of::<Target>().removed().keep_removed::<Target>());
+    let a = game.create_entity_with(Target(7)).unwrap();
+    let b = game.create_entity_with((Target(8), Burning)).unwrap();
+    assert_eq!(game.take::<Target>(a), Ok(Target(7)));
+    game.destroy_entity(b).unwrap();
+    let collector = game.get_collector(lost).unwrap();
+    assert_eq!(collector.entities(), [a, b]);
+    assert_eq!(collector.removed::<Target>().get(a), Some(&Target(7)));
+    assert_eq!(collector.removed::<Target>().get(b), Some(&Target(8)));
 }
