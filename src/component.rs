@@ -81,7 +81,14 @@ impl fmt::Display for ComponentId {
 }
 
 /// Where a component type's values live, chosen when it is declared (see
-/// [`component!`](crate::component!) and the table in the crate docs).
+/// [`component!`](crate::component!) and "Flags and sparse components" in
+/// the crate docs, which has the measured costs).
+///
+/// | kind | declared | add or remove | in queries | choose it for |
+/// |---|---|---|---|---|
+/// | `Archetype` | `component!(T)` | moves the entity's row | fetched, in dense chunk slices | data read in bulk |
+/// | `Flag` | `component!(flag T)`, zero-sized | moves nothing | a per-row filter | tags toggled often |
+/// | `Sparse` | `component!(sparse T)` | moves nothing | a per-row filter; read with `get` | small values that come and go |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StorageKind {
     /// In the columns of the entity's archetype (the default): iteration
