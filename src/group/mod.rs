@@ -29,6 +29,12 @@ pub(crate) use data::Groups;
 /// order is deterministic: archetypes in creation order, rows in chunk order.
 /// The same sequence of operations gives the same order, run after run.
 ///
+/// A matcher that names flag or sparse components adds a check per entity
+/// ([`len`](Group::len) counts members then). If its AllOf set names one, the
+/// group walks that component's entries instead of its archetypes' rows (the
+/// smallest such set, if several): in the order they were added, each
+/// removal moving the last entry into the removed one's place.
+///
 /// # Example
 /// ```
 /// use reactecs::prelude::*;
