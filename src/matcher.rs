@@ -101,6 +101,14 @@ impl Matcher {
         set.is_superset(&self.all) && (self.any.is_empty() || set.intersects(&self.any)) && !set.intersects(&self.none)
     }
 
+    /// Whether an entity matches, `has` telling which components it has
+    /// (for entities whose components are not all in one set: flag and
+    /// sparse components live beside the archetype's).
+    #[inline]
+    pub(crate) fn matches_by(&self, has: impl Fn(ComponentId) -> bool) -> bool {
+        self.all.iter().all(&has) && (self.any.is_empty() || self.any.iter().any(&has)) && !self.none.iter().any(&has)
+    }
+
     /// Whether a replace of component `id` on a member is an update for this
     /// matcher: `id` is in its AllOf or AnyOf set.
     #[inline]

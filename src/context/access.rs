@@ -100,18 +100,21 @@ impl Context {
     /// Whether the entity is alive and has every component of `C`, e.g.
     /// `has_all::<(Position, Velocity)>(e)`. True for `()` on a live entity.
     pub fn has_all<C: ComponentTuple>(&self, entity: Entity) -> bool {
-        if !self.is_alive(entity) {
+        let Some(set) = self.component_set(entity) else {
             return false;
-        }
+        };
         let mut all = true;
-        C::for_each_id(|id| all &= self.has_component(entity, id));
+        C::for_each_id(|id| all &= set.contains(id) || self.sparse.contains(id, entity.index()));
         all
     }
 
     /// Whether the entity is alive and has at least one component of `C`.
     pub fn has_any<C: ComponentTuple>(&self, entity: Entity) -> bool {
+        let Some(set) = self.component_set(entity) else {
+            return false;
+        };
         let mut any = false;
-        C::for_each_id(|id| any |= self.has_component(entity, id));
+        C::for_each_id(|id| any |= set.contains(id) || self.sparse.contains(id, entity.index()));
         any
     }
 
@@ -212,12 +215,9 @@ impl Matcher {
     /// Whether `entity` is alive in `context` and matches. A destroyed entity
     /// never matches, not even a NoneOf-only matcher.
     pub fn matches(&self, context: &Context, entity: Entity) -> bool {
-        context.component_set(entity).is_some_and(|set| {
-            let has = |id: ComponentId| set.contains(id) || context.sparse.contains(id, entity.index());
-            self.all().iter().all(has)
-                && (self.any().is_empty() || self.any().iter().any(has))
-                && !self.none().iter().any(has)
-        })
+        context
+            .component_set(entity)
+            .is_some_and(|set| self.matches_by(|id| set.contains(id) || context.sparse.contains(id, entity.index())))
     }
 }
 

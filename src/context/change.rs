@@ -16,7 +16,7 @@ use crate::event::ContextEvent;
 use crate::group::GroupId;
 use crate::query::{Access, QueryParam, ReadOnlyQueryParam};
 use crate::routes::{Gate, Holding, Membership, ReplaceRoute};
-use crate::storage::{Archetype, Archetypes, ColumnAccess, ComponentSet, Location, Moved, RowAccess, SparseSets};
+use crate::storage::{Archetypes, ColumnAccess, ComponentSet, Location, Moved, RowAccess, SparseSets};
 use smallvec::SmallVec;
 
 impl Context {
@@ -66,10 +66,12 @@ impl Context {
                 let gate = route
                     .gated
                     .then(|| Gate::moving(membership, source.set(), target.set(), holding));
-                let value_of = value_of(source, from.row, sparse, entity);
-                dispatch.prepare_filing(route, gate.as_ref(), Some(entity), |c| {
-                    if c == id { Some(added) } else { value_of(c) }
-                })?;
+                dispatch.prepare_change(
+                    (route, gate.as_ref()),
+                    (source, from.row, sparse),
+                    entity,
+                    (id, Some(added)),
+                )?;
             }
         }
         let moved = match self.archetypes.insert_along(transition, from, value) {
@@ -171,10 +173,7 @@ impl Context {
                 let gate = route
                     .gated
                     .then(|| Gate::moving(membership, source.set(), target.set(), holding));
-                let value_of = value_of(source, from.row, sparse, entity);
-                dispatch.prepare_filing(route, gate.as_ref(), Some(entity), |c| {
-                    if c == id { None } else { value_of(c) }
-                })?;
+                dispatch.prepare_change((route, gate.as_ref()), (source, from.row, sparse), entity, (id, None))?;
             }
         }
         let Some((value, moved)) = self.archetypes.take_along::<T>(transition, from) else {
@@ -248,7 +247,7 @@ impl Context {
             || archetype.set(),
             ask,
         );
-        let skip = skipped(route, membership, archetype, sparse, entity);
+        let skip = skipped(route, membership, archetype.set(), sparse, entity);
         let slot = value_slot::<T>(archetypes, sparse, at, column, entity);
         if route.lean {
             *slot = value;
@@ -355,7 +354,7 @@ impl Context {
                 || archetype.set(),
                 ask,
             );
-            skip = skipped(route, membership, archetype, sparse, entity);
+            skip = skipped(route, membership, archetype.set(), sparse, entity);
             Some(route)
         };
         let (value, items) = match column {
@@ -519,10 +518,7 @@ impl Context {
                 for ((value, item), &entity) in chunk.iter_mut().zip(rows).zip(entity_chunk) {
                     let skip: Skipped = match &gated {
                         None => Skipped::new(),
-                        Some((membership, set)) => {
-                            let gate = Gate::staying(membership, set, Holding::Slot(sparse, entity.index()));
-                            route.gated.iter().copied().filter(|&g| !gate.passes(g)).collect()
-                        }
+                        Some((membership, set)) => skipped(route, membership, set, sparse, entity),
                     };
                     let old = value.clone();
                     f(value, item);
@@ -570,20 +566,21 @@ impl Context {
 /// not a member): few, so kept inline.
 type Skipped = SmallVec<[u32; 4]>;
 
-/// The gated groups of `route` that the entity, a row of `archetype`, is not
-/// a member of (none when the route has no gated group).
+/// The gated groups of `route` that the entity, a row of an archetype with
+/// components `set`, is not a member of (none when the route has no gated
+/// group).
 #[inline(always)]
 fn skipped(
     route: &ReplaceRoute,
     membership: &Membership,
-    archetype: &Archetype,
+    set: &ComponentSet,
     sparse: &SparseSets,
     entity: Entity,
 ) -> Skipped {
     if route.gated.is_empty() {
         return Skipped::new();
     }
-    let gate = Gate::staying(membership, archetype.set(), Holding::Slot(sparse, entity.index()));
+    let gate = Gate::staying(membership, set, Holding::Slot(sparse, entity.index()));
     route
         .gated
         .iter()
@@ -607,21 +604,6 @@ fn value_slot<'a, T: Component>(
         None => sparse.get_mut::<T>(T::component_id(), entity.index()),
     };
     slot.expect("the entity has a `T`")
-}
-
-/// The values of live `entity`, a row `row` of `archetype`, by component id,
-/// whatever their storage kind (what entity indices make keys from).
-pub(super) fn value_of<'v>(
-    archetype: &'v Archetype,
-    row: u32,
-    sparse: &'v SparseSets,
-    entity: Entity,
-) -> impl Fn(ComponentId) -> Option<ComponentRef<'v>> + use<'v> {
-    move |id| {
-        archetype
-            .component_ref(id, row)
-            .or_else(|| sparse.set(id)?.component_ref(entity.index()))
-    }
 }
 
 /// Why `T` (written) and `Q` could not be fetched from an entity whose

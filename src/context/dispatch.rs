@@ -18,7 +18,7 @@
 use super::Context;
 use crate::aerc::Retains;
 use crate::collector::Collectors;
-use crate::component::ComponentRef;
+use crate::component::{ComponentId, ComponentRef};
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
@@ -27,7 +27,7 @@ use crate::group::{GroupEvent, GroupId, Groups};
 use crate::id::{CollectorKey, IndexKey, SubscriptionId};
 use crate::index::Indices;
 use crate::routes::{Consumers, Gate, ReplaceRoute, Route, Routes};
-use crate::storage::{Archetypes, SparseSets};
+use crate::storage::{Archetype, Archetypes, SparseSets};
 
 /// What the routes ask about the context's consumers.
 pub(super) struct ConsumerView<'a> {
@@ -137,7 +137,7 @@ impl<'a> Dispatch<'a> {
         route: &Route,
         gate: Option<&Gate<'_>>,
         entity: Option<Entity>,
-        value_of: impl Fn(crate::ComponentId) -> Option<ComponentRef<'v>>,
+        value_of: impl Fn(ComponentId) -> Option<ComponentRef<'v>>,
     ) -> Result<(), Error> {
         let joined = route
             .indices
@@ -145,6 +145,27 @@ impl<'a> Dispatch<'a> {
             .filter(|filing| filing.joined && Route::passes(filing.gated, filing.group, gate))
             .map(|filing| filing.key);
         self.indices.prepare(joined, entity, value_of, self.name)
+    }
+
+    /// Step 1 for a change of component `id` of live `entity` (row `row` of
+    /// `archetype`, its sparse values in `sparse`), to `changed` (the added
+    /// value; `None`: a removal): the indices the route files the entity in
+    /// make its keys from its values as they will be. `gate` describes the
+    /// change, for a gated route.
+    pub(super) fn prepare_change(
+        &mut self,
+        (route, gate): (&Route, Option<&Gate<'_>>),
+        (archetype, row, sparse): (&Archetype, u32, &SparseSets),
+        entity: Entity,
+        (id, changed): (ComponentId, Option<ComponentRef<'_>>),
+    ) -> Result<(), Error> {
+        let value_of = value_of(archetype, row, sparse, entity);
+        self.prepare_filing(
+            route,
+            gate,
+            Some(entity),
+            |c| if c == id { changed } else { value_of(c) },
+        )
     }
 
     /// Phase one: the route's indices file (joined) or unfile `entity`.
@@ -256,6 +277,21 @@ impl<'a> Dispatch<'a> {
             self.subscribers
                 .emit(&ContextEvent::ComponentReplaced { entity, old, new });
         }
+    }
+}
+
+/// The values of live `entity`, a row `row` of `archetype`, by component id,
+/// whatever their storage kind (what entity indices make keys from).
+pub(super) fn value_of<'v>(
+    archetype: &'v Archetype,
+    row: u32,
+    sparse: &'v SparseSets,
+    entity: Entity,
+) -> impl Fn(ComponentId) -> Option<ComponentRef<'v>> + use<'v> {
+    move |id| {
+        archetype
+            .component_ref(id, row)
+            .or_else(|| sparse.set(id)?.component_ref(entity.index()))
     }
 }
 

@@ -7,7 +7,7 @@ use std::panic::{self, AssertUnwindSafe};
 use smallvec::SmallVec;
 
 use super::Context;
-use super::change::value_of;
+use super::dispatch::value_of;
 use crate::bundle::Bundle;
 use crate::component::ComponentId;
 use crate::entity::Entity;
@@ -125,25 +125,7 @@ impl Context {
         };
         if quiet && !unique {
             // Nothing hears of it: storage alone.
-            let Context {
-                archetypes,
-                entities,
-                sparse,
-                ..
-            } = self;
-            created.extend(bundles.map(|bundle| {
-                let slot = entities.next_slot();
-                let (entity, _) = archetypes
-                    .spawn(
-                        plan,
-                        sparse,
-                        slot,
-                        |at| entities.alloc(at),
-                        |row| bundle.write_into(row),
-                    )
-                    .expect("a bundle writes every element of its plan");
-                entity
-            }));
+            created.extend(bundles.map(|bundle| self.spawn_row(plan, bundle).0));
             return Ok(created);
         }
         for bundle in bundles {
@@ -199,9 +181,10 @@ impl Context {
         Ok(())
     }
 
-    /// Creates an entity from `bundle` and tells everyone concerned.
-    #[inline]
-    fn spawn<B: Bundle>(&mut self, plan: BundleId, bundle: B, unique: bool) -> Entity {
+    /// Stores a new entity made of `bundle` (plan `plan`): its row, and its
+    /// sparse values under the slot it gets. Tells no one.
+    #[inline(always)]
+    fn spawn_row<B: Bundle>(&mut self, plan: BundleId, bundle: B) -> (Entity, Location) {
         let Context {
             archetypes,
             entities,
@@ -209,7 +192,7 @@ impl Context {
             ..
         } = self;
         let slot = entities.next_slot();
-        let (entity, location) = archetypes
+        archetypes
             .spawn(
                 plan,
                 sparse,
@@ -217,7 +200,13 @@ impl Context {
                 |at| entities.alloc(at),
                 |row| bundle.write_into(row),
             )
-            .expect("a bundle writes every element of its plan");
+            .expect("a bundle writes every element of its plan")
+    }
+
+    /// Creates an entity from `bundle` and tells everyone concerned.
+    #[inline]
+    fn spawn<B: Bundle>(&mut self, plan: BundleId, bundle: B, unique: bool) -> Entity {
+        let (entity, location) = self.spawn_row(plan, bundle);
         if unique {
             self.uniques.hold(self.archetypes.get(location.archetype).set(), entity);
             self.uniques.hold(self.archetypes.bundle_sparse(plan), entity);

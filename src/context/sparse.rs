@@ -8,7 +8,6 @@
 //! and the errors are the same as for an archetype component.
 
 use super::Context;
-use super::change::value_of;
 use super::dispatch::{ConsumerView, Dispatch};
 use crate::aerc::Retains;
 use crate::collector::Collectors;
@@ -106,11 +105,13 @@ impl Context {
                 let gate = route
                     .gated
                     .then(|| Gate::toggling(membership, archetype.set(), id, true, holding));
-                let value_of = value_of(archetype, at.row, sparse, entity);
                 let added = ComponentRef::new(T::component_info(), &value);
-                dispatch.prepare_filing(route, gate.as_ref(), Some(entity), |c| {
-                    if c == id { Some(added) } else { value_of(c) }
-                })?;
+                dispatch.prepare_change(
+                    (route, gate.as_ref()),
+                    (archetype, at.row, sparse),
+                    entity,
+                    (id, Some(added)),
+                )?;
             }
             sparse
                 .insert_with(id, slot, value, T::component_info)
@@ -186,10 +187,7 @@ impl Context {
                 let gate = route
                     .gated
                     .then(|| Gate::toggling(membership, archetype.set(), id, false, holding));
-                let value_of = value_of(archetype, at.row, sparse, entity);
-                dispatch.prepare_filing(route, gate.as_ref(), Some(entity), |c| {
-                    if c == id { None } else { value_of(c) }
-                })?;
+                dispatch.prepare_change((route, gate.as_ref()), (archetype, at.row, sparse), entity, (id, None))?;
             }
             let value = sparse.take::<T>(id, slot).ok_or_else(absent)?;
             let removed = ComponentRef::new(T::component_info(), &value);

@@ -63,11 +63,13 @@ impl Member {
             .flat_map(ComponentSet::iter)
             .filter(|&id| archetypes.is_sparse(id))
             .collect();
-        let dense = |set: &ComponentSet| set.iter().filter(|&id| !sparse.contains(id)).collect::<Vec<_>>();
+        fn dense<'a>(set: &'a ComponentSet, sparse: &'a ComponentSet) -> impl Iterator<Item = ComponentId> + 'a {
+            set.iter().filter(move |&id| !sparse.contains(id))
+        }
         let relaxed = matcher.any().intersects(&sparse);
-        let mut filter = Matcher::all_of_ids(dense(matcher.all())).none_of_ids(dense(matcher.none()));
+        let mut filter = Matcher::all_of_ids(dense(matcher.all(), &sparse)).none_of_ids(dense(matcher.none(), &sparse));
         if !relaxed {
-            filter = filter.any_of_ids(dense(matcher.any()));
+            filter = filter.any_of_ids(dense(matcher.any(), &sparse));
         }
         Member {
             matcher,
@@ -96,21 +98,16 @@ impl Member {
     /// component taken as present or absent), is a member: the whole
     /// matcher.
     pub(crate) fn admits(&self, set: &ComponentSet, holding: Holding<'_>, known: Option<(ComponentId, bool)>) -> bool {
-        if !self.accepts(set) {
-            return false;
-        }
         if self.sparse.is_empty() {
-            return true;
+            return self.accepts(set);
         }
+        // The whole matcher, archetype terms included (so no filter first).
         let has = |id: ComponentId| match known {
             Some((c, present)) if c == id => present,
             _ if self.sparse.contains(id) => holding.has(id),
             _ => set.contains(id),
         };
-        let matcher = &self.matcher;
-        matcher.all().iter().all(has)
-            && (matcher.any().is_empty() || matcher.any().iter().any(has))
-            && !matcher.none().iter().any(has)
+        self.matcher.matches_by(has)
     }
 
     /// Membership decided without looking at an entity: for one of an
