@@ -338,6 +338,11 @@ pub trait Component: Send + Sync + 'static {
     #[doc(hidden)]
     const STORAGE: StorageKind = StorageKind::Archetype;
 
+    /// How queries fetch this type: from archetype columns, or from its
+    /// sparse set; set by the declaration to match `STORAGE`.
+    #[doc(hidden)]
+    type Fetch: crate::query::FetchKind;
+
     /// The static registration the declaration macro made for this type. It is
     /// typed, so an implementation can only hand out a registration of its own
     /// type: ids and types correspond one to one.
@@ -624,6 +629,20 @@ macro_rules! __component_list {
 
 #[doc(hidden)]
 #[macro_export]
+macro_rules! __fetch_kind {
+    (Archetype) => {
+        $crate::__private::InColumns
+    };
+    (Flag) => {
+        $crate::__private::InSparseSets
+    };
+    (Sparse) => {
+        $crate::__private::InSparseSets
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
 macro_rules! __component_one {
     (@declare $contexts:tt $unique:literal $kind:ident $ty:ty) => {
         const _: () = {
@@ -642,6 +661,7 @@ macro_rules! __component_one {
                 );
             impl $crate::Component for $ty {
                 const STORAGE: $crate::StorageKind = $crate::StorageKind::$kind;
+                type Fetch = $crate::__fetch_kind!($kind);
 
                 #[inline]
                 fn registration() -> &'static $crate::__private::ComponentRegistration<Self> {

@@ -128,13 +128,16 @@ pub enum Error {
         component: &'static str,
     },
 
-    /// A query that fetches a flag or sparse component (one kept out of
-    /// archetypes). Queries walk archetype chunks; filter by such a component
-    /// with [`matching`](crate::Query::matching) or a group, and read its
-    /// values with [`get`](crate::Context::get).
+    /// [`modify_with`](crate::Context::modify_with) or
+    /// [`modify_each`](crate::Context::modify_each) was asked to pass a flag
+    /// or sparse component (one kept out of archetypes) beside the value it
+    /// changes: they read the other components from the changed entity's
+    /// archetype row. Read it with [`get`](crate::Context::get), or fetch it
+    /// with a query ([`Context::query_mut`](crate::Context::query_mut) takes
+    /// every kind).
     #[error(
-        "a query on context `{context}` fetches `{component}`, which is kept out of archetypes: \
-         filter by it with `matching` or a group, and read it with `get`"
+        "`modify_with` / `modify_each` on context `{context}` cannot pass `{component}`, which is kept out of \
+         archetypes: read it with `get`, or fetch it with a query"
     )]
     SparseQueryParam {
         /// The context asked.

@@ -83,6 +83,7 @@ pub mod prelude {
 pub mod __private {
     pub use crate::component::{ComponentRegistration, DebugFn, DebugProbe, RegisteredComponent, ViaDebug, ViaName};
     pub use crate::contexts::ContextRegistration;
+    pub use crate::query::{InColumns, InSparseSets};
     pub use crate::storage::{
         ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowAccess, RowWriter,
     };

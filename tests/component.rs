@@ -91,6 +91,7 @@ struct Manual;
 static MANUAL: reactecs::__private::ComponentRegistration<Manual> =
     reactecs::__private::ComponentRegistration::new("Manual", false, reactecs::StorageKind::Archetype, &[], || None);
 impl Component for Manual {
+    type Fetch = reactecs::__private::InColumns;
     fn registration() -> &'static reactecs::__private::ComponentRegistration<Self> {
         &MANUAL
     }

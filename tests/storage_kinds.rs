@@ -505,27 +505,187 @@ fn a_query_in_a_gated_group_visits_its_members_only() {
     assert_eq!(game.get::<Position>(entities[0]).unwrap().y, 0.0);
 }
 
-#[test]
-fn a_query_cannot_fetch_a_flag_or_sparse_component() {
+/// Ten entities with `Position { x: i }`; those with even `i` have
+/// `Target(i)`, those divisible by three are `Burning`. Some have
+/// `Velocity` too, so the query walks two archetypes; a few `Target`s are
+/// removed and re-added, so the sets' entries are not in slot order.
+fn targeted_world() -> (Context, Vec<Entity>) {
     let mut game = Context::new();
-    game.create_entity_with((Position { x: 0.0, y: 0.0 }, Target(1)))
-        .unwrap();
+    let entities: Vec<Entity> = (0..10)
+        .map(|i| {
+            let pos = Position { x: i as f32, y: 0.0 };
+            if i % 4 == 1 {
+                game.create_entity_with((pos, Velocity { x: 1.0, y: 0.0 })).unwrap()
+            } else {
+                game.create_entity_with(pos).unwrap()
+            }
+        })
+        .collect();
+    for (i, &e) in entities.iter().enumerate() {
+        if i % 2 == 0 {
+            game.add(e, Target(i as u32)).unwrap();
+        }
+        if i % 3 == 0 {
+            game.set_flag::<Burning>(e, true).unwrap();
+        }
+    }
+    game.remove::<Target>(entities[0]).unwrap();
+    game.add(entities[0], Target(0)).unwrap();
+    (game, entities)
+}
+
+#[test]
+fn a_query_fetches_sparse_values_of_the_entities_that_have_them() {
+    let (game, entities) = targeted_world();
+    let seen: Vec<(Entity, u32, f32)> = game
+        .query::<(Entity, &Target, &Position)>()
+        .iter()
+        .map(|(e, t, p)| (e, t.0, p.x))
+        .collect();
+    let mut sorted = seen.clone();
+    sorted.sort_by_key(|&(_, t, _)| t);
+    let expected: Vec<(Entity, u32, f32)> = (0..10).step_by(2).map(|i| (entities[i], i as u32, i as f32)).collect();
+    assert_eq!(sorted, expected, "every entity with a `Target`, and only those");
+    assert_eq!(game.query::<&Target>().count(), 5);
+    let mut each = Vec::new();
+    game.query::<(&Target, Entity)>().for_each(|(t, e)| each.push((e, t.0)));
+    assert_eq!(
+        each,
+        seen.iter().map(|&(e, t, _)| (e, t)).collect::<Vec<_>>(),
+        "for_each agrees with iter"
+    );
+    // Optional: every entity, with or without.
+    let optional: Vec<Option<u32>> = game
+        .query::<(&Position, Option<&Target>)>()
+        .iter()
+        .filter(|(p, _)| p.x < 10.0)
+        .map(|(_, t)| t.map(|t| t.0))
+        .collect();
+    assert_eq!(optional.len(), 10);
+    assert_eq!(optional.iter().flatten().count(), 5);
+    // A flag as a parameter, and mixed with a matcher and another sparse one.
+    assert_eq!(game.query::<(Entity, &Burning)>().count(), 4);
+    let both: Vec<u32> = game
+        .query::<(&Target, &Burning)>()
+        .iter()
+        .map(|(t, _)| t.0)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(both, [0, 6]);
+    let calm = game.query::<&Target>().matching(Matcher::none_of::<Burning>()).count();
+    assert_eq!(calm, 3);
+    // Chunk by chunk: a sparse parameter comes as a `SparseChunk` beside the
+    // columns' slices, row for row.
+    let mut rows = 0;
+    game.query::<(&Position, &Target)>()
+        .for_each_chunk(|(positions, targets)| {
+            assert_eq!(positions.len(), targets.len());
+            for ((p, t), e) in positions.iter().zip(targets.iter()).zip(targets.entities()) {
+                let t = t.expect("a `&Target` query's rows have one");
+                assert_eq!(p.x as u32, t.0);
+                assert_eq!(game.get::<Target>(*e), Ok(t));
+                rows += 1;
+            }
+        });
+    assert_eq!(rows, 5);
+}
+
+#[test]
+fn a_query_writes_sparse_values_in_place() {
+    let (mut game, entities) = targeted_world();
+    game.query_mut::<(&Position, &mut Target)>()
+        .unwrap()
+        .for_each(|(p, t)| t.0 += 100 + p.x as u32);
+    for (i, &e) in entities.iter().enumerate() {
+        let expected = (i % 2 == 0).then_some(Target(100 + 2 * i as u32));
+        assert_eq!(game.get::<Target>(e).ok().copied(), expected);
+    }
+    // Optional and written, entity by entity.
+    let mut query = game.query_mut::<(Entity, Option<&mut Target>)>().unwrap();
+    for (_, target) in query.iter() {
+        if let Some(target) = target {
+            target.0 -= 100;
+        }
+    }
+    // Chunk by chunk, with a group narrowing the query to burning entities.
+    let burning = game.group(Matcher::all_of::<Burning>());
+    game.query_mut::<&mut Target>()
+        .unwrap()
+        .in_group(burning)
+        .unwrap()
+        .for_each_chunk(|mut targets| {
+            for target in targets.iter_mut() {
+                target.expect("rows have one").0 = 1;
+            }
+        });
+    for (i, &e) in entities.iter().enumerate() {
+        let expected = match i {
+            _ if i % 2 != 0 => None,
+            _ if i % 3 == 0 => Some(Target(1)),
+            _ => Some(Target(2 * i as u32)),
+        };
+        assert_eq!(game.get::<Target>(e).ok().copied(), expected, "entity {i}");
+    }
+    // A written sparse component named again is refused, as any other.
     assert!(matches!(
-        game.query_mut::<(&Position, &Target)>(),
+        game.query_mut::<(&mut Target, &Target)>().err(),
+        Some(Error::QueryAliasing {
+            component: "Target",
+            ..
+        })
+    ));
+    check(&game);
+}
+
+#[test]
+fn an_entity_view_fetches_sparse_values_too() {
+    let (mut game, entities) = targeted_world();
+    let mut view = game.entity_mut(entities[2]).unwrap();
+    let (pos, target, burning) = view.query::<(&mut Position, &mut Target, Option<&Burning>)>().unwrap();
+    assert!(burning.is_none());
+    pos.x = target.0 as f32 * 10.0;
+    target.0 = 7;
+    assert_eq!(game.get::<Target>(entities[2]), Ok(&Target(7)));
+    assert_eq!(game.get::<Position>(entities[2]).unwrap().x, 20.0);
+    let mut view = game.entity_mut(entities[1]).unwrap();
+    assert!(matches!(
+        view.query::<(&Position, &Target)>(),
+        Err(Error::ComponentAbsent {
+            component: "Target",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn modify_with_and_modify_each_refuse_to_read_a_sparse_component() {
+    let (mut game, entities) = targeted_world();
+    assert!(matches!(
+        game.modify_with::<Position, &Target, _>(entities[0], |_, _| ()),
         Err(Error::SparseQueryParam {
             component: "Target",
             ..
         })
     ));
-    let e = game
-        .create_entity_with((Position { x: 0.0, y: 0.0 }, Target(2)))
-        .unwrap();
+    let all = game.group(Matcher::all_of::<Position>());
     assert!(matches!(
-        game.entity_mut(e).unwrap().query::<&Target>(),
+        game.modify_each::<Position, Option<&Target>>(all, |_, _| ()),
         Err(Error::SparseQueryParam { .. })
     ));
-    let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| game.query::<&Burning>().count()));
-    assert!(refused.is_err(), "a read-only query refuses by panicking");
+}
+
+#[cfg(feature = "parallel")]
+#[test]
+fn par_for_each_writes_sparse_values() {
+    let (mut game, entities) = targeted_world();
+    game.query_mut::<(&mut Target, &Position)>()
+        .unwrap()
+        .batch_size(1)
+        .par_for_each(|(t, p)| t.0 = p.x as u32 * 3);
+    for (i, &e) in entities.iter().enumerate().step_by(2) {
+        assert_eq!(game.get::<Target>(e), Ok(&Target(3 * i as u32)));
+    }
 }
 
 #[cfg(feature = "parallel")]

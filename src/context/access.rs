@@ -12,7 +12,7 @@ use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::matcher::Matcher;
 use crate::query::{Access, QueryParam};
-use crate::storage::{ArchetypeMut, ColumnAccess, ComponentSet, SparseSets};
+use crate::storage::{ArchetypeMut, ColumnAccess, ComponentSet, SparseLend, SparseSets};
 
 impl Context {
     /// The entity's `T`.
@@ -277,17 +277,16 @@ impl EntityMut<'_> {
     /// # Errors
     /// [`Error::ComponentAbsent`] naming the first component of `Q` (other
     /// than an `Option`) the entity lacks; [`Error::QueryAliasing`] if `Q`
-    /// names a component mutably twice, or mutably and shared;
-    /// [`Error::SparseQueryParam`] if it names a flag or sparse component
-    /// (read those with [`get`](EntityMut::get)).
+    /// names a component mutably twice, or mutably and shared.
     pub fn query<Q: QueryParam>(&mut self) -> Result<Q::Item<'_>, Error> {
         let access = Access::of::<Q>();
-        access.check_kinds(self.context)?;
         let plan = access.plan(self.context)?;
-        if let Some(missing) = access.missing_in(self.archetype.set()) {
+        let slot = self.entity.index();
+        if let Some(missing) = access.missing(self.archetype.set(), |id| self.sparse.contains(id, slot)) {
             return Err(self.absent(missing));
         }
-        let mut columns = ColumnAccess::exclusive(self.archetype.reborrow(), plan.columns());
+        let sparse = SparseLend::exclusive(self.sparse);
+        let mut columns = ColumnAccess::exclusive(self.archetype.reborrow(), sparse, plan.columns());
         Ok(Q::fetch_row(&mut columns, self.row).expect("checked: present and not aliased"))
     }
 

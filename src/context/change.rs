@@ -16,7 +16,7 @@ use crate::event::ContextEvent;
 use crate::group::GroupId;
 use crate::query::{Access, QueryParam, ReadOnlyQueryParam};
 use crate::routes::{Gate, Holding, Membership, ReplaceRoute};
-use crate::storage::{Archetypes, ColumnAccess, ComponentSet, Location, Moved, RowAccess, SparseSets};
+use crate::storage::{Archetypes, ColumnAccess, ComponentSet, Location, Moved, RowAccess, SparseLend, SparseSets};
 use smallvec::SmallVec;
 
 impl Context {
@@ -483,7 +483,11 @@ impl Context {
                 .filter(|_| !route.gated.is_empty())
                 .map(|membership| (membership, target.set().clone()));
             // `plan` takes `Q`'s columns, then `T`'s.
-            let mut columns = ColumnAccess::exclusive(archetypes.lend_mut(archetype), plan.columns());
+            let mut columns = ColumnAccess::exclusive(
+                archetypes.lend_mut(archetype),
+                SparseLend::shared(sparse),
+                plan.columns(),
+            );
             let lens = columns.chunk_lens();
             let mut entities = columns.entities();
             let (Some(mut state), Some(Some(mut values))) = (Q::fetch(&mut columns), columns.write::<T>()) else {

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use super::Context;
 use crate::error::Error;
 use crate::query::{Query, QueryMut, QueryParam, QueryPlan, QuerySource, ReadOnlyQueryParam};
+use crate::storage::SparseLend;
 
 impl Context {
     /// A read-only query: every entity with the components of `Q`, e.g.
@@ -16,17 +17,16 @@ impl Context {
     /// `Q` (which columns to take; which archetypes to visit, if up to date),
     /// and otherwise works one out for the call.
     ///
-    /// # Panics
-    /// If `Q` fetches a flag or sparse component (one kept out of
-    /// archetypes: see [`Error::SparseQueryParam`]), which a query cannot
-    /// do yet; [`query_mut`](Context::query_mut) returns that error instead.
+    /// A flag or sparse component (declared `flag T` or `sparse T`) is
+    /// fetched like any other: the query visits only the entities that have
+    /// it (for `&T`), looking each one's value up by entity, and its chunk
+    /// methods hand out [`SparseChunk`](crate::query::SparseChunk)s for it.
     pub fn query<Q: ReadOnlyQueryParam>(&self) -> Query<'_, Q> {
         let plan = match self.queries.get::<Q>() {
             Some(plan) => Cow::Borrowed(plan),
-            None => match QueryPlan::of::<Q>(self.name) {
-                Ok(plan) => Cow::Owned(plan),
-                Err(refused) => panic!("{refused}"),
-            },
+            None => Cow::Owned(
+                QueryPlan::of::<Q>(&self.archetypes, self.name).expect("a query that only reads never aliases"),
+            ),
         };
         Query::new(&self.archetypes, self.query_source(), self.name, plan)
     }
@@ -41,14 +41,13 @@ impl Context {
     ///
     /// # Errors
     /// [`Error::QueryAliasing`] if `Q` names a component mutably and also a
-    /// second time (`(&mut Position, &Position)`): that would alias;
-    /// [`Error::SparseQueryParam`] if it fetches a flag or sparse component.
+    /// second time (`(&mut Position, &Position)`): that would alias.
     pub fn query_mut<Q: QueryParam>(&mut self) -> Result<QueryMut<'_, Q>, Error> {
         let plan = self.queries.current::<Q>(&self.archetypes, self.name)?;
         let source = QuerySource {
             groups: &self.groups,
             membership: self.routes.membership(),
-            sparse: &self.sparse,
+            sparse: SparseLend::exclusive(&mut self.sparse),
         };
         Ok(QueryMut::new(&mut self.archetypes, source, self.name, plan))
     }
@@ -58,7 +57,7 @@ impl Context {
         QuerySource {
             groups: &self.groups,
             membership: self.routes.membership(),
-            sparse: &self.sparse,
+            sparse: SparseLend::shared(&self.sparse),
         }
     }
 }

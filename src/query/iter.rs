@@ -4,7 +4,7 @@
 use super::param::QueryParam;
 use crate::entity::Entity;
 use crate::routes::{Holding, Member};
-use crate::storage::{ChunkLens, ColumnAccess, ComponentSet, EntityChunks, SparseSets};
+use crate::storage::{ChunkLens, ColumnAccess, ComponentSet, EntityChunks, SparseLend};
 
 /// The chunks of the archetypes that `archetypes` yields, in order, with
 /// their row counts.
@@ -131,14 +131,17 @@ pub(super) fn rows<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p
 /// row's entity.
 #[derive(Clone, Copy)]
 pub(super) struct RowCheck<'s> {
-    /// The group's membership and the matcher's, those that check entities.
-    members: [Option<&'s Member>; 2],
-    sparse: &'s SparseSets,
+    /// The group's membership, the matcher's and the query's required flag
+    /// and sparse components', those that check entities.
+    members: [Option<&'s Member>; 3],
+    /// Held as a lend, not a `&SparseSets`: the query may write values
+    /// through it meanwhile, so each check borrows the sets only for itself.
+    sparse: SparseLend<'s>,
 }
 
 impl<'s> RowCheck<'s> {
     /// The check of `members` (those gated), if any is.
-    pub(super) fn of(members: [Option<&'s Member>; 2], sparse: &'s SparseSets) -> Option<Self> {
+    pub(super) fn of(members: [Option<&'s Member>; 3], sparse: SparseLend<'s>) -> Option<Self> {
         let members = members.map(|member| member.filter(|member| member.is_gated()));
         members
             .iter()
@@ -149,10 +152,11 @@ impl<'s> RowCheck<'s> {
     /// Whether `entity`, a row of an archetype with components `set`, passes.
     #[inline]
     pub(super) fn admits(&self, set: &ComponentSet, entity: Entity) -> bool {
+        let holding = Holding::Lent(self.sparse, entity.index());
         self.members
             .iter()
             .flatten()
-            .all(|member| member.admits(set, Holding::Slot(self.sparse, entity.index()), None))
+            .all(|member| member.admits(set, holding, None))
     }
 }
 

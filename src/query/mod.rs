@@ -25,6 +25,14 @@
 //! # Ok::<(), reactecs::Error>(())
 //! ```
 //!
+//! Flag and sparse components (declared `flag T` or `sparse T`: kept out of
+//! archetypes) are fetched like the others: `&T` and `&mut T` visit only the
+//! entities that have one (checked row by row), `Option<&T>` every entity.
+//! Their values are looked up by entity, so the chunk methods hand them out
+//! as a [`SparseChunk`] or [`SparseChunkMut`] (the chunk's entities beside a
+//! view of the set) rather than a slice, and the rows of a chunk that lacks
+//! some come as runs.
+//!
 //! Writes through a query's `&mut T` are silent, like
 //! [`Context::get_mut`](crate::Context::get_mut): no event fires, so groups' subscribers and reactive
 //! systems do not hear of them. Use [`Context::modify_each`](crate::Context::modify_each) (or
@@ -75,18 +83,27 @@ use crate::error::Error;
 use crate::group::{GroupId, Groups};
 use crate::matcher::Matcher;
 use crate::routes::{Member, Membership};
-use crate::storage::{Archetype, Archetypes, ColumnAccess, ComponentSet, SparseSets, Visit};
+use crate::storage::{Archetype, Archetypes, ColumnAccess, ComponentSet, SparseLend, Visit};
 
+mod columns;
 mod iter;
 mod param;
 mod plan;
+mod sparse;
 
+pub use crate::storage::{SparseChunk, SparseChunkMut, SparseRows, SparseRowsMut};
+#[doc(hidden)]
+pub use columns::{ColumnMut, ColumnOpt, ColumnOptMut, ColumnRef, OptionRows};
 use iter::{ChunkIter, RowCheck, RowIter, Runs, rows};
 pub(crate) use param::Access;
 #[doc(hidden)]
-pub use param::{OptionRows, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Rows7, Rows8, Rows9, Rows10};
+pub use param::{
+    FetchKind, InColumns, InSparseSets, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Rows7, Rows8, Rows9, Rows10,
+};
 pub use param::{QueryParam, ReadOnlyQueryParam};
 pub(crate) use plan::{QueryPlan, QueryPlans};
+#[doc(hidden)]
+pub use sparse::{Present, SparseMut, SparseOpt, SparseOptMut, SparseRef};
 
 /// What narrows a query: its plan (columns and required components), an
 /// optional matcher and an optional group; and where its archetypes come
@@ -94,8 +111,9 @@ pub(crate) use plan::{QueryPlan, QueryPlans};
 struct Scope<'w> {
     groups: &'w Groups,
     membership: &'w Membership,
-    /// Where flag and sparse components are, for the per-entity check.
-    sparse: &'w SparseSets,
+    /// Where flag and sparse components are: for the per-entity check, and
+    /// for the parameters that fetch them.
+    sparse: SparseLend<'w>,
     context: &'static str,
     /// The context's plan of the query type, or one made for this query.
     plan: Cow<'w, QueryPlan>,
@@ -111,7 +129,7 @@ struct Scope<'w> {
 pub(crate) struct QuerySource<'w> {
     pub(crate) groups: &'w Groups,
     pub(crate) membership: &'w Membership,
-    pub(crate) sparse: &'w SparseSets,
+    pub(crate) sparse: SparseLend<'w>,
 }
 
 impl<'w> Scope<'w> {
@@ -128,10 +146,11 @@ impl<'w> Scope<'w> {
     }
 
     /// The per-entity check, when the group or the matcher names a flag or
-    /// sparse component.
+    /// sparse component, or the query requires one.
     fn check(&self) -> Option<RowCheck<'_>> {
         let group = self.group.map(|group| self.membership.group(group));
-        RowCheck::of([group, self.matcher.as_ref()], self.sparse)
+        let members = [group, self.matcher.as_ref(), self.plan.required_sparse.as_ref()];
+        RowCheck::of(members, self.sparse)
     }
 
     fn set_group(&mut self, group: GroupId) -> Result<(), Error> {
@@ -297,14 +316,14 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
         let walk = self.scope.walk(archetypes);
         let plan = &self.scope.plan.columns;
         if walk.placed {
-            OneOf::First(plan.walk_placed(archetypes, walk.placed_filter()))
+            OneOf::First(plan.walk_placed(archetypes, self.scope.sparse, walk.placed_filter()))
         } else {
-            let columns = plan.columns();
+            let (columns, sparse) = (plan.columns(), self.scope.sparse);
             OneOf::Second(
                 archetypes
                     .visit(walk.visit)
                     .filter(move |a| walk.accepts(a))
-                    .map(move |a| ColumnAccess::shared(a, columns)),
+                    .map(move |a| ColumnAccess::shared(a, sparse, columns)),
             )
         }
     }
@@ -429,19 +448,20 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     /// columns `plan` takes.
     fn walk_columns<'a>(
         archetypes: &'a mut Archetypes,
+        sparse: SparseLend<'a>,
         plan: &'a QueryPlan,
         walk: Walk<'a>,
     ) -> impl Iterator<Item = ColumnAccess<'a, 'a>> + 'a {
         let plan = &plan.columns;
         if walk.placed {
-            OneOf::First(plan.walk_placed_mut(archetypes, walk.placed_filter()))
+            OneOf::First(plan.walk_placed_mut(archetypes, sparse, walk.placed_filter()))
         } else {
             let columns = plan.columns();
             OneOf::Second(
                 archetypes
                     .visit_mut(walk.visit)
                     .filter(move |a| walk.accepts(a))
-                    .map(move |a| ColumnAccess::exclusive(a, columns)),
+                    .map(move |a| ColumnAccess::exclusive(a, sparse, columns)),
             )
         }
     }
@@ -451,7 +471,7 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     /// rows that pass it.
     fn chunk_runs(&mut self) -> impl Iterator<Item = (Q::Chunk<'_>, usize)> + '_ {
         let (walk, check) = (self.scope.walk(self.archetypes), self.scope.check());
-        let columns = Self::walk_columns(self.archetypes, &self.scope.plan, walk);
+        let columns = Self::walk_columns(self.archetypes, self.scope.sparse, &self.scope.plan, walk);
         match check {
             None => OneOf::First(ChunkIter::<Q, _>::new(columns)),
             Some(check) => OneOf::Second(Runs::<Q, _>::new(columns, check)),
@@ -461,7 +481,7 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     /// The items, entity by entity.
     pub fn iter(&mut self) -> impl Iterator<Item = Q::Item<'_>> + '_ {
         let (walk, check) = (self.scope.walk(self.archetypes), self.scope.check());
-        let columns = Self::walk_columns(self.archetypes, &self.scope.plan, walk);
+        let columns = Self::walk_columns(self.archetypes, self.scope.sparse, &self.scope.plan, walk);
         match check {
             None => OneOf::First(rows::<Q, _>(columns)),
             Some(check) => OneOf::Second(RowIter::<Q, _>::new(Runs::<Q, _>::new(columns, check))),

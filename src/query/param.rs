@@ -10,14 +10,19 @@ use smallvec::SmallVec;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::storage::{ColumnAccess, ColumnChunks, ColumnChunksMut, ColumnPlan, ComponentSet, EntityChunks, RowAccess};
+use crate::storage::{ColumnAccess, ColumnPlan, ComponentSet, EntityChunks, RowAccess};
 
-mod sealed {
+pub(super) mod sealed {
     pub trait Sealed {}
 }
 
 /// What a query fetches: `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`,
 /// `Entity`, or a tuple of these (up to 10). Sealed: these are all.
+///
+/// A component stored in archetype columns comes chunk by chunk as a slice
+/// (`&[T]`, `&mut [T]`, `Option<&[T]>`); a flag or sparse component as a
+/// [`SparseChunk`](crate::query::SparseChunk) or
+/// [`SparseChunkMut`](crate::query::SparseChunkMut).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be fetched by a query",
     label = "expected `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, `Entity`, or a tuple of them",
@@ -91,6 +96,8 @@ struct Entry {
     write: bool,
     /// Not behind an `Option`: an entity must have it.
     required: bool,
+    /// Kept out of archetypes (a flag or sparse component).
+    sparse: bool,
 }
 
 impl Access {
@@ -106,12 +113,20 @@ impl Access {
             ty: TypeId::of::<T>(),
             write,
             required,
+            sparse: T::STORAGE.is_sparse(),
         });
     }
 
-    /// The required components, in the order the query names them.
+    /// The required components stored in archetypes, in the order the
+    /// query names them: an archetype without one is not visited.
     pub(crate) fn required(&self) -> impl Iterator<Item = ComponentId> + '_ {
-        self.entries.iter().filter(|e| e.required).map(|e| e.id)
+        self.entries.iter().filter(|e| e.required && !e.sparse).map(|e| e.id)
+    }
+
+    /// The required flag and sparse components, in the order the query
+    /// names them: checked entity by entity.
+    pub(crate) fn required_sparse(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        self.entries.iter().filter(|e| e.required && e.sparse).map(|e| e.id)
     }
 
     /// The columns to take from each archetype, in the order the query names
@@ -127,11 +142,7 @@ impl Access {
     /// [`Error::SparseQueryParam`] (naming `context`) if the query fetches a
     /// component kept out of archetypes.
     pub(crate) fn check_kinds(&self, context: &'static str) -> Result<(), Error> {
-        match self
-            .entries
-            .iter()
-            .find(|e| e.id.info().is_some_and(|info| info.storage().is_sparse()))
-        {
+        match self.entries.iter().find(|e| e.sparse) {
             Some(entry) => Err(Error::SparseQueryParam {
                 context,
                 component: entry.id.name(),
@@ -147,9 +158,26 @@ impl Access {
     }
 
     /// The first required component (in the order the query names them)
-    /// missing from `set`.
+    /// stored in archetypes and missing from `set`.
     pub(crate) fn missing_in(&self, set: &ComponentSet) -> Option<ComponentId> {
         self.required().find(|&id| !set.contains(id))
+    }
+
+    /// The first required component (in the order the query names them)
+    /// that an entity whose archetype components are `set`, and whose flag
+    /// and sparse components `has_sparse` tells, lacks.
+    pub(crate) fn missing(&self, set: &ComponentSet, has_sparse: impl Fn(ComponentId) -> bool) -> Option<ComponentId> {
+        self.entries
+            .iter()
+            .filter(|e| e.required)
+            .find(|e| {
+                if e.sparse {
+                    !has_sparse(e.id)
+                } else {
+                    !set.contains(e.id)
+                }
+            })
+            .map(|e| e.id)
     }
 
     /// Why a query over an entity with components `set` could not fetch:
@@ -255,256 +283,128 @@ impl QueryParam for Entity {
 
 impl ReadOnlyQueryParam for Entity {}
 
-impl<T: Component> sealed::Sealed for &T {}
+/// The `QueryParam` of `&T`, `&mut T`, `Option<&T>` or `Option<&mut T>`:
+/// the one for `T`'s storage kind (`$kind`, a [`FetchKind`] type), which it
+/// hands every call to.
+macro_rules! by_kind {
+    ($(#[$doc:meta])* $param:ty, $item:ty, $kind:ident) => {
+        $(#[$doc])*
+        impl<T: Component> QueryParam for $param {
+            type Item<'a> = $item;
+            type Chunk<'a> = <$kind<T> as QueryParam>::Chunk<'a>;
+            type Rows<'a> = <$kind<T> as QueryParam>::Rows<'a>;
+            type State<'a> = <$kind<T> as QueryParam>::State<'a>;
+            type Key = $kind<T>;
 
-impl<T: Component> QueryParam for &T {
-    type Item<'a> = &'a T;
-    type Chunk<'a> = &'a [T];
-    type Rows<'a> = std::slice::Iter<'a, T>;
-    type State<'a> = ColumnChunks<'a, T>;
-    type Key = &'static T;
+            fn access(access: &mut Access) {
+                $kind::<T>::access(access);
+            }
 
-    fn access(access: &mut Access) {
-        access.add::<T>(false, true);
-    }
+            #[inline(always)]
+            fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
+                $kind::<T>::fetch(columns)
+            }
 
-    #[inline]
-    fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
-        columns.read().flatten()
-    }
+            #[inline(always)]
+            fn next_chunk<'a>(state: &mut Self::State<'a>, len: usize) -> Self::Chunk<'a> {
+                $kind::<T>::next_chunk(state, len)
+            }
 
-    #[inline]
-    fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
-        state.next().unwrap_or_default()
-    }
+            #[inline(always)]
+            fn empty_chunk<'a>() -> Self::Chunk<'a> {
+                $kind::<T>::empty_chunk()
+            }
 
-    #[inline]
-    fn empty_chunk<'a>() -> Self::Chunk<'a> {
-        &[]
-    }
+            #[inline(always)]
+            fn rows<'a>(chunk: Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
+                $kind::<T>::rows(chunk, len)
+            }
 
-    #[inline]
-    fn rows<'a>(chunk: Self::Chunk<'a>, _: usize) -> Self::Rows<'a> {
-        chunk.iter()
-    }
+            #[inline(always)]
+            fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
+                $kind::<T>::split_chunk(chunk, mid)
+            }
 
-    #[inline]
-    fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
-        columns.read_row(row).flatten()
-    }
+            #[inline(always)]
+            fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
+                $kind::<T>::fetch_row(columns, row)
+            }
 
-    #[inline]
-    fn read_row<'a>(row: &RowAccess<'a>) -> Option<Self::Item<'a>> {
-        row.read(T::component_id())
-    }
+            #[inline(always)]
+            fn read_row<'a>(row: &RowAccess<'a>) -> Option<Self::Item<'a>> {
+                $kind::<T>::read_row(row)
+            }
+        }
 
-    fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
-        chunk.split_at(mid)
-    }
+        impl<T: Component> sealed::Sealed for $param {}
+    };
 }
+
+/// `T`'s fetch of kind `Ref`, `Mut`, `Opt` or `OptMut`, as `T` is stored.
+type Ref<T> = <<T as Component>::Fetch as FetchKind>::Ref<T>;
+type Mut<T> = <<T as Component>::Fetch as FetchKind>::Mut<T>;
+type Opt<T> = <<T as Component>::Fetch as FetchKind>::Opt<T>;
+type OptMut<T> = <<T as Component>::Fetch as FetchKind>::OptMut<T>;
+
+by_kind!(
+    /// `T`, read: from its archetype column, or its sparse set if it is
+    /// declared `flag` or `sparse`.
+    &T, &'a T, Ref
+);
+by_kind!(
+    /// `T`, written: from its archetype column, or its sparse set if it is
+    /// declared `flag` or `sparse`.
+    &mut T, &'a mut T, Mut
+);
+by_kind!(
+    /// `T`, read, if the entity has one.
+    Option<&T>, Option<&'a T>, Opt
+);
+by_kind!(
+    /// `T`, written, if the entity has one.
+    Option<&mut T>, Option<&'a mut T>, OptMut
+);
 
 impl<T: Component> ReadOnlyQueryParam for &T {}
 
-impl<T: Component> sealed::Sealed for &mut T {}
-
-impl<T: Component> QueryParam for &mut T {
-    type Item<'a> = &'a mut T;
-    type Chunk<'a> = &'a mut [T];
-    type Rows<'a> = std::slice::IterMut<'a, T>;
-    type State<'a> = ColumnChunksMut<'a, T>;
-    type Key = &'static mut T;
-
-    fn access(access: &mut Access) {
-        access.add::<T>(true, true);
-    }
-
-    #[inline]
-    fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
-        columns.write().flatten()
-    }
-
-    #[inline]
-    fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
-        state.next().unwrap_or_default()
-    }
-
-    #[inline]
-    fn empty_chunk<'a>() -> Self::Chunk<'a> {
-        Default::default()
-    }
-
-    #[inline]
-    fn rows<'a>(chunk: Self::Chunk<'a>, _: usize) -> Self::Rows<'a> {
-        chunk.iter_mut()
-    }
-
-    #[inline]
-    fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
-        columns.write_row(row).flatten()
-    }
-
-    #[inline]
-    fn read_row<'a>(_: &RowAccess<'a>) -> Option<Self::Item<'a>> {
-        None
-    }
-
-    fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
-        chunk.split_at_mut(mid)
-    }
-}
-
-impl<T: Component> sealed::Sealed for Option<&T> {}
-
-impl<T: Component> QueryParam for Option<&T> {
-    type Item<'a> = Option<&'a T>;
-    type Chunk<'a> = Option<&'a [T]>;
-    type Rows<'a> = OptionRows<std::slice::Iter<'a, T>>;
-    type State<'a> = Option<ColumnChunks<'a, T>>;
-    type Key = Option<&'static T>;
-
-    fn access(access: &mut Access) {
-        access.add::<T>(false, false);
-    }
-
-    #[inline]
-    fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
-        columns.read()
-    }
-
-    #[inline]
-    fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
-        state.as_mut().map(|column| column.next().unwrap_or_default())
-    }
-
-    #[inline]
-    fn empty_chunk<'a>() -> Self::Chunk<'a> {
-        None
-    }
-
-    #[inline]
-    fn rows<'a>(chunk: Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
-        OptionRows::new(chunk.map(<[T]>::iter), len)
-    }
-
-    #[inline]
-    fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
-        columns.read_row(row)
-    }
-
-    #[inline]
-    fn read_row<'a>(row: &RowAccess<'a>) -> Option<Self::Item<'a>> {
-        let id = T::component_id();
-        if row.has(id) {
-            row.read(id).map(Some)
-        } else {
-            Some(None)
-        }
-    }
-
-    fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
-        match chunk {
-            Some(values) => {
-                let (head, tail) = values.split_at(mid);
-                (Some(head), Some(tail))
-            }
-            None => (None, None),
-        }
-    }
-}
-
 impl<T: Component> ReadOnlyQueryParam for Option<&T> {}
 
-impl<T: Component> sealed::Sealed for Option<&mut T> {}
-
-impl<T: Component> QueryParam for Option<&mut T> {
-    type Item<'a> = Option<&'a mut T>;
-    type Chunk<'a> = Option<&'a mut [T]>;
-    type Rows<'a> = OptionRows<std::slice::IterMut<'a, T>>;
-    type State<'a> = Option<ColumnChunksMut<'a, T>>;
-    type Key = Option<&'static mut T>;
-
-    fn access(access: &mut Access) {
-        access.add::<T>(true, false);
-    }
-
-    #[inline]
-    fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
-        columns.write()
-    }
-
-    #[inline]
-    fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
-        state.as_mut().map(|column| column.next().unwrap_or_default())
-    }
-
-    #[inline]
-    fn empty_chunk<'a>() -> Self::Chunk<'a> {
-        None
-    }
-
-    #[inline]
-    fn rows<'a>(chunk: Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
-        OptionRows::new(chunk.map(<[T]>::iter_mut), len)
-    }
-
-    #[inline]
-    fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
-        columns.write_row(row)
-    }
-
-    #[inline]
-    fn read_row<'a>(_: &RowAccess<'a>) -> Option<Self::Item<'a>> {
-        None
-    }
-
-    fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
-        match chunk {
-            Some(values) => {
-                let (head, tail) = values.split_at_mut(mid);
-                (Some(head), Some(tail))
-            }
-            None => (None, None),
-        }
-    }
-}
-
-/// The rows of an optional column: its values, or `None` `len` times.
+/// How a query fetches `&T`, `&mut T`, `Option<&T>` and `Option<&mut T>`
+/// for the components of one storage kind: the `QueryParam` each becomes.
+/// Implemented by [`InColumns`] and [`InSparseSets`]; a component's
+/// declaration names its kind's (as `Component::Fetch`).
 #[doc(hidden)]
-pub enum OptionRows<I> {
-    Present(I),
-    Absent(usize),
+pub trait FetchKind: 'static {
+    /// What `&T` becomes.
+    type Ref<T: Component>: for<'a> QueryParam<Item<'a> = &'a T>;
+    /// What `&mut T` becomes.
+    type Mut<T: Component>: for<'a> QueryParam<Item<'a> = &'a mut T>;
+    /// What `Option<&T>` becomes.
+    type Opt<T: Component>: for<'a> QueryParam<Item<'a> = Option<&'a T>>;
+    /// What `Option<&mut T>` becomes.
+    type OptMut<T: Component>: for<'a> QueryParam<Item<'a> = Option<&'a mut T>>;
 }
 
-impl<I> OptionRows<I> {
-    fn new(rows: Option<I>, len: usize) -> Self {
-        match rows {
-            Some(rows) => OptionRows::Present(rows),
-            None => OptionRows::Absent(len),
-        }
-    }
+/// The fetches of components stored in archetype columns: chunks as slices.
+#[doc(hidden)]
+pub struct InColumns;
+
+impl FetchKind for InColumns {
+    type Ref<T: Component> = super::columns::ColumnRef<T>;
+    type Mut<T: Component> = super::columns::ColumnMut<T>;
+    type Opt<T: Component> = super::columns::ColumnOpt<T>;
+    type OptMut<T: Component> = super::columns::ColumnOptMut<T>;
 }
 
-impl<I: Iterator> Iterator for OptionRows<I> {
-    type Item = Option<I::Item>;
+/// The fetches of flag and sparse components: values looked up row by row.
+#[doc(hidden)]
+pub struct InSparseSets;
 
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        match self {
-            OptionRows::Present(rows) => rows.next().map(Some),
-            OptionRows::Absent(0) => None,
-            OptionRows::Absent(left) => {
-                *left -= 1;
-                Some(None)
-            }
-        }
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        match self {
-            OptionRows::Present(rows) => rows.size_hint(),
-            OptionRows::Absent(left) => (*left, Some(*left)),
-        }
-    }
+impl FetchKind for InSparseSets {
+    type Ref<T: Component> = super::sparse::SparseRef<T>;
+    type Mut<T: Component> = super::sparse::SparseMut<T>;
+    type Opt<T: Component> = super::sparse::SparseOpt<T>;
+    type OptMut<T: Component> = super::sparse::SparseOptMut<T>;
 }
 
 macro_rules! zip_ty {

@@ -16,9 +16,10 @@ use smallvec::SmallVec;
 use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::matcher::{Matcher, MatcherChain};
-use crate::storage::{Archetype, ArchetypeId, Archetypes, ComponentSet, SparseSets};
+use crate::storage::{Archetype, ArchetypeId, Archetypes, ComponentSet, SparseLend, SparseSets};
 
 /// One group's matcher and the archetypes it accepts.
+#[derive(Clone)]
 pub(crate) struct Member {
     pub(crate) matcher: Matcher,
     /// The archetype filter: the matcher's terms on archetype components
@@ -42,6 +43,8 @@ pub(crate) enum Holding<'a> {
     Slot(&'a SparseSets, u32),
     /// This set of components (an entity being created from a bundle).
     Set(&'a ComponentSet),
+    /// The sparse sets lent to a query, for the entity in this slot.
+    Lent(SparseLend<'a>, u32),
 }
 
 impl Holding<'_> {
@@ -50,6 +53,7 @@ impl Holding<'_> {
         match *self {
             Holding::Slot(sparse, slot) => sparse.contains(id, slot),
             Holding::Set(set) => set.contains(id),
+            Holding::Lent(sparse, slot) => sparse.contains(id, slot),
         }
     }
 }

@@ -19,6 +19,7 @@ use super::archetypes::Archetypes;
 use super::bitset::ComponentSet;
 use super::chunk::Chunk;
 use super::location::ArchetypeId;
+use super::sparse_access::{SparseChunk, SparseChunkMut, SparseLend};
 use crate::component::ComponentId;
 use crate::entity::Entity;
 
@@ -143,6 +144,7 @@ impl ColumnPlan {
     pub(crate) fn walk_placed<'a, 'p>(
         &'p self,
         archetypes: &'a Archetypes,
+        sparse: SparseLend<'a>,
         keep: impl Fn(&ComponentSet) -> bool + 'p,
     ) -> impl Iterator<Item = ColumnAccess<'a, 'p>> + 'p
     where
@@ -154,7 +156,7 @@ impl ColumnPlan {
             .zip(self.placed_offsets())
             .map(|(&id, offsets)| (archetypes.get(id), offsets))
             .filter(move |(a, _)| !a.is_empty() && keep(a.set()))
-            .map(|(a, offsets)| ColumnAccess::new(a, self.columns(), false, Some(offsets)))
+            .map(move |(a, offsets)| ColumnAccess::new(a, sparse, self.columns(), false, Some(offsets)))
     }
 
     /// Read and write access, as the plan says, to the placed archetypes of
@@ -166,6 +168,7 @@ impl ColumnPlan {
     pub(crate) fn walk_placed_mut<'a, K: Fn(&ComponentSet) -> bool>(
         &'a self,
         archetypes: &'a mut Archetypes,
+        sparse: SparseLend<'a>,
         keep: K,
     ) -> PlacedMut<'a, K> {
         self.check_placed_in(archetypes);
@@ -175,6 +178,7 @@ impl ColumnPlan {
             list: &archetypes.list,
             placed: self.placed.iter().zip(self.placed_offsets()),
             takes: &self.takes,
+            sparse,
             keep,
         }
     }
@@ -199,6 +203,7 @@ pub(crate) struct PlacedMut<'a, K> {
     /// handed out once and no two `ColumnAccess`es share one.
     placed: std::iter::Zip<std::slice::Iter<'a, ArchetypeId>, std::slice::ChunksExact<'a, u32>>,
     takes: &'a [Take],
+    sparse: SparseLend<'a>,
     keep: K,
 }
 
@@ -213,6 +218,7 @@ impl<'a, K: Fn(&ComponentSet) -> bool> Iterator for PlacedMut<'a, K> {
             if !archetype.is_empty() && (self.keep)(archetype.set()) {
                 return Some(ColumnAccess::new(
                     archetype,
+                    self.sparse,
                     PlannedColumns(self.takes),
                     true,
                     Some(offsets),
@@ -241,6 +247,9 @@ pub struct PlannedColumns<'p>(&'p [Take]);
 /// by value.
 pub struct ColumnAccess<'a, 'p> {
     archetype: &'a Archetype,
+    /// The context's flag and sparse components (lent exclusively if
+    /// `writable`).
+    sparse: SparseLend<'a>,
     writable: bool,
     /// The plan's columns not taken yet.
     takes: std::slice::Iter<'p, Take>,
@@ -250,26 +259,35 @@ pub struct ColumnAccess<'a, 'p> {
 }
 
 impl<'a, 'p> ColumnAccess<'a, 'p> {
-    /// Read access to `archetype`'s columns, as `plan` says.
+    /// Read access to `archetype`'s columns and to the `sparse` sets'
+    /// values of its rows, as `plan` says.
     #[inline]
-    pub(crate) fn shared(archetype: &'a Archetype, plan: PlannedColumns<'p>) -> Self {
-        Self::new(archetype, plan, false, None)
+    pub(crate) fn shared(archetype: &'a Archetype, sparse: SparseLend<'a>, plan: PlannedColumns<'p>) -> Self {
+        Self::new(archetype, sparse, plan, false, None)
     }
 
-    /// Read and write access to `archetype`'s columns, as `plan` says. The
-    /// `&mut` is held for `'a`, so nothing else reads or writes the archetype
-    /// meanwhile.
+    /// Read and write access to `archetype`'s columns and to the `sparse`
+    /// sets' values of its rows, as `plan` says (the values are written only
+    /// if `sparse` is lent exclusively). The `&mut` is held for `'a`, so
+    /// nothing else reads or writes the archetype meanwhile.
     #[inline]
-    pub(crate) fn exclusive(archetype: ArchetypeMut<'a>, plan: PlannedColumns<'p>) -> Self {
-        Self::new(archetype.0, plan, true, None)
+    pub(crate) fn exclusive(archetype: ArchetypeMut<'a>, sparse: SparseLend<'a>, plan: PlannedColumns<'p>) -> Self {
+        Self::new(archetype.0, sparse, plan, true, None)
     }
 
     /// `offsets`, if given, must be where `plan` was placed in `archetype`
     /// (by [`ColumnPlan::place`], which checked the column types).
     #[inline]
-    fn new(archetype: &'a Archetype, plan: PlannedColumns<'p>, writable: bool, offsets: Option<&'p [u32]>) -> Self {
+    fn new(
+        archetype: &'a Archetype,
+        sparse: SparseLend<'a>,
+        plan: PlannedColumns<'p>,
+        writable: bool,
+        offsets: Option<&'p [u32]>,
+    ) -> Self {
         ColumnAccess {
             archetype,
+            sparse,
             writable,
             takes: plan.0.iter(),
             placed: offsets.map(|offsets| offsets.iter()),
@@ -319,26 +337,20 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
         Some((offset != ABSENT).then_some(offset as usize))
     }
 
-    /// The plan's next column, for reading: `None` if refused (see
-    /// [`take`](Self::take)), `Some(None)` if the archetype lacks it.
-    #[inline]
-    pub(crate) fn read<T: 'static>(&mut self) -> Option<Option<ColumnChunks<'a, T>>> {
-        Some(self.take::<T>(false)?.map(|offset| ColumnChunks {
-            chunks: ChunkCursor::new(self.archetype),
-            offset,
-            _values: PhantomData,
-        }))
-    }
-
-    /// The plan's next column, for writing: `None` if refused (see
-    /// [`take`](Self::take)), `Some(None)` if the archetype lacks it.
-    #[inline]
-    pub(crate) fn write<T: 'static>(&mut self) -> Option<Option<ColumnChunksMut<'a, T>>> {
-        Some(self.take::<T>(true)?.map(|offset| ColumnChunksMut {
-            chunks: ChunkCursor::new(self.archetype),
-            offset,
-            _values: PhantomData,
-        }))
+    /// Takes the plan's next component, one kept out of archetypes, for
+    /// writing if `write`: its id, or `None` if the plan is used up, or
+    /// `write` and the plan or the access cannot write it, or the plan
+    /// records another type than `T`.
+    #[inline(always)]
+    fn take_kept_out<T: 'static>(&mut self, write: bool) -> Option<ComponentId> {
+        let take = self.takes.next()?;
+        if let Some(offsets) = &mut self.placed {
+            offsets.next()?;
+        }
+        if (write && !(self.writable && take.write)) || take.ty != TypeId::of::<T>() {
+            return None;
+        }
+        Some(take.id)
     }
 
     /// The entity at `row`, if it is a live row.
@@ -378,6 +390,78 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
             // (`writable`), and the plan names a written column once, so this is
             // the only reference to any of its values for `'a`.
             unsafe { &mut *self.archetype.value_at::<T>(offset, row) }
+        }))
+    }
+
+    /// The plan's next component, a flag or sparse one, for reading chunk by
+    /// chunk: `None` if refused (see [`take_kept_out`](Self::take_kept_out))
+    /// or its set holds another type.
+    #[inline]
+    pub(crate) fn read_sparse<T: 'static>(&mut self) -> Option<SparseChunks<'a, T>> {
+        let id = self.take_kept_out::<T>(false)?;
+        Some(SparseChunks {
+            entities: self.entities(),
+            values: self.sparse.read::<T>(id)?,
+        })
+    }
+
+    /// The plan's next component, a flag or sparse one, for writing chunk by
+    /// chunk: `None` if refused (see [`take_kept_out`](Self::take_kept_out)),
+    /// the sets are not lent exclusively, or its set holds another type.
+    #[inline]
+    pub(crate) fn write_sparse<T: 'static>(&mut self) -> Option<SparseChunksMut<'a, T>> {
+        let id = self.take_kept_out::<T>(true)?;
+        // The plan names a written component once, and this access takes it
+        // once, for this archetype's rows only: the view's entries are asked
+        // for by these rows' (distinct) entities alone.
+        Some(SparseChunksMut {
+            entities: self.entities(),
+            values: self.sparse.write::<T>(id)?,
+        })
+    }
+
+    /// The value of the entity at `row` of the plan's next component, a flag
+    /// or sparse one, for reading: `None` if `row` is not live or the take is
+    /// refused (see [`read_sparse`](Self::read_sparse)), `Some(None)` if the
+    /// entity has no value.
+    #[inline]
+    pub(crate) fn read_sparse_row<T: 'static>(&mut self, row: u32) -> Option<Option<&'a T>> {
+        let entity = self.archetype.entity_at(row)?;
+        let id = self.take_kept_out::<T>(false)?;
+        Some(self.sparse.read::<T>(id)?.get(entity.index()))
+    }
+
+    /// The value of the entity at `row` of the plan's next component, a flag
+    /// or sparse one, for writing: `None` if `row` is not live or the take is
+    /// refused (see [`write_sparse`](Self::write_sparse)), `Some(None)` if
+    /// the entity has no value.
+    #[inline]
+    pub(crate) fn write_sparse_row<T: 'static>(&mut self, row: u32) -> Option<Option<&'a mut T>> {
+        let entity = self.archetype.entity_at(row)?;
+        let id = self.take_kept_out::<T>(true)?;
+        // A view for this one row, asked for one slot.
+        Some(self.sparse.write::<T>(id)?.take(entity.index()))
+    }
+
+    /// The plan's next column, for reading: `None` if refused (see
+    /// [`take`](Self::take)), `Some(None)` if the archetype lacks it.
+    #[inline]
+    pub(crate) fn read<T: 'static>(&mut self) -> Option<Option<ColumnChunks<'a, T>>> {
+        Some(self.take::<T>(false)?.map(|offset| ColumnChunks {
+            chunks: ChunkCursor::new(self.archetype),
+            offset,
+            _values: PhantomData,
+        }))
+    }
+
+    /// The plan's next column, for writing: `None` if refused (see
+    /// [`take`](Self::take)), `Some(None)` if the archetype lacks it.
+    #[inline]
+    pub(crate) fn write<T: 'static>(&mut self) -> Option<Option<ColumnChunksMut<'a, T>>> {
+        Some(self.take::<T>(true)?.map(|offset| ColumnChunksMut {
+            chunks: ChunkCursor::new(self.archetype),
+            offset,
+            _values: PhantomData,
         }))
     }
 }
@@ -526,6 +610,39 @@ impl<'a> Iterator for EntityChunks<'a> {
         // initialised, aligned (offset 0 of a chunk aligned at least for
         // `Entity`), and not written while the archetype is borrowed (`'a`).
         Some(unsafe { std::slice::from_raw_parts(base.cast::<Entity>(), len) })
+    }
+}
+
+/// One flag or sparse component's values, chunk by chunk, shared: each
+/// chunk's entities with a view of the component's set.
+pub struct SparseChunks<'a, T> {
+    entities: EntityChunks<'a>,
+    values: super::SparseRead<'a, T>,
+}
+
+impl<'a, T> Iterator for SparseChunks<'a, T> {
+    type Item = SparseChunk<'a, T>;
+
+    #[inline]
+    fn next(&mut self) -> Option<SparseChunk<'a, T>> {
+        Some(SparseChunk::new(self.entities.next()?, self.values))
+    }
+}
+
+/// One flag or sparse component's values, chunk by chunk, exclusive: each
+/// chunk's entities with a view of the component's set, each chunk handed
+/// out once.
+pub struct SparseChunksMut<'a, T> {
+    entities: EntityChunks<'a>,
+    values: super::SparseWrite<'a, T>,
+}
+
+impl<'a, T> Iterator for SparseChunksMut<'a, T> {
+    type Item = SparseChunkMut<'a, T>;
+
+    #[inline]
+    fn next(&mut self) -> Option<SparseChunkMut<'a, T>> {
+        Some(SparseChunkMut::new(self.entities.next()?, self.values.split()))
     }
 }
 

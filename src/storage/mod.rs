@@ -23,6 +23,8 @@
 //!   checked once per query says;
 //! - `sparse.rs`: the components kept out of archetypes (`flag` and
 //!   `sparse` kinds), a sparse set per type keyed by entity slot;
+//! - `sparse_access.rs`: those components as a query fetches them, looked
+//!   up row by row by entity slot;
 //! - `chunk.rs`, `type_info.rs`, `location.rs`, `bitset.rs`, `stats.rs`: the
 //!   raw chunk memory, type-erased values, row addresses, component sets and
 //!   memory statistics.
@@ -47,6 +49,10 @@
 //!   per borrow of an archetype) takes each planned column once, and only a
 //!   `ColumnAccess` made from an `ArchetypeMut` (or by a placed plan's walk
 //!   over a mutably borrowed `Archetypes`) writes.
+//! - A query's flag and sparse values cannot alias either: `ColumnAccess`
+//!   takes them in plan order too, a write view is made only from sets lent
+//!   from `&mut SparseSets`, and it hands out the entry of each row's entity,
+//!   once (distinct rows are distinct entities, hence distinct slots).
 //! - A placed plan's column offsets are trusted without a lookup: `place`
 //!   checked each column's type against the plan's, archetypes never change
 //!   their layout, a plan is walked only in the `Archetypes` it was placed in
@@ -80,6 +86,7 @@ mod edges;
 mod location;
 mod moves;
 mod sparse;
+mod sparse_access;
 mod spawn;
 mod stats;
 mod type_info;
@@ -89,11 +96,15 @@ pub(crate) use archetypes::{Archetypes, Visit};
 pub use bitset::ComponentSet;
 pub use chunk::CHUNK_BYTES;
 pub(crate) use columns::ColumnPlan;
-pub use columns::{ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowAccess};
+pub use columns::{
+    ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowAccess, SparseChunks, SparseChunksMut,
+};
 pub(crate) use edges::TransitionId;
 pub(crate) use location::{ArchetypeId, Location};
 pub(crate) use moves::Moved;
 pub(crate) use sparse::{SparseSet, SparseSets};
+pub(crate) use sparse_access::SparseLend;
+pub use sparse_access::{SparseChunk, SparseChunkMut, SparseRead, SparseRows, SparseRowsMut, SparseWrite};
 pub(crate) use spawn::BundleId;
 pub use spawn::RowWriter;
 pub use stats::StorageStats;

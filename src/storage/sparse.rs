@@ -12,6 +12,7 @@
 
 use std::any::TypeId;
 use std::panic::{self, AssertUnwindSafe};
+use std::ptr::NonNull;
 
 use super::type_info::ErasedRef;
 use crate::component::{ComponentId, ComponentInfo, ComponentRef};
@@ -29,8 +30,16 @@ trait Values: Send + Sync {
     fn len(&self) -> usize;
     /// Bytes allocated.
     fn bytes(&self) -> usize;
-    /// Frees spare capacity.
-    fn shrink_to_fit(&mut self);
+    /// Frees spare capacity; returns where the values now start (see
+    /// `SparseSet::values_at`).
+    fn shrink_to_fit(&mut self) -> NonNull<u8>;
+}
+
+/// Where `values` start, from `Vec::as_mut_ptr` (so the pointer may write,
+/// and taking it borrows no value).
+#[inline(always)]
+fn start<T>(values: &mut Vec<T>) -> NonNull<u8> {
+    NonNull::new(values.as_mut_ptr().cast::<u8>()).expect("a `Vec`'s pointer is never null")
 }
 
 impl<T: Send + Sync + 'static> Values for Vec<T> {
@@ -52,8 +61,9 @@ impl<T: Send + Sync + 'static> Values for Vec<T> {
         self.capacity() * size_of::<T>()
     }
 
-    fn shrink_to_fit(&mut self) {
+    fn shrink_to_fit(&mut self) -> NonNull<u8> {
         Vec::shrink_to_fit(self);
+        start(self)
     }
 }
 
@@ -71,9 +81,25 @@ pub(crate) struct SparseSet {
     /// Each entry's entity slot.
     slots: Vec<u32>,
     values: Box<dyn Values>,
+    /// Where `values`' elements start: taken from `Vec::as_mut_ptr` whenever
+    /// the vector may have moved them (made, grown, shrunk), so a query that
+    /// has the sets lent exclusively writes values through it without a
+    /// `&mut` to the set (which would clash with the shared borrows its
+    /// per-entity checks take meanwhile).
+    values_at: NonNull<u8>,
     /// Bumped whenever an entry is added or removed.
     version: u64,
 }
+
+// SAFETY: `values_at` points into `values`, which the set owns and which is
+// `Send + Sync` (its elements are); the pointer is written through only by a
+// query that has the sets lent exclusively (`SparseLend::write`), as a
+// `&mut` to those values would be.
+unsafe impl Send for SparseSet {}
+// SAFETY: as for `Send`: through `&SparseSet` the pointer is only copied out,
+// never written through (a `SparseLend` made from `&SparseSets` refuses to
+// write).
+unsafe impl Sync for SparseSet {}
 
 impl SparseSet {
     /// An empty set of `info`'s values, which are `T`s.
@@ -85,6 +111,7 @@ impl SparseSet {
             index: Vec::new(),
             slots: Vec::new(),
             values: Box::new(Vec::<T>::new()),
+            values_at: NonNull::<T>::dangling().cast(),
             version: 0,
         }
     }
@@ -151,6 +178,23 @@ impl SparseSet {
         Some((values, &mut self.index, &mut self.slots))
     }
 
+    /// The index by slot and the values, if they are `T`s.
+    #[inline]
+    pub(super) fn typed_parts<T: 'static>(&self) -> Option<(&[u32], &[T])> {
+        Some((&self.index, self.typed::<T>()?))
+    }
+
+    /// The index by slot, and where the values start and their number, if
+    /// they are `T`s. The pointer comes from `Vec::as_mut_ptr` (see
+    /// `values_at`): it may write if the set is borrowed exclusively.
+    #[inline]
+    pub(super) fn typed_raw<T: 'static>(&self) -> Option<(&[u32], NonNull<T>, usize)> {
+        if self.type_id != TypeId::of::<T>() {
+            return None;
+        }
+        Some((&self.index, self.values_at.cast::<T>(), self.slots.len()))
+    }
+
     /// `slot`'s `T`.
     #[inline(always)]
     pub(crate) fn get<T: 'static>(&self, slot: u32) -> Option<&T> {
@@ -182,6 +226,7 @@ impl SparseSet {
         }
         slots.push(slot);
         values.push(value);
+        self.values_at = start(values);
         self.version += 1;
         Ok(())
     }
@@ -413,7 +458,7 @@ impl SparseSets {
             set.index.truncate(used);
             set.index.shrink_to_fit();
             set.slots.shrink_to_fit();
-            set.values.shrink_to_fit();
+            set.values_at = set.values.shrink_to_fit();
         }
     }
 

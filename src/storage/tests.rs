@@ -545,7 +545,7 @@ fn column_access_refuses_aliasing_and_hands_out_every_chunk_once() {
         take(HUGE, false),
     ])
     .unwrap();
-    let mut access = ColumnAccess::exclusive(a, plan.columns());
+    let mut access = ColumnAccess::exclusive(a, SparseLend::shared(&f.sparse), plan.columns());
     let lens: Vec<usize> = access.chunk_lens().collect();
     assert_eq!(lens.len(), chunks);
     let ents = access.entities();
@@ -597,13 +597,13 @@ fn column_access_refuses_aliasing_and_hands_out_every_chunk_once() {
     let shared = f.storage.iter().find(|a| a.id() == arch).unwrap();
     let write_plan = ColumnPlan::new([take(U64, true)]).unwrap();
     assert!(
-        ColumnAccess::shared(shared, write_plan.columns())
+        ColumnAccess::shared(shared, SparseLend::shared(&f.sparse), write_plan.columns())
             .write::<u64>()
             .is_none(),
         "a shared access never writes"
     );
     let read_plan = ColumnPlan::new([take(U64, false)]).unwrap();
-    let mut ro = ColumnAccess::shared(shared, read_plan.columns());
+    let mut ro = ColumnAccess::shared(shared, SparseLend::shared(&f.sparse), read_plan.columns());
     let total: usize = ro
         .read::<u64>()
         .unwrap()
@@ -657,7 +657,11 @@ fn single_row_access_reads_and_writes_the_row_asked_and_refuses_the_rest() {
         *value -= 1000;
         // A row through a plan: its columns in order, once each.
         let plan = ColumnPlan::new([take(BIG, true), take(TRACKED, false), take(WIDE, false)]).unwrap();
-        let mut access = ColumnAccess::exclusive(f.storage.lend_mut(loc.archetype), plan.columns());
+        let mut access = ColumnAccess::exclusive(
+            f.storage.lend_mut(loc.archetype),
+            SparseLend::shared(&f.sparse),
+            plan.columns(),
+        );
         let big = access.write_row::<Big>(loc.row).unwrap().unwrap();
         let tracked = access.read_row::<Tracked>(loc.row).unwrap().unwrap();
         assert_eq!(access.read_row::<Wide>(loc.row), Some(None), "the archetype lacks it");
@@ -668,7 +672,11 @@ fn single_row_access_reads_and_writes_the_row_asked_and_refuses_the_rest() {
     let loc = f.loc(entities[0]);
     let len = f.storage.get(loc.archetype).len() as u32;
     let plan = ColumnPlan::new([take(U64, false)]).unwrap();
-    let mut access = ColumnAccess::exclusive(f.storage.lend_mut(loc.archetype), plan.columns());
+    let mut access = ColumnAccess::exclusive(
+        f.storage.lend_mut(loc.archetype),
+        SparseLend::shared(&f.sparse),
+        plan.columns(),
+    );
     assert_eq!(access.read_row::<u64>(len), None);
     for (i, &e) in entities.iter().enumerate() {
         assert_eq!(f.get::<u64>(e, U64), Some(&(i as u64)));
@@ -720,7 +728,7 @@ fn a_placed_plan_takes_each_archetypes_columns_where_they_sit() {
     // Writes through the placed walk land in the right column; a column the
     // archetype lacks is `Some(None)`; the empty archetype is skipped.
     let mut visited = 0;
-    for mut access in plan.walk_placed_mut(&mut f.storage, |_| true) {
+    for mut access in plan.walk_placed_mut(&mut f.storage, SparseLend::shared(&f.sparse), |_| true) {
         visited += 1;
         let wide = access.read::<Big>().unwrap();
         let values = access.write::<u64>().unwrap().unwrap();
@@ -739,7 +747,7 @@ fn a_placed_plan_takes_each_archetypes_columns_where_they_sit() {
     assert_eq!(visited, 2);
     let rows = |f: &Fixture, keep: fn(&ComponentSet) -> bool| -> Vec<u64> {
         let mut out = Vec::new();
-        for mut access in no_columns.walk_placed(&f.storage, keep) {
+        for mut access in no_columns.walk_placed(&f.storage, SparseLend::shared(&f.sparse), keep) {
             assert!(access.read::<u64>().is_none(), "the plan takes nothing");
             out.extend(access.chunk_lens().map(|n| n as u64));
         }
@@ -748,7 +756,7 @@ fn a_placed_plan_takes_each_archetypes_columns_where_they_sit() {
     assert_eq!(rows(&f, |_| true).iter().sum::<u64>(), 1400);
     assert_eq!(rows(&f, |set| set.contains(id(BIG))).iter().sum::<u64>(), 700);
     let mut seen: Vec<u64> = plan
-        .walk_placed(&f.storage, |_| true)
+        .walk_placed(&f.storage, SparseLend::shared(&f.sparse), |_| true)
         .flat_map(|mut access| {
             access.read::<Big>().unwrap();
             access.read::<u64>().unwrap().unwrap().flatten().copied()
@@ -759,16 +767,21 @@ fn a_placed_plan_takes_each_archetypes_columns_where_they_sit() {
 
     // A take of another type than planned is refused, placed or not.
     let a = with_u64[0];
-    let mut placed = plan.walk_placed_mut(&mut f.storage, |set| set.contains(id(BIG)));
+    let mut placed = plan.walk_placed_mut(&mut f.storage, SparseLend::shared(&f.sparse), |set| {
+        set.contains(id(BIG))
+    });
     let mut access = placed.next().unwrap();
     assert!(access.read::<u64>().is_none(), "the plan's first column holds `Big`s");
     assert!(placed.next().is_none());
-    let mut found = ColumnAccess::exclusive(f.storage.lend_mut(a), plan.columns());
+    let mut found = ColumnAccess::exclusive(f.storage.lend_mut(a), SparseLend::shared(&f.sparse), plan.columns());
     assert!(found.read::<u64>().is_none());
 
     // A plan is placed in one `Archetypes`, in creation order.
     let other = Archetypes::new(infos());
-    let wrong_context = catch_unwind(AssertUnwindSafe(|| plan.walk_placed(&other, |_| true).count()));
+    let wrong_context = catch_unwind(AssertUnwindSafe(|| {
+        plan.walk_placed(&other, SparseLend::shared(&f.sparse), |_| true)
+            .count()
+    }));
     assert!(wrong_context.is_err(), "walking another context's archetypes panics");
     let mut late = ColumnPlan::new([take(U64, false)]).unwrap();
     late.place(&f.storage, with_u64[1]);
@@ -870,5 +883,101 @@ fn a_bundle_with_sparse_elements_files_them_under_the_new_slot_or_leaves_none() 
     });
     assert_eq!(live(), before + 1);
     f.sparse.remove_all(e.index());
+    assert_eq!(live(), before);
+}
+
+#[test]
+fn a_query_reads_and_writes_sparse_values_row_by_row_each_entry_once() {
+    let before = live();
+    let mut f = Fixture::new();
+    // Big rows: several chunks. All but every third entity has a sparse
+    // `Tracked`; entries are added in reverse, so they are not in slot order.
+    let entities: Vec<Entity> = (0..40u64)
+        .map(|i| {
+            f.spawn(&[U64, BIG], |w| {
+                w.put(i).unwrap();
+                w.put(Big([i; 64])).unwrap();
+            })
+        })
+        .collect();
+    let info = &infos()[SPARSE_TRACKED];
+    for (i, e) in entities.iter().enumerate().rev().filter(|(i, _)| i % 3 != 1) {
+        f.sparse.insert(info, e.index(), Tracked::new(&i.to_string())).unwrap();
+    }
+    let a = f.loc(entities[0]).archetype;
+    let plan = ColumnPlan::new([take(U64, false), take(SPARSE_TRACKED, true), take(FLAG, false)]).unwrap();
+    let mut access = ColumnAccess::exclusive(
+        f.storage.lend_mut(a),
+        SparseLend::exclusive(&mut f.sparse),
+        plan.columns(),
+    );
+    let lens: Vec<usize> = access.chunk_lens().collect();
+    assert!(lens.len() > 2, "several chunks");
+    let values = access.read::<u64>().unwrap().unwrap();
+    let tracked = access.write_sparse::<Tracked>().unwrap();
+    let lit = access
+        .read_sparse::<Lit>()
+        .expect("a flag with no set yet reads as absent");
+    let mut rows = 0;
+    for (((len, values), mut chunk), lit) in lens.into_iter().zip(values).zip(tracked).zip(lit) {
+        assert_eq!((chunk.len(), values.len(), lit.len()), (len, len, len));
+        assert!(lit.iter().all(|l| l.is_none()));
+        for (v, t) in values.iter().zip(chunk.iter_mut()) {
+            match t {
+                Some(t) => {
+                    assert_eq!(t.0, v.to_string());
+                    t.0.push('!');
+                }
+                None => assert_eq!(v % 3, 1),
+            }
+        }
+        // Split, each half written through its own rows.
+        let (head, tail) = chunk.split_at(len / 2);
+        assert_eq!(head.len() + tail.len(), len);
+        for t in head.into_iter().chain(tail).flatten() {
+            t.0.push('?');
+        }
+        rows += len;
+    }
+    assert_eq!(rows, entities.len());
+    for (i, e) in entities.iter().enumerate() {
+        let value = f.sparse.get::<Tracked>(id(SPARSE_TRACKED), e.index());
+        assert_eq!(
+            value.map(|t| t.0.as_str()),
+            (i % 3 != 1).then(|| format!("{i}!?")).as_deref()
+        );
+    }
+    // One row at a time, through a plan placed nowhere.
+    let loc = f.loc(entities[3]);
+    let row_plan = ColumnPlan::new([take(SPARSE_TRACKED, true), take(U64, false)]).unwrap();
+    let mut access = ColumnAccess::exclusive(
+        f.storage.lend_mut(loc.archetype),
+        SparseLend::exclusive(&mut f.sparse),
+        row_plan.columns(),
+    );
+    let value = access.write_sparse_row::<Tracked>(loc.row).unwrap().unwrap();
+    assert_eq!(access.read_row::<u64>(loc.row), Some(Some(&3)));
+    value.0.clear();
+    assert_eq!(
+        f.sparse
+            .get::<Tracked>(id(SPARSE_TRACKED), entities[3].index())
+            .unwrap()
+            .0,
+        ""
+    );
+    // A shared lend never writes; another type than planned is refused.
+    let shared = f.storage.get(a);
+    let mut access = ColumnAccess::shared(shared, SparseLend::shared(&f.sparse), row_plan.columns());
+    assert!(
+        access.write_sparse::<Tracked>().is_none(),
+        "a shared access never writes"
+    );
+    let mut access = ColumnAccess::shared(shared, SparseLend::shared(&f.sparse), plan.columns());
+    assert!(access.read::<u64>().is_some());
+    assert!(access.read_sparse::<u64>().is_none(), "the plan records `Tracked`");
+    for e in &entities {
+        f.sparse.remove_all(e.index());
+    }
+    drop(f);
     assert_eq!(live(), before);
 }

@@ -1456,7 +1456,8 @@ impl World {
                     Some(values) => {
                         let viewed = viewed.unwrap();
                         let present = |kind| values.get(&kind).copied();
-                        assert_eq!(viewed, [Kind::Small, Kind::Wide, Kind::Flag].map(present), "{e}");
+                        let kinds = [Kind::Small, Kind::Wide, Kind::Flag, Kind::Lit, Kind::Mark];
+                        assert_eq!(viewed, kinds.map(present), "{e}");
                         self.assert_quiet();
                     }
                     None => self.assert_not_alive(e, viewed.map(drop)),
@@ -1521,20 +1522,26 @@ impl World {
         }
     }
 
-    /// The entity's `Small`, `Wide` and `Flag` (as the model's values) read
-    /// through its view, whose `Small` and `Wide` are then written back
-    /// unchanged through `get_mut` and a query (silently).
-    fn view(&mut self, e: Entity) -> Result<[Option<u8>; 3], Error> {
+    /// The entity's `Small`, `Wide`, `Flag`, `Lit` and `Mark` (as the
+    /// model's values) read through its view, whose `Small`, `Wide` and
+    /// `Mark` are then written back unchanged through `get_mut` and queries
+    /// (silently).
+    fn view(&mut self, e: Entity) -> Result<[Option<u8>; 5], Error> {
         let mut view = self.game.entity_mut(e)?;
         assert_eq!(view.entity(), e);
         let (me, small, wide, flag) = view.query::<(Entity, Option<&Small>, Option<&Wide>, Option<&Flag>)>()?;
         assert_eq!(me, e);
         let read = [small.map(|s| s.0), wide.map(|w| w.0[0] as u8), flag.map(|_| 0)];
+        let (lit, mark) = view.query::<(Option<&Lit>, Option<&Mark>)>()?;
+        let read = [read[0], read[1], read[2], lit.map(|_| 0), mark.map(|m| m.0)];
         if let Ok(small) = view.get_mut::<Small>() {
             *small = Small(small.0);
         }
         if let (Some(wide), _) = view.query::<(Option<&mut Wide>, Option<&Small>)>()? {
             *wide = Wide(wide.0);
+        }
+        if let (Some(mark), Some(_)) = view.query::<(Option<&mut Mark>, Option<&Lit>)>()? {
+            *mark = Mark(mark.0);
         }
         assert_eq!(view.has::<Flag>(), read[2].is_some());
         Ok(read)
@@ -1639,6 +1646,7 @@ impl World {
         for &e in &self.handles {
             self.compare_entity(e);
         }
+        self.compare_queries();
         let mut disabled: Vec<Entity> = self.disabled.iter().copied().collect();
         disabled.sort_by_key(|e| e.index());
         let retained: Vec<Entity> = self.game.retained_destroyed_entities().collect();
@@ -1658,6 +1666,49 @@ impl World {
             counted as isize,
             "live Counted values match the model"
         );
+    }
+
+    /// Queries that fetch flag and sparse components visit exactly the
+    /// entities that have them (for `&T`), and see the model's values.
+    fn compare_queries(&mut self) {
+        let expected: BTreeMap<Entity, (u8, Option<u8>, bool)> = self
+            .model
+            .iter()
+            .filter_map(|(&e, v)| {
+                let mark = *v.get(&Kind::Mark)?;
+                Some((e, (mark, v.get(&Kind::Small).copied(), v.contains_key(&Kind::Lit))))
+            })
+            .collect();
+        let query = self.game.query::<(Entity, &Mark, Option<&Small>, Option<&Lit>)>();
+        let seen: BTreeMap<Entity, (u8, Option<u8>, bool)> = query
+            .iter()
+            .map(|(e, mark, small, lit)| (e, (mark.0, small.map(|s| s.0), lit.is_some())))
+            .collect();
+        assert_eq!(seen, expected, "a query over `&Mark`");
+        assert_eq!(query.count(), expected.len());
+        let lit: BTreeSet<Entity> = self
+            .model
+            .iter()
+            .filter(|(_, v)| v.contains_key(&Kind::Lit))
+            .map(|(&e, _)| e)
+            .collect();
+        let seen: BTreeSet<Entity> = self.game.query::<(Entity, &Lit)>().iter().map(|(e, _)| e).collect();
+        assert_eq!(seen, lit, "a query over the flag `&Lit`");
+        // Written back unchanged (silently), chunk by chunk and entity by entity.
+        let mut written = 0;
+        let mut query = self.game.query_mut::<(&mut Mark, Option<&Small>)>().unwrap();
+        query.for_each_chunk(|(mut marks, _)| {
+            for mark in marks.iter_mut() {
+                let mark = mark.expect("a `&mut Mark` query visits marked entities only");
+                *mark = Mark(mark.0);
+            }
+            written += marks.len();
+        });
+        let mut query = self.game.query_mut::<(Entity, Option<&mut Mark>)>().unwrap();
+        query.for_each(|(e, mark)| {
+            assert_eq!(mark.map(|m| m.0), self.model[&e].get(&Kind::Mark).copied());
+        });
+        assert_eq!(written, expected.len());
     }
 
     fn compare_entity(&self, e: Entity) {

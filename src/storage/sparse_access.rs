@@ -1,0 +1,414 @@
+//! `SparseLend`, `SparseChunk` and `SparseChunkMut`: the flag and sparse
+//! components a query fetches. Their values are not laid out by row, so a
+//! query looks each row's value up by its entity's slot: a chunk of such a
+//! component is the chunk's entity array beside a view of the component's
+//! sparse set.
+//!
+//! Writes need no borrow flags, for the same reasons as columns' (see
+//! `columns.rs`): the plan refuses a query that writes a component and names
+//! it again, so the sets written are distinct from every other set viewed;
+//! and within one set, each row of a query belongs to a distinct entity,
+//! hence a distinct slot, hence a distinct entry, and each row is handed out
+//! once (a `SparseChunkMut` only ever splits its entity array in two).
+//!
+//! No `&mut` to the sets is made while they are lent: a write view copies
+//! out the pointer each set keeps to its values (taken with
+//! `Vec::as_mut_ptr` when the set was last changed), so the shared borrows
+//! the query's per-entity checks take of the sets' indices meanwhile stay
+//! valid.
+
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+
+use super::sparse::SparseSets;
+use crate::component::ComponentId;
+use crate::entity::Entity;
+
+/// The sparse sets of one context, lent to a query for `'a`: to read
+/// (made from `&'a SparseSets`), or to read and write (made from
+/// `&'a mut SparseSets`). Copied into each archetype's `ColumnAccess`.
+#[derive(Clone, Copy)]
+pub struct SparseLend<'a> {
+    /// Derived from the reference the lend was made from: with write
+    /// permission if `writable`.
+    sets: NonNull<SparseSets>,
+    writable: bool,
+    _lend: PhantomData<&'a SparseSets>,
+}
+
+// SAFETY: a `SparseLend` is a `&'a SparseSets` or a `&'a mut SparseSets` in
+// raw form; `SparseSets` is `Send + Sync` (its values are), so either may
+// cross threads. Writes through it happen only through `SparseChunkMut`s,
+// whose entries are disjoint (see the module docs).
+unsafe impl Send for SparseLend<'_> {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for SparseLend<'_> {}
+
+impl<'a> SparseLend<'a> {
+    /// The sets, to read.
+    #[inline]
+    pub(crate) fn shared(sets: &'a SparseSets) -> Self {
+        SparseLend {
+            sets: NonNull::from(sets),
+            writable: false,
+            _lend: PhantomData,
+        }
+    }
+
+    /// The sets, to read and write. The `&mut` is held for `'a`, so nothing
+    /// else reaches them meanwhile.
+    #[inline]
+    pub(crate) fn exclusive(sets: &'a mut SparseSets) -> Self {
+        SparseLend {
+            sets: NonNull::from(sets),
+            writable: true,
+            _lend: PhantomData,
+        }
+    }
+
+    /// The sets, to read. Private to storage: through the lend, values are
+    /// read only by views of components the query does not write (see
+    /// `ColumnAccess`), and code outside reads indices only (`contains`).
+    #[inline]
+    fn sets(self) -> &'a SparseSets {
+        // SAFETY: `sets` comes from a reference valid for `'a`. Nothing
+        // changes the sets during `'a` but the values written through
+        // `SparseWrite`s, which use the pointer each set keeps to its values
+        // (`SparseSet::values_at`), never a `&mut` to a set; and no shared
+        // borrow made here reads a value written meanwhile (only views of
+        // components the query does not write read values).
+        unsafe { self.sets.as_ref() }
+    }
+
+    /// Whether the entity in `slot` has a value of component `id` (for the
+    /// per-entity checks of a query; reads the set's index only).
+    #[inline]
+    pub(crate) fn contains(self, id: ComponentId, slot: u32) -> bool {
+        self.sets().contains(id, slot)
+    }
+
+    /// A view of component `id`'s values, which are `T`s, to read: `None`
+    /// if that set holds another type. The caller takes it for a component
+    /// the query does not write.
+    #[inline]
+    pub(super) fn read<T: 'static>(self, id: ComponentId) -> Option<SparseRead<'a, T>> {
+        let Some(set) = self.sets().set(id) else {
+            return Some(SparseRead::empty());
+        };
+        let (index, values) = set.typed_parts::<T>()?;
+        Some(SparseRead { index, values })
+    }
+
+    /// A view of component `id`'s values, which are `T`s, to write: `None`
+    /// if the lend is shared or that set holds another type.
+    ///
+    /// Every write view of one component that a query holds must hand out
+    /// each entry at most once: the caller takes it once per archetype for a
+    /// component the plan names once, and rows are distinct entities.
+    #[inline]
+    pub(super) fn write<T: 'static>(self, id: ComponentId) -> Option<SparseWrite<'a, T>> {
+        if !self.writable {
+            return None;
+        }
+        let Some(set) = self.sets().set(id) else {
+            return Some(SparseWrite::empty());
+        };
+        // The pointer was taken with `Vec::as_mut_ptr` from the set borrowed
+        // mutably, and the lend was made from `&'a mut SparseSets`
+        // (`writable`): writes through it are the query's alone during `'a`.
+        let (index, values, len) = set.typed_raw::<T>()?;
+        Some(SparseWrite {
+            index,
+            values,
+            len,
+            _values: PhantomData,
+        })
+    }
+}
+
+/// One sparse set's values, to read, by entity slot.
+pub struct SparseRead<'a, T> {
+    /// By slot: the entry's position, or `u32::MAX`.
+    index: &'a [u32],
+    values: &'a [T],
+}
+
+impl<T> Clone for SparseRead<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for SparseRead<'_, T> {}
+
+impl<'a, T> SparseRead<'a, T> {
+    fn empty() -> Self {
+        SparseRead {
+            index: &[],
+            values: &[],
+        }
+    }
+
+    /// The value of the entity in `slot`, if it has one.
+    #[inline(always)]
+    pub(super) fn get(&self, slot: u32) -> Option<&'a T> {
+        let &at = self.index.get(slot as usize)?;
+        self.values.get(at as usize)
+    }
+}
+
+/// One sparse set's values, to write, by entity slot: each entry is handed
+/// out at most once (see [`SparseLend::write`]).
+pub struct SparseWrite<'a, T> {
+    /// By slot: the entry's position, or `u32::MAX`.
+    index: &'a [u32],
+    /// The set's `len` values, from `Vec::as_mut_ptr`.
+    values: NonNull<T>,
+    len: usize,
+    _values: PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: a `SparseWrite` hands out `&'a mut T`s to distinct entries, as a
+// `&'a mut [T]` would: it may move to another thread if `T: Send`.
+unsafe impl<T: Send> Send for SparseWrite<'_, T> {}
+// SAFETY: through `&SparseWrite` nothing is reached (every method that
+// hands out values takes `self` or `&mut self`).
+unsafe impl<T: Sync> Sync for SparseWrite<'_, T> {}
+
+impl<'a, T> SparseWrite<'a, T> {
+    fn empty() -> Self {
+        SparseWrite {
+            index: &[],
+            values: NonNull::dangling(),
+            len: 0,
+            _values: PhantomData,
+        }
+    }
+
+    /// A copy for a disjoint set of rows (a chunk split in two, or the next
+    /// chunk): the caller asks the copies for distinct slots only.
+    pub(super) fn split(&self) -> Self {
+        SparseWrite {
+            index: self.index,
+            values: self.values,
+            len: self.len,
+            _values: PhantomData,
+        }
+    }
+
+    /// The value of the entity in `slot`, if it has one. Each slot must be
+    /// asked for at most once over every copy of this view.
+    #[inline(always)]
+    pub(super) fn take(&self, slot: u32) -> Option<&'a mut T> {
+        let at = *self.index.get(slot as usize)? as usize;
+        if at >= self.len {
+            return None;
+        }
+        // SAFETY: `at < len`, so the value is one of the set's initialised
+        // values (the set cannot change during `'a`: the sets are lent
+        // exclusively to the query, which writes values only). It is handed
+        // out once: distinct slots have distinct entries, and each slot is
+        // asked for once (the caller's contract, met by rows of distinct
+        // entities).
+        Some(unsafe { &mut *self.values.as_ptr().add(at) })
+    }
+}
+
+/// One chunk's values (or a run of its rows) of a flag or sparse component
+/// a query reads: what [`for_each_chunk`](crate::QueryMut::for_each_chunk)
+/// hands out for `&T` or `Option<&T>` when `T` is kept out of archetypes.
+/// Row `i` is the entity `entities()[i]`'s value; for a `&T` parameter,
+/// every row has one.
+pub struct SparseChunk<'a, T> {
+    entities: &'a [Entity],
+    values: SparseRead<'a, T>,
+}
+
+impl<'a, T> SparseChunk<'a, T> {
+    #[inline]
+    pub(crate) fn new(entities: &'a [Entity], values: SparseRead<'a, T>) -> Self {
+        SparseChunk { entities, values }
+    }
+
+    /// A chunk of no rows.
+    #[inline]
+    pub(crate) fn empty() -> Self {
+        SparseChunk::new(&[], SparseRead::empty())
+    }
+
+    /// The number of rows.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether there are no rows.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// The rows' entities.
+    #[inline]
+    pub fn entities(&self) -> &'a [Entity] {
+        self.entities
+    }
+
+    /// Row `row`'s value: `None` if the row's entity has none, or there is
+    /// no such row.
+    #[inline]
+    pub fn get(&self, row: usize) -> Option<&'a T> {
+        self.values.get(self.entities.get(row)?.index())
+    }
+
+    /// Each row's value, in row order.
+    #[inline]
+    pub fn iter(&self) -> SparseRows<'a, T> {
+        SparseRows {
+            entities: self.entities.iter(),
+            values: self.values,
+        }
+    }
+
+    /// The rows before `mid` and the rest.
+    #[inline]
+    pub(crate) fn split_at(self, mid: usize) -> (Self, Self) {
+        let (head, tail) = self.entities.split_at(mid);
+        (SparseChunk::new(head, self.values), SparseChunk::new(tail, self.values))
+    }
+}
+
+impl<'a, T> IntoIterator for SparseChunk<'a, T> {
+    type Item = Option<&'a T>;
+    type IntoIter = SparseRows<'a, T>;
+
+    fn into_iter(self) -> SparseRows<'a, T> {
+        self.iter()
+    }
+}
+
+/// The values of a [`SparseChunk`]'s rows, in row order.
+pub struct SparseRows<'a, T> {
+    entities: std::slice::Iter<'a, Entity>,
+    values: SparseRead<'a, T>,
+}
+
+impl<'a, T> Iterator for SparseRows<'a, T> {
+    type Item = Option<&'a T>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Option<&'a T>> {
+        let entity = self.entities.next()?;
+        Some(self.values.get(entity.index()))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.entities.size_hint()
+    }
+}
+
+impl<T> ExactSizeIterator for SparseRows<'_, T> {}
+
+/// One chunk's values (or a run of its rows) of a flag or sparse component
+/// a query writes: what [`for_each_chunk`](crate::QueryMut::for_each_chunk)
+/// hands out for `&mut T` or `Option<&mut T>` when `T` is kept out of
+/// archetypes. Row `i` is the entity `entities()[i]`'s value; for a `&mut T`
+/// parameter, every row has one.
+pub struct SparseChunkMut<'a, T> {
+    /// Distinct entities, each the only one of its slot.
+    entities: &'a [Entity],
+    values: SparseWrite<'a, T>,
+}
+
+impl<'a, T> SparseChunkMut<'a, T> {
+    /// `entities` are rows of the query `values` was taken for, handed to
+    /// no other chunk of that view.
+    #[inline]
+    pub(crate) fn new(entities: &'a [Entity], values: SparseWrite<'a, T>) -> Self {
+        SparseChunkMut { entities, values }
+    }
+
+    /// A chunk of no rows.
+    #[inline]
+    pub(crate) fn empty() -> Self {
+        SparseChunkMut::new(&[], SparseWrite::empty())
+    }
+
+    /// The number of rows.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether there are no rows.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// The rows' entities.
+    #[inline]
+    pub fn entities(&self) -> &'a [Entity] {
+        self.entities
+    }
+
+    /// Each row's value, mutably, in row order.
+    #[inline]
+    pub fn iter_mut(&mut self) -> SparseRowsMut<'_, T> {
+        SparseRowsMut {
+            entities: self.entities.iter(),
+            // The rows are this chunk's, borrowed mutably for the iterator's
+            // life: no other access to their values meanwhile.
+            values: self.values.split(),
+        }
+    }
+
+    /// The rows before `mid` and the rest.
+    #[inline]
+    pub(crate) fn split_at(self, mid: usize) -> (Self, Self) {
+        let (head, tail) = self.entities.split_at(mid);
+        let values = self.values.split();
+        (
+            SparseChunkMut::new(head, self.values),
+            SparseChunkMut::new(tail, values),
+        )
+    }
+}
+
+impl<'a, T> IntoIterator for SparseChunkMut<'a, T> {
+    type Item = Option<&'a mut T>;
+    type IntoIter = SparseRowsMut<'a, T>;
+
+    fn into_iter(self) -> SparseRowsMut<'a, T> {
+        SparseRowsMut {
+            entities: self.entities.iter(),
+            values: self.values,
+        }
+    }
+}
+
+/// The values of a [`SparseChunkMut`]'s rows, mutably, in row order.
+pub struct SparseRowsMut<'a, T> {
+    /// Distinct entities, each the only one of its slot.
+    entities: std::slice::Iter<'a, Entity>,
+    values: SparseWrite<'a, T>,
+}
+
+impl<'a, T> Iterator for SparseRowsMut<'a, T> {
+    type Item = Option<&'a mut T>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Option<&'a mut T>> {
+        let entity = self.entities.next()?;
+        // Each entity is visited once, and is the only one of its slot.
+        Some(self.values.take(entity.index()))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.entities.size_hint()
+    }
+}
+
+impl<T> ExactSizeIterator for SparseRowsMut<'_, T> {}
