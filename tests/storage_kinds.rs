@@ -195,6 +195,38 @@ fn a_group_of_two_flags_hears_each_change_once() {
 }
 
 #[test]
+fn a_group_handler_sees_a_sparse_value_come_and_go_with_the_entity_as_it_is_then() {
+    let mut game = Context::new();
+    let targeted = game.group(Matcher::all_of::<(Position, Target)>());
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = log.clone();
+    game.subscribe_group(targeted, move |event: &GroupEvent<'_>| {
+        let seen = match event {
+            GroupEvent::Added { entity, .. } => format!("added {:?}", entity.get::<Target>().map(|t| t.0)),
+            GroupEvent::Removed { entity, removed, .. } => format!(
+                "removed {:?}, has it: {}",
+                removed.and_then(|r| r.get::<Target>()).map(|t| t.0),
+                entity.has::<Target>()
+            ),
+            _ => "updated".to_owned(),
+        };
+        sink.lock().unwrap().push(seen);
+    })
+    .unwrap();
+    let e = game.create_entity_with(Position { x: 0.0, y: 0.0 }).unwrap();
+    game.add(e, Target(4)).unwrap();
+    assert!(game.add(e, Target(5)).is_err(), "present: refused, and no event");
+    assert_eq!(game.take::<Target>(e), Ok(Target(4)));
+    assert!(game.take::<Target>(e).is_err(), "absent: refused, and no event");
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["added Some(4)", "removed Some(4), has it: false"]
+    );
+    assert!(game.get_group(targeted).unwrap().is_empty());
+    check(&game);
+}
+
+#[test]
 fn a_replace_reaches_a_gated_group_only_for_its_members() {
     let mut game = Context::new();
     let hot = game.collector(Matcher::all_of::<(Position, Burning)>().updated());

@@ -36,7 +36,7 @@ impl Context {
         let id = T::component_id();
         self.check_accepts(id)?;
         if T::STORAGE.is_sparse() {
-            return self.add_sparse(entity, value);
+            return self.add_sparse(entity, id, value);
         }
         let Some(from) = self.entities.location(entity) else {
             return Err(self.not_alive(entity));

@@ -21,16 +21,15 @@ use crate::routes::{Gate, Holding, Membership, Route};
 use crate::storage::{Archetype, Location, SparseSets};
 
 impl Context {
-    /// [`add`](Context::add) of a component kept out of archetypes (the
-    /// caller checked that the context accepts it). When nothing listens and
+    /// [`add`](Context::add) of a component kept out of archetypes, whose id
+    /// is `id` (the caller checked that the context accepts it). When nothing listens and
     /// the component is not unique, this is the entity lookup and the
     /// insert: the rest is out of line.
     #[inline(always)]
-    pub(super) fn add_sparse<T: Component>(&mut self, entity: Entity, value: T) -> Result<(), Error> {
+    pub(super) fn add_sparse<T: Component>(&mut self, entity: Entity, id: ComponentId, value: T) -> Result<(), Error> {
         let Some(at) = self.entities.location(entity) else {
             return Err(self.not_alive(entity));
         };
-        let id = T::component_id();
         if T::registration().is_unique() {
             return self.add_sparse_routed(entity, at, value);
         }
@@ -38,19 +37,19 @@ impl Context {
         let inserted = if self.routes.is_idle() {
             insert(&mut self.sparse, value)
         } else {
-            match self.toggle_lean(entity, at, id, true) {
-                Some(lean) => lean.change(|sparse| insert(sparse, value)),
-                None => return self.add_sparse_routed(entity, at, value),
+            match self.toggle(entity, at, id, true) {
+                Toggle::Lean(lean) => lean.change(|sparse| insert(sparse, value)),
+                Toggle::Direct(route) => return self.add_sparse_direct(entity, at, value, route),
+                Toggle::Routed => return self.add_sparse_routed(entity, at, value),
             }
         };
         inserted.map_err(|_| self.present(entity, id))
     }
 
-    /// The lean route of adding (`added`) or removing sparse component `id`
-    /// on live `entity` at `at`, if its route is lean (only collectors to
-    /// feed): see [`LeanToggle`].
+    /// How to carry out adding (`added`) or removing sparse component `id`
+    /// on live `entity` at `at`: see [`Toggle`].
     #[inline(always)]
-    fn toggle_lean(&mut self, entity: Entity, at: Location, id: ComponentId, added: bool) -> Option<LeanToggle<'_>> {
+    fn toggle(&mut self, entity: Entity, at: Location, id: ComponentId, added: bool) -> Toggle<'_> {
         let Context {
             archetypes,
             sparse,
@@ -63,14 +62,62 @@ impl Context {
             ..
         } = self;
         let ask = ConsumerView::asker(collectors, indices, groups, subscribers);
-        let (route, _) = routes.of_toggle(at.archetype, id, added, archetypes, ask);
-        route.lean.then_some(LeanToggle {
-            keys: route.all_collectors(),
+        let index = routes.toggle_index(at.archetype, id, added, archetypes, ask);
+        let route = routes.route(index);
+        if route.lean {
+            Toggle::Lean(LeanToggle {
+                keys: route.all_collectors(),
+                sparse,
+                collectors,
+                retains,
+                entity,
+            })
+        } else if route.is_direct() {
+            Toggle::Direct(index)
+        } else {
+            Toggle::Routed
+        }
+    }
+
+    /// [`add_sparse`](Context::add_sparse) whose route is direct (see
+    /// [`Route::is_direct`]).
+    #[inline(never)]
+    fn add_sparse_direct<T: Component>(
+        &mut self,
+        entity: Entity,
+        at: Location,
+        value: T,
+        route: u32,
+    ) -> Result<(), Error> {
+        let id = T::component_id();
+        let insert = |sparse: &mut SparseSets| sparse.insert_with(id, entity.index(), value, T::component_info);
+        let inserted = self.direct_toggle(entity, at, route).change(insert, |_| None);
+        inserted.map_err(|_| self.present(entity, id))
+    }
+
+    /// [`take_sparse`](Context::take_sparse) whose route is direct (see
+    /// [`Route::is_direct`]).
+    #[inline(never)]
+    fn take_sparse_direct<T: Component>(&mut self, entity: Entity, at: Location, route: u32) -> Result<T, Error> {
+        let id = T::component_id();
+        let take = |sparse: &mut SparseSets| sparse.take::<T>(id, entity.index()).ok_or(());
+        let taken = self.direct_toggle(entity, at, route).change(take, removed_value::<T>);
+        taken.map_err(|()| self.absent(entity, id))
+    }
+
+    /// The toggle along direct route `route` (as [`toggle`](Context::toggle)
+    /// found it) of `entity` at `at`.
+    #[inline(always)]
+    fn direct_toggle(&mut self, entity: Entity, at: Location, route: u32) -> DirectToggle<'_> {
+        let (routes, archetypes, sparse, dispatch) = self.split();
+        DirectToggle {
+            route: routes.route(route),
+            archetype: archetypes.get(at.archetype),
             sparse,
-            collectors,
-            retains,
+            dispatch,
             entity,
-        })
+            row: at.row,
+        }
     }
 
     /// [`add_sparse`](Context::add_sparse) of a unique component, or with
@@ -158,9 +205,10 @@ impl Context {
         let taken = if self.routes.is_idle() {
             take(&mut self.sparse)
         } else {
-            match self.toggle_lean(entity, at, id, false) {
-                Some(lean) => lean.change(take),
-                None => return self.take_sparse_routed(entity, at),
+            match self.toggle(entity, at, id, false) {
+                Toggle::Lean(lean) => lean.change(take),
+                Toggle::Direct(route) => return self.take_sparse_direct(entity, at, route),
+                Toggle::Routed => return self.take_sparse_routed(entity, at),
             }
         };
         taken.map_err(|()| self.absent(entity, id))
@@ -259,6 +307,24 @@ impl Context {
     }
 }
 
+/// A removed value, for the `Removed` events of a direct toggle.
+fn removed_value<T: Component>(value: &T) -> Option<ComponentRef<'_>> {
+    Some(ComponentRef::new(T::component_info(), value))
+}
+
+/// How a toggle is carried out, by its route.
+enum Toggle<'c> {
+    /// Only collectors to feed.
+    Lean(LeanToggle<'c>),
+    /// Group events to build, and nothing to check first: out of line, by
+    /// `add_sparse_direct` or `take_sparse_direct`, along the route with
+    /// this index.
+    Direct(u32),
+    /// Anything else: out of line, by `add_sparse_routed` or
+    /// `take_sparse_routed`.
+    Routed,
+}
+
 /// A toggle whose route only feeds collectors: the storage change, then
 /// the collectors collect the entity (no event is built).
 struct LeanToggle<'c> {
@@ -276,6 +342,43 @@ impl LeanToggle<'_> {
     fn change<R, E>(self, change: impl FnOnce(&mut SparseSets) -> Result<R, E>) -> Result<R, E> {
         let changed = change(self.sparse)?;
         self.collectors.collect_each(self.keys, self.entity, self.retains);
+        Ok(changed)
+    }
+}
+
+/// A toggle whose route is direct but not lean (see [`Route::is_direct`]):
+/// the storage change, then the group events to the steps' collectors and
+/// handlers.
+struct DirectToggle<'c> {
+    route: &'c Route,
+    archetype: &'c Archetype,
+    sparse: &'c mut SparseSets,
+    dispatch: Dispatch<'c>,
+    entity: Entity,
+    row: u32,
+}
+
+impl DirectToggle<'_> {
+    /// Makes the change with `change`; if it succeeds, carries out the
+    /// route, handing a removal's `Removed` events the value `removed`
+    /// describes.
+    #[inline(always)]
+    fn change<R, E>(
+        self,
+        change: impl FnOnce(&mut SparseSets) -> Result<R, E>,
+        removed: impl FnOnce(&R) -> Option<ComponentRef<'_>>,
+    ) -> Result<R, E> {
+        let DirectToggle {
+            route,
+            archetype,
+            sparse,
+            mut dispatch,
+            entity,
+            row,
+        } = self;
+        let changed = change(sparse)?;
+        let view = EntityRef::new(entity, archetype, row, sparse);
+        dispatch.notify(route, None, view, removed(&changed));
         Ok(changed)
     }
 }

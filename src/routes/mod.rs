@@ -294,13 +294,35 @@ impl Routes {
         archetypes: &Archetypes,
         consumers: impl FnOnce() -> C,
     ) -> (&Route, &Membership) {
+        let route = self.toggle_index(archetype, component, added, archetypes, consumers);
+        (&self.routes[route as usize], &self.membership)
+    }
+
+    /// As [`of_toggle`](Routes::of_toggle), the route's index, valid for
+    /// [`route`](Routes::route) until groups, collectors, indices or
+    /// subscriptions change.
+    #[inline(always)]
+    pub(crate) fn toggle_index<C: Consumers>(
+        &mut self,
+        archetype: ArchetypeId,
+        component: ComponentId,
+        added: bool,
+        archetypes: &Archetypes,
+        consumers: impl FnOnce() -> C,
+    ) -> u32 {
         let at = 2 * component.index() + usize::from(added);
         let table = self.toggles.get(archetype.index()).map_or(&[][..], Vec::as_slice);
-        let mut route = entry(table, at);
-        if route == NONE {
-            route = self.compile_toggle(archetype, component, added, archetypes, &consumers());
+        let route = entry(table, at);
+        if route != NONE {
+            return route;
         }
-        (&self.routes[route as usize], &self.membership)
+        self.compile_toggle(archetype, component, added, archetypes, &consumers())
+    }
+
+    /// The route at `index` (from [`toggle_index`](Routes::toggle_index)).
+    #[inline(always)]
+    pub(crate) fn route(&self, index: u32) -> &Route {
+        &self.routes[index as usize]
     }
 
     #[cold]

@@ -93,6 +93,15 @@ impl Route {
         &self.collectors
     }
 
+    /// Whether the route can be carried out right after the storage
+    /// change, with no check before it and nothing asked of the entity:
+    /// no index to file (none can refuse the change), no gated step, no
+    /// subscriber; only collectors and group handlers to tell.
+    #[inline(always)]
+    pub(crate) fn is_direct(&self) -> bool {
+        !self.gated && !self.subscribers && self.indices.is_empty()
+    }
+
     /// Whether any index may file the entity on this change.
     #[inline]
     pub(crate) fn files(&self) -> bool {
