@@ -128,24 +128,6 @@ pub enum Error {
         component: &'static str,
     },
 
-    /// [`modify_with`](crate::Context::modify_with) or
-    /// [`modify_each`](crate::Context::modify_each) was asked to pass a flag
-    /// or sparse component (one kept out of archetypes) beside the value it
-    /// changes: they read the other components from the changed entity's
-    /// archetype row. Read it with [`get`](crate::Context::get), or fetch it
-    /// with a query ([`Context::query_mut`](crate::Context::query_mut) takes
-    /// every kind).
-    #[error(
-        "`modify_with` / `modify_each` on context `{context}` cannot pass `{component}`, which is kept out of \
-         archetypes: read it with `get`, or fetch it with a query"
-    )]
-    SparseQueryParam {
-        /// The context asked.
-        context: &'static str,
-        /// The component's declared name.
-        component: &'static str,
-    },
-
     /// A second entity was to get a unique component.
     #[error(
         "unique component `{component}` is already held by entity {holder} in context `{context}`: no other \

@@ -691,20 +691,56 @@ fn an_entity_view_fetches_sparse_values_too() {
 }
 
 #[test]
-fn modify_with_and_modify_each_refuse_to_read_a_sparse_component() {
+fn modify_with_and_modify_each_pass_sparse_components_too() {
     let (mut game, entities) = targeted_world();
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = seen.clone();
+    game.subscribe(move |event: &ContextEvent<'_>| {
+        if let ContextEvent::ComponentReplaced { .. } = event {
+            count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    // An archetype component changed, a sparse one and a flag read.
+    game.modify_with::<Position, (&Target, Option<&Burning>), _>(entities[2], |p, (t, burning)| {
+        assert!(burning.is_none());
+        p.y = t.0 as f32;
+    })
+    .unwrap();
+    assert_eq!(game.get::<Position>(entities[2]).unwrap().y, 2.0);
+    // A sparse component changed, another read.
+    game.modify_with::<Target, (&Position, &Burning), _>(entities[6], |t, (p, _)| t.0 += p.x as u32)
+        .unwrap();
+    assert_eq!(game.get::<Target>(entities[6]), Ok(&Target(12)));
+    assert_eq!(seen.load(std::sync::atomic::Ordering::Relaxed), 2, "each a replace");
+    // Missing, and aliasing, are the usual errors.
     assert!(matches!(
-        game.modify_with::<Position, &Target, _>(entities[0], |_, _| ()),
-        Err(Error::SparseQueryParam {
+        game.modify_with::<Position, &Target, _>(entities[1], |_, _| ()),
+        Err(Error::ComponentAbsent {
             component: "Target",
             ..
         })
     ));
-    let all = game.group(Matcher::all_of::<Position>());
     assert!(matches!(
-        game.modify_each::<Position, Option<&Target>>(all, |_, _| ()),
-        Err(Error::SparseQueryParam { .. })
+        game.modify_with::<Target, &Target, _>(entities[0], |_, _| ()),
+        Err(Error::QueryAliasing { .. })
     ));
+    // Over a group: the members with every required component.
+    let all = game.group(Matcher::all_of::<Position>());
+    let visited = game
+        .modify_each::<Position, (&Target, Option<&Burning>)>(all, |p, (t, burning)| {
+            p.y = if burning.is_some() { -1.0 } else { t.0 as f32 };
+        })
+        .unwrap();
+    assert_eq!(visited, 5, "the five with a `Target`");
+    for (i, &e) in entities.iter().enumerate() {
+        let expected = match i {
+            _ if i % 2 != 0 => 0.0,
+            _ if i % 3 == 0 => -1.0,
+            _ => i as f32,
+        };
+        assert_eq!(game.get::<Position>(e).unwrap().y, expected, "entity {i}");
+    }
+    check(&game);
 }
 
 #[cfg(feature = "parallel")]

@@ -303,8 +303,7 @@ impl Context {
     /// # Errors
     /// As [`modify`](Context::modify); [`Error::ComponentAbsent`] names the
     /// first component of `Q` the entity lacks; [`Error::QueryAliasing`] if
-    /// `Q` reads `T`; [`Error::SparseQueryParam`] if `Q` reads a flag or
-    /// sparse component.
+    /// `Q` reads `T`.
     #[inline(always)]
     pub fn modify_with<T, Q, R>(&mut self, entity: Entity, f: impl FnOnce(&mut T, Q::Item<'_>) -> R) -> Result<R, Error>
     where
@@ -358,11 +357,18 @@ impl Context {
             Some(route)
         };
         let (value, items) = match column {
+            // A flag or sparse component in `Q`: through a plan, as a query.
+            _ if Q::SPARSE => fetch_with_sparse::<T, Q>(archetypes, sparse, (entity, at), name)?,
             Some(column) => {
                 let split = RowAccess::split::<T>(archetypes.lend_mut(at.archetype), column, at.row);
                 let Some((value, Some(items))) = split.map(|(value, row)| (value, Q::read_row(&row))) else {
                     // The row refuses a missing component and aliasing: say which.
-                    return Err(cannot_fetch::<T, Q>(archetypes.get(at.archetype).set(), name, entity));
+                    return Err(cannot_fetch::<T, Q>(
+                        archetypes.get(at.archetype).set(),
+                        sparse,
+                        name,
+                        entity,
+                    ));
                 };
                 (value, items)
             }
@@ -370,7 +376,7 @@ impl Context {
                 let archetype = archetypes.get(at.archetype);
                 let row = RowAccess::shared(archetype, at.row).expect("the entity's row is live");
                 let Some(items) = Q::read_row(&row) else {
-                    return Err(cannot_fetch::<T, Q>(archetype.set(), name, entity));
+                    return Err(cannot_fetch::<T, Q>(archetype.set(), sparse, name, entity));
                 };
                 (
                     sparse.get_mut::<T>(id, entity.index()).expect("the entity has a `T`"),
@@ -408,8 +414,7 @@ impl Context {
     /// entity whose key function panicked gets its old value back.
     ///
     /// # Errors
-    /// [`Error::UnknownGroup`]; [`Error::QueryAliasing`] if `Q` reads `T`;
-    /// [`Error::SparseQueryParam`] if `Q` reads a flag or sparse component.
+    /// [`Error::UnknownGroup`]; [`Error::QueryAliasing`] if `Q` reads `T`.
     /// [`Error::DuplicatePrimaryKey`] if `f` gives an entity a key that a
     /// primary index has for another entity: that entity's `T` is put back
     /// as it was (no event fires for it), and `modify_each` stops there; the
@@ -447,11 +452,10 @@ impl Context {
         let index = self.groups.lookup(group, self.name)?;
         let id = T::component_id();
         let mut access = Access::of::<Q>();
-        access.check_kinds(self.name)?;
         access.add::<T>(true, true);
         let plan = access.plan(self.name)?;
         self.routes.sync(&self.archetypes);
-        if T::STORAGE.is_sparse() || self.routes.membership().group(index).is_gated() {
+        if T::STORAGE.is_sparse() || Q::SPARSE || self.routes.membership().group(index).is_gated() {
             return self.modify_each_entity::<T, Q>(group, f);
         }
         let mut visited = 0;
@@ -552,10 +556,12 @@ impl Context {
         let needs = Access::of::<Q>();
         let mut visited = 0;
         for &entity in members.iter() {
-            let fits = self
-                .entities
-                .location(entity)
-                .is_some_and(|at| needs.missing_in(self.archetypes.get(at.archetype).set()).is_none());
+            let has_sparse = |id| self.sparse.contains(id, entity.index());
+            let fits = self.entities.location(entity).is_some_and(|at| {
+                needs
+                    .missing(self.archetypes.get(at.archetype).set(), has_sparse)
+                    .is_none()
+            });
             if !fits || !self.has_component(entity, id) {
                 continue;
             }
@@ -615,16 +621,50 @@ fn value_slot<'a, T: Component>(
 /// [`Error::ComponentAbsent`].
 #[cold]
 #[inline(never)]
-fn cannot_fetch<T: Component, Q: QueryParam>(set: &ComponentSet, context: &'static str, entity: Entity) -> Error {
+fn cannot_fetch<T: Component, Q: QueryParam>(
+    set: &ComponentSet,
+    sparse: &SparseSets,
+    context: &'static str,
+    entity: Entity,
+) -> Error {
     let mut access = Access::of::<Q>();
-    if let Err(sparse) = access.check_kinds(context) {
-        return sparse;
-    }
     access.add::<T>(true, true);
-    match access.why_not(set, context) {
-        Err(aliasing) => aliasing,
-        Ok(missing) => Error::absent(context, entity, missing.unwrap_or(T::component_id())),
+    if let Err(aliasing) = access.plan(context) {
+        return aliasing;
     }
+    let missing = access.missing(set, |id| sparse.contains(id, entity.index()));
+    Error::absent(context, entity, missing.unwrap_or(T::component_id()))
+}
+
+/// `entity`'s (at `at`) `T`, mutably, and its `Q` items, for a `Q` that
+/// fetches a flag or sparse component: through a plan of `Q`'s components
+/// then `T`, as a query takes them. [`Error::QueryAliasing`] if `Q` names
+/// `T`, [`Error::ComponentAbsent`] for the first component the entity lacks.
+fn fetch_with_sparse<'a, T: Component, Q: QueryParam>(
+    archetypes: &'a mut Archetypes,
+    sparse: &'a mut SparseSets,
+    (entity, at): (Entity, Location),
+    context: &'static str,
+) -> Result<(&'a mut T, Q::Item<'a>), Error> {
+    let mut access = Access::of::<Q>();
+    access.add::<T>(true, true);
+    let plan = access.plan(context)?;
+    let set = archetypes.get(at.archetype).set();
+    if let Some(missing) = access.missing(set, |id| sparse.contains(id, entity.index())) {
+        return Err(Error::absent(context, entity, missing));
+    }
+    let mut columns = ColumnAccess::exclusive(
+        archetypes.lend_mut(at.archetype),
+        SparseLend::exclusive(sparse),
+        plan.columns(),
+    );
+    let items = Q::fetch_row(&mut columns, at.row).expect("checked: present, and no aliasing");
+    let value = if T::STORAGE.is_sparse() {
+        columns.write_sparse_row::<T>(at.row)
+    } else {
+        columns.write_row::<T>(at.row)
+    };
+    Ok((value.flatten().expect("checked: present"), items))
 }
 
 /// `replace` of `entity`'s `slot` by `value` along a route that re-keys

@@ -43,6 +43,10 @@ pub trait QueryParam: sealed::Sealed {
     /// plan of the query type by.
     #[doc(hidden)]
     type Key: 'static;
+    /// Whether it fetches a flag or sparse component (kept out of
+    /// archetypes).
+    #[doc(hidden)]
+    const SPARSE: bool = false;
 
     /// Records the components read and written.
     #[doc(hidden)]
@@ -139,28 +143,10 @@ impl Access {
         })
     }
 
-    /// [`Error::SparseQueryParam`] (naming `context`) if the query fetches a
-    /// component kept out of archetypes.
-    pub(crate) fn check_kinds(&self, context: &'static str) -> Result<(), Error> {
-        match self.entries.iter().find(|e| e.sparse) {
-            Some(entry) => Err(Error::SparseQueryParam {
-                context,
-                component: entry.id.name(),
-            }),
-            None => Ok(()),
-        }
-    }
-
     /// Whether an entity with components `set` has every required one.
     #[inline]
     pub(crate) fn fits(&self, set: &ComponentSet) -> bool {
         self.required().all(|id| set.contains(id))
-    }
-
-    /// The first required component (in the order the query names them)
-    /// stored in archetypes and missing from `set`.
-    pub(crate) fn missing_in(&self, set: &ComponentSet) -> Option<ComponentId> {
-        self.required().find(|&id| !set.contains(id))
     }
 
     /// The first required component (in the order the query names them)
@@ -178,14 +164,6 @@ impl Access {
                 }
             })
             .map(|e| e.id)
-    }
-
-    /// Why a query over an entity with components `set` could not fetch:
-    /// [`Error::QueryAliasing`], or the first required component missing
-    /// (`Err(Some(id))`), or nothing wrong (`Ok`).
-    pub(crate) fn why_not(&self, set: &ComponentSet, context: &'static str) -> Result<Option<ComponentId>, Error> {
-        self.plan(context)?;
-        Ok(self.missing_in(set))
     }
 }
 
@@ -295,6 +273,7 @@ macro_rules! by_kind {
             type Rows<'a> = <$kind<T> as QueryParam>::Rows<'a>;
             type State<'a> = <$kind<T> as QueryParam>::State<'a>;
             type Key = $kind<T>;
+            const SPARSE: bool = T::STORAGE.is_sparse();
 
             fn access(access: &mut Access) {
                 $kind::<T>::access(access);
@@ -458,6 +437,7 @@ macro_rules! tuple_query {
             type Rows<'a> = $rows<zip_ty!($($name::Rows<'a>),+)>;
             type State<'a> = ($($name::State<'a>,)+);
             type Key = ($($name::Key,)+);
+            const SPARSE: bool = $($name::SPARSE)||+;
 
             fn access(access: &mut Access) {
                 $($name::access(access);)+

@@ -1497,6 +1497,7 @@ impl World {
     /// handle and its other components, checked against the model).
     fn modify(&mut self, e: Entity, kind: Kind, by: u8, with: bool) -> Result<(), Error> {
         let expected = self.model.get(&e).cloned().unwrap_or_default();
+        let (mark, lit) = (expected.get(&Kind::Mark).copied(), expected.contains_key(&Kind::Lit));
         let others = move |me: Entity, small: Option<&Small>, wide: Option<&Wide>, flag: Option<&Flag>| {
             assert_eq!(me, e);
             assert_eq!(small.map(|s| s.0), expected.get(&Kind::Small).copied());
@@ -1513,12 +1514,18 @@ impl World {
                     s.0 = s.0.wrapping_add(by);
                 }),
             (_, false) => self.game.modify(e, add),
+            // `Mark` and `Lit` in `Q`: the path through a plan, as a query.
             (_, true) => self
                 .game
-                .modify_with::<Wide, (Option<&Small>, Option<&Flag>, Entity), _>(e, |w, (s, f, me)| {
-                    others(me, s, Some(w), f);
-                    add(w);
-                }),
+                .modify_with::<Wide, (Option<&Small>, Option<&Flag>, Entity, Option<&Mark>, Option<&Lit>), _>(
+                    e,
+                    |w, (s, f, me, mark_seen, lit_seen)| {
+                        others(me, s, Some(w), f);
+                        assert_eq!(mark_seen.map(|m| m.0), mark);
+                        assert_eq!(lit_seen.is_some(), lit);
+                        add(w);
+                    },
+                ),
         }
     }
 
