@@ -87,8 +87,8 @@ impl fmt::Display for ComponentId {
 /// | kind | declared | add or remove | in queries | choose it for |
 /// |---|---|---|---|---|
 /// | `Archetype` | `component!(T)` | moves the entity's row | fetched, in dense chunk slices | data read in bulk |
-/// | `Flag` | `component!(flag T)`, zero-sized | moves nothing | a per-row filter | tags toggled often |
-/// | `Sparse` | `component!(sparse T)` | moves nothing | a per-row filter; read with `get` | small values that come and go |
+/// | `Flag` | `component!(flag T)`, zero-sized | moves nothing | a per-row filter, or fetched as `&T` | tags toggled often |
+/// | `Sparse` | `component!(sparse T)` | moves nothing | fetched as `&T`, `&mut T`, `Option<&T>`, looked up per row | small values that come and go |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StorageKind {
     /// In the columns of the entity's archetype (the default): iteration
@@ -557,7 +557,7 @@ impl<T> ViaName for DebugProbe<T> {
 ///   type, so adding and removing it never moves the entity's row: for tags
 ///   and small components that come and go every frame. Every call works
 ///   the same whatever the kind; a query filters by them (`matching`, a
-///   group) but does not fetch them. See "Flags and sparse components" in
+///   group) or fetches them, looked up row by row. See "Flags and sparse components" in
 ///   the crate docs for when to choose which. `unique flag T` and
 ///   `unique sparse T` combine.
 /// - One declaration may list hundreds of plain types; each `unique`,

@@ -12,7 +12,7 @@ use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::matcher::Matcher;
 use crate::query::{Access, QueryParam};
-use crate::storage::{ArchetypeMut, ColumnAccess, ComponentSet, SparseLend, SparseSets};
+use crate::storage::{ArchetypeMut, ColumnAccess, ComponentSet, SparseSets};
 
 impl Context {
     /// The entity's `T`.
@@ -285,8 +285,7 @@ impl EntityMut<'_> {
         if let Some(missing) = access.missing(self.archetype.set(), |id| self.sparse.contains(id, slot)) {
             return Err(self.absent(missing));
         }
-        let sparse = SparseLend::exclusive(self.sparse);
-        let mut columns = ColumnAccess::exclusive(self.archetype.reborrow(), sparse, plan.columns());
+        let mut columns = ColumnAccess::exclusive_row(self.archetype.reborrow(), self.sparse, plan.columns());
         Ok(Q::fetch_row(&mut columns, self.row).expect("checked: present and not aliased"))
     }
 

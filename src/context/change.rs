@@ -653,11 +653,7 @@ fn fetch_with_sparse<'a, T: Component, Q: QueryParam>(
     if let Some(missing) = access.missing(set, |id| sparse.contains(id, entity.index())) {
         return Err(Error::absent(context, entity, missing));
     }
-    let mut columns = ColumnAccess::exclusive(
-        archetypes.lend_mut(at.archetype),
-        SparseLend::exclusive(sparse),
-        plan.columns(),
-    );
+    let mut columns = ColumnAccess::exclusive_row(archetypes.lend_mut(at.archetype), sparse, plan.columns());
     let items = Q::fetch_row(&mut columns, at.row).expect("checked: present, and no aliasing");
     let value = if T::STORAGE.is_sparse() {
         columns.write_sparse_row::<T>(at.row)

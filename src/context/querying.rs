@@ -47,7 +47,7 @@ impl Context {
         let source = QuerySource {
             groups: &self.groups,
             membership: self.routes.membership(),
-            sparse: SparseLend::exclusive(&mut self.sparse),
+            sparse: SparseLend::exclusive(&mut self.sparse, plan.columns()),
         };
         Ok(QueryMut::new(&mut self.archetypes, source, self.name, plan))
     }

@@ -25,7 +25,7 @@ use crate::component::ComponentId;
 use crate::error::Error;
 use crate::matcher::Matcher;
 use crate::routes::Member;
-use crate::storage::{Archetypes, ColumnPlan, TypeIdHasher};
+use crate::storage::{Archetypes, ColumnPlan, PlannedColumns, TypeIdHasher};
 
 /// One query type's plan.
 #[derive(Clone)]
@@ -60,6 +60,12 @@ impl QueryPlan {
             required_sparse,
             seen: 0,
         })
+    }
+
+    /// The columns its parameters take, to lend the sparse sets for.
+    #[inline]
+    pub(crate) fn columns(&self) -> PlannedColumns<'_> {
+        self.columns.columns()
     }
 
     /// Whether `archetypes` (the list it was made for) has no archetype the

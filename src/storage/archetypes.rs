@@ -38,6 +38,10 @@ pub(crate) struct Archetypes {
     /// runs of entities of one bundle type.
     pub(super) last_bundle: Option<(TypeId, BundleId)>,
     pub(super) plans: Vec<BundlePlan>,
+    /// By entity slot, a bit set while a live row holds that slot's entity:
+    /// `spawn` refuses a taken slot, so the rows of one `Archetypes` have
+    /// distinct slots, which the sparse write views rely on.
+    pub(super) occupied: Vec<u64>,
 }
 
 impl Archetypes {
@@ -55,9 +59,39 @@ impl Archetypes {
             bundles: HashMap::default(),
             last_bundle: None,
             plans: Vec::new(),
+            occupied: Vec::new(),
         };
         archetypes.find_or_create(&ComponentSet::new());
         archetypes
+    }
+
+    /// Marks slot `slot` held by a live row; `false` if it was already.
+    #[inline]
+    pub(super) fn claim(&mut self, slot: u32) -> bool {
+        let (word, bit) = (slot as usize / 64, 1u64 << (slot % 64));
+        let held = match self.occupied.get_mut(word) {
+            Some(held) => held,
+            None => self.grow_occupied(word),
+        };
+        let free = *held & bit == 0;
+        *held |= bit;
+        free
+    }
+
+    /// Room for the held bits of word `word`, which it gives.
+    #[cold]
+    #[inline(never)]
+    fn grow_occupied(&mut self, word: usize) -> &mut u64 {
+        self.occupied.resize((word + 1).next_power_of_two(), 0);
+        &mut self.occupied[word]
+    }
+
+    /// Marks slot `slot` free (its row was removed).
+    #[inline]
+    pub(super) fn release(&mut self, slot: u32) {
+        if let Some(held) = self.occupied.get_mut(slot as usize / 64) {
+            *held &= !(1u64 << (slot % 64));
+        }
     }
 
     /// What tells this `Archetypes` from every other in the process.

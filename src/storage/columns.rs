@@ -233,6 +233,14 @@ impl<'a, K: Fn(&ComponentSet) -> bool> Iterator for PlacedMut<'a, K> {
 #[derive(Clone, Copy)]
 pub struct PlannedColumns<'p>(&'p [Take]);
 
+impl PlannedColumns<'_> {
+    /// Which plan this is: its takes' address and number.
+    #[inline]
+    pub(super) fn identity(self) -> (usize, usize) {
+        (self.0.as_ptr() as usize, self.0.len())
+    }
+}
+
 /// Hands out the columns of one archetype, as per-chunk slices or single
 /// values, in the order of a `ColumnPlan`: each call takes the plan's next
 /// column, once.
@@ -275,6 +283,18 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
         Self::new(archetype.0, sparse, plan, true, None)
     }
 
+    /// Read and write access to one row's worth of `archetype`'s columns and
+    /// `sparse`'s values, as `plan` says (the sets are lent to this access
+    /// alone).
+    #[inline]
+    pub(crate) fn exclusive_row(
+        archetype: ArchetypeMut<'a>,
+        sparse: &'a mut super::SparseSets,
+        plan: PlannedColumns<'p>,
+    ) -> Self {
+        Self::new(archetype.0, SparseLend::exclusive_for(sparse, plan), plan, true, None)
+    }
+
     /// `offsets`, if given, must be where `plan` was placed in `archetype`
     /// (by [`ColumnPlan::place`], which checked the column types).
     #[inline]
@@ -285,6 +305,10 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
         writable: bool,
         offsets: Option<&'p [u32]>,
     ) -> Self {
+        assert!(
+            sparse.serves(plan),
+            "sparse sets lent exclusively are used with the plan they were lent for"
+        );
         ColumnAccess {
             archetype,
             sparse,
@@ -440,7 +464,9 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
         let entity = self.archetype.entity_at(row)?;
         let id = self.take_kept_out::<T>(true)?;
         // A view for this one row, asked for one slot.
-        Some(self.sparse.write::<T>(id)?.take(entity.index()))
+        let values = self.sparse.write::<T>(id)?;
+        // SAFETY: a fresh view, asked for one slot.
+        Some(unsafe { values.take(entity.index()) })
     }
 
     /// The plan's next column, for reading: `None` if refused (see
@@ -617,7 +643,7 @@ impl<'a> Iterator for EntityChunks<'a> {
 /// chunk's entities with a view of the component's set.
 pub struct SparseChunks<'a, T> {
     entities: EntityChunks<'a>,
-    values: super::SparseRead<'a, T>,
+    values: super::sparse_access::SparseRead<'a, T>,
 }
 
 impl<'a, T> Iterator for SparseChunks<'a, T> {
@@ -634,7 +660,7 @@ impl<'a, T> Iterator for SparseChunks<'a, T> {
 /// out once.
 pub struct SparseChunksMut<'a, T> {
     entities: EntityChunks<'a>,
-    values: super::SparseWrite<'a, T>,
+    values: super::sparse_access::SparseWrite<'a, T>,
 }
 
 impl<'a, T> Iterator for SparseChunksMut<'a, T> {
@@ -642,7 +668,11 @@ impl<'a, T> Iterator for SparseChunksMut<'a, T> {
 
     #[inline]
     fn next(&mut self) -> Option<SparseChunkMut<'a, T>> {
-        Some(SparseChunkMut::new(self.entities.next()?, self.values.split()))
+        let entities = self.entities.next()?;
+        // SAFETY: the view was taken for this archetype's rows, each a
+        // distinct entity (the only live one of its slot), and each chunk's
+        // rows are handed out once.
+        Some(SparseChunkMut::new(entities, unsafe { self.values.split() }))
     }
 }
 

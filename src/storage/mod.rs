@@ -50,9 +50,12 @@
 //!   `ColumnAccess` made from an `ArchetypeMut` (or by a placed plan's walk
 //!   over a mutably borrowed `Archetypes`) writes.
 //! - A query's flag and sparse values cannot alias either: `ColumnAccess`
-//!   takes them in plan order too, a write view is made only from sets lent
-//!   from `&mut SparseSets`, and it hands out the entry of each row's entity,
-//!   once (distinct rows are distinct entities, hence distinct slots).
+//!   takes them in plan order too; a write view is made only from sets lent
+//!   from `&mut SparseSets` for one plan (every `ColumnAccess` made with that
+//!   lend must follow it, checked when made, so no view of the lend reads
+//!   what another writes); and it hands out the entry of each row's entity,
+//!   once: `spawn` refuses a slot a live row holds, so the rows of one
+//!   `Archetypes` have distinct slots, and each archetype is lent once.
 //! - A placed plan's column offsets are trusted without a lookup: `place`
 //!   checked each column's type against the plan's, archetypes never change
 //!   their layout, a plan is walked only in the `Archetypes` it was placed in
@@ -95,16 +98,16 @@ pub(crate) use archetype::{Archetype, ArchetypeMut};
 pub(crate) use archetypes::{Archetypes, Visit};
 pub use bitset::ComponentSet;
 pub use chunk::CHUNK_BYTES;
-pub(crate) use columns::ColumnPlan;
 pub use columns::{
     ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowAccess, SparseChunks, SparseChunksMut,
 };
+pub(crate) use columns::{ColumnPlan, PlannedColumns};
 pub(crate) use edges::TransitionId;
 pub(crate) use location::{ArchetypeId, Location};
 pub(crate) use moves::Moved;
 pub(crate) use sparse::{SparseSet, SparseSets};
 pub(crate) use sparse_access::SparseLend;
-pub use sparse_access::{SparseChunk, SparseChunkMut, SparseRead, SparseRows, SparseRowsMut, SparseWrite};
+pub use sparse_access::{SparseChunk, SparseChunkMut, SparseRows, SparseRowsMut};
 pub(crate) use spawn::BundleId;
 pub use spawn::RowWriter;
 pub use stats::StorageStats;

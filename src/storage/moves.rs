@@ -173,6 +173,9 @@ impl Archetypes {
     /// If a component's `Drop` panics, the row's other values are still dropped
     /// and the row is still removed before the panic continues.
     pub(crate) fn despawn(&mut self, loc: Location) -> Option<Option<Entity>> {
+        let entity = self.get(loc.archetype).entity_at(loc.row)?;
+        // Freed first: the row is removed even if a value's `Drop` panics.
+        self.release(entity.index());
         let archetype = self.archetype_mut(loc.archetype);
         if !archetype.contains(loc) {
             return None;

@@ -82,7 +82,8 @@ pub(crate) struct SparseSet {
     slots: Vec<u32>,
     values: Box<dyn Values>,
     /// Where `values`' elements start: taken from `Vec::as_mut_ptr` whenever
-    /// the vector may have moved them (made, grown, shrunk), so a query that
+    /// the vector may have moved them (grown, shrunk; dangling while it has
+    /// never held a value, when no entry is read through it), so a query that
     /// has the sets lent exclusively writes values through it without a
     /// `&mut` to the set (which would clash with the shared borrows its
     /// per-entity checks take meanwhile).
@@ -206,7 +207,15 @@ impl SparseSet {
     #[inline(always)]
     pub(crate) fn get_mut<T: 'static>(&mut self, slot: u32) -> Option<&mut T> {
         let at = self.entry(slot)?;
-        self.parts_mut::<T>()?.0.get_mut(at)
+        let values = self.parts_mut::<T>()?.0;
+        if at >= values.len() {
+            return None;
+        }
+        // SAFETY: `at < len`: an initialised `T`, borrowed uniquely through
+        // `&mut self`. Reached through `Vec::as_mut_ptr` rather than a
+        // `&mut [T]`, so the pointer `values_at` keeps (from the same call)
+        // stays valid for the queries that write through it later.
+        Some(unsafe { &mut *values.as_mut_ptr().add(at) })
     }
 
     /// Gives `slot` the value `value`; gives it back if `slot` has one
@@ -219,13 +228,19 @@ impl SparseSet {
         // Fewer than 2^32 - 1 entries: every entry has a distinct slot, and
         // slots are below 2^32 - 1 (entity slots stop there).
         let at = slots.len() as u32;
-        match index.get_mut(slot as usize) {
-            Some(entry) if *entry == ABSENT => *entry = at,
-            Some(_) => return Err(value),
+        let entry = index.get_mut(slot as usize);
+        if entry.as_ref().is_some_and(|entry| **entry != ABSENT) {
+            return Err(value);
+        }
+        // The value first: if its push panics (a capacity overflow), nothing
+        // has changed. The rest cannot panic (fewer than 2^32 `u32`s; running
+        // out of memory aborts).
+        values.push(value);
+        slots.push(slot);
+        match entry {
+            Some(entry) => *entry = at,
             None => grow(index, slot, at),
         }
-        slots.push(slot);
-        values.push(value);
         self.values_at = start(values);
         self.version += 1;
         Ok(())

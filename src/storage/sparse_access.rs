@@ -5,11 +5,14 @@
 //! sparse set.
 //!
 //! Writes need no borrow flags, for the same reasons as columns' (see
-//! `columns.rs`): the plan refuses a query that writes a component and names
-//! it again, so the sets written are distinct from every other set viewed;
-//! and within one set, each row of a query belongs to a distinct entity,
-//! hence a distinct slot, hence a distinct entry, and each row is handed out
-//! once (a `SparseChunkMut` only ever splits its entity array in two).
+//! `columns.rs`): a lend that writes serves one plan (checked when each
+//! `ColumnAccess` is made), and the plan refuses a query that writes a
+//! component and names it again, so the sets written are distinct from
+//! every other set its views read; within one set, each row belongs to a
+//! distinct entity of a distinct slot (`Archetypes::spawn` refuses a slot a
+//! live row holds), hence a distinct entry, and each row is handed out once
+//! (each archetype is lent once, and a `SparseChunkMut` only ever splits its
+//! entity array in two).
 //!
 //! No `&mut` to the sets is made while they are lent: a write view copies
 //! out the pointer each set keeps to its values (taken with
@@ -20,6 +23,7 @@
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
+use super::columns::PlannedColumns;
 use super::sparse::SparseSets;
 use crate::component::ComponentId;
 use crate::entity::Entity;
@@ -33,13 +37,18 @@ pub struct SparseLend<'a> {
     /// permission if `writable`.
     sets: NonNull<SparseSets>,
     writable: bool,
+    /// For an exclusive lend, the plan (its takes' address and number) that
+    /// every `ColumnAccess` made with it must follow: so the views of one
+    /// lend never write a component that another view of it reads.
+    plan: (usize, usize),
     _lend: PhantomData<&'a SparseSets>,
 }
 
 // SAFETY: a `SparseLend` is a `&'a SparseSets` or a `&'a mut SparseSets` in
 // raw form; `SparseSets` is `Send + Sync` (its values are), so either may
-// cross threads. Writes through it happen only through `SparseChunkMut`s,
-// whose entries are disjoint (see the module docs).
+// cross threads. Writes through it happen only through `SparseWrite` views
+// (`SparseChunkMut`, `write_sparse_row`), whose entries are disjoint (see
+// the module docs).
 unsafe impl Send for SparseLend<'_> {}
 // SAFETY: as for `Send`.
 unsafe impl Sync for SparseLend<'_> {}
@@ -51,19 +60,38 @@ impl<'a> SparseLend<'a> {
         SparseLend {
             sets: NonNull::from(sets),
             writable: false,
+            plan: (0, 0),
             _lend: PhantomData,
         }
     }
 
-    /// The sets, to read and write. The `&mut` is held for `'a`, so nothing
+    /// The sets, to read and write through accesses that follow `plan`
+    /// (checked by `ColumnAccess`). The `&mut` is held for `'a`, so nothing
     /// else reaches them meanwhile.
     #[inline]
-    pub(crate) fn exclusive(sets: &'a mut SparseSets) -> Self {
+    pub(crate) fn exclusive(sets: &'a mut SparseSets, plan: PlannedColumns<'a>) -> Self {
+        // Borrowing the plan for `'a` too: no other plan can take its place
+        // (and its address) while the lend lives.
+        Self::exclusive_for(sets, plan)
+    }
+
+    /// As [`exclusive`](Self::exclusive), for one access made at once (the
+    /// lend does not outlive the call's use of it, so the plan need not).
+    #[inline]
+    pub(super) fn exclusive_for(sets: &'a mut SparseSets, plan: PlannedColumns<'_>) -> Self {
         SparseLend {
             sets: NonNull::from(sets),
             writable: true,
+            plan: plan.identity(),
             _lend: PhantomData,
         }
+    }
+
+    /// Whether accesses following `plan` may use this lend: any, if it only
+    /// reads; the plan it was made for, if it writes.
+    #[inline]
+    pub(super) fn serves(&self, plan: PlannedColumns<'_>) -> bool {
+        !self.writable || self.plan == plan.identity()
     }
 
     /// The sets, to read. Private to storage: through the lend, values are
@@ -74,9 +102,10 @@ impl<'a> SparseLend<'a> {
         // SAFETY: `sets` comes from a reference valid for `'a`. Nothing
         // changes the sets during `'a` but the values written through
         // `SparseWrite`s, which use the pointer each set keeps to its values
-        // (`SparseSet::values_at`), never a `&mut` to a set; and no shared
-        // borrow made here reads a value written meanwhile (only views of
-        // components the query does not write read values).
+        // (`SparseSet::values_at`), never a `&mut` to a set. No shared borrow
+        // made here reads a value written meanwhile: `contains` reads indices
+        // only, and `read` makes views only for a `ColumnAccess` following
+        // the plan the lend serves, which writes none of what it reads.
         unsafe { self.sets.as_ref() }
     }
 
@@ -171,9 +200,11 @@ pub struct SparseWrite<'a, T> {
 // SAFETY: a `SparseWrite` hands out `&'a mut T`s to distinct entries, as a
 // `&'a mut [T]` would: it may move to another thread if `T: Send`.
 unsafe impl<T: Send> Send for SparseWrite<'_, T> {}
-// SAFETY: through `&SparseWrite` nothing is reached (every method that
-// hands out values takes `self` or `&mut self`).
-unsafe impl<T: Sync> Sync for SparseWrite<'_, T> {}
+// SAFETY: `take` and `split` hand out `&'a mut T`s from `&self` (to distinct
+// entries, by their contracts), so threads sharing one may each get some:
+// as for `&mut [T]` split across threads, that needs `T: Send`, and reads
+// through shared copies need `T: Sync`.
+unsafe impl<T: Send + Sync> Sync for SparseWrite<'_, T> {}
 
 impl<'a, T> SparseWrite<'a, T> {
     fn empty() -> Self {
@@ -186,8 +217,12 @@ impl<'a, T> SparseWrite<'a, T> {
     }
 
     /// A copy for a disjoint set of rows (a chunk split in two, or the next
-    /// chunk): the caller asks the copies for distinct slots only.
-    pub(super) fn split(&self) -> Self {
+    /// chunk).
+    ///
+    /// # Safety
+    /// Over this view and every copy of it, each slot is asked for (by
+    /// [`take`](Self::take)) at most once while the values handed out live.
+    pub(super) unsafe fn split(&self) -> Self {
         SparseWrite {
             index: self.index,
             values: self.values,
@@ -196,10 +231,13 @@ impl<'a, T> SparseWrite<'a, T> {
         }
     }
 
-    /// The value of the entity in `slot`, if it has one. Each slot must be
-    /// asked for at most once over every copy of this view.
+    /// The value of the entity in `slot`, if it has one.
+    ///
+    /// # Safety
+    /// Over this view and every copy of it (see [`split`](Self::split)),
+    /// each slot is asked for at most once while the values handed out live.
     #[inline(always)]
-    pub(super) fn take(&self, slot: u32) -> Option<&'a mut T> {
+    pub(super) unsafe fn take(&self, slot: u32) -> Option<&'a mut T> {
         let at = *self.index.get(slot as usize)? as usize;
         if at >= self.len {
             return None;
@@ -360,7 +398,11 @@ impl<'a, T> SparseChunkMut<'a, T> {
             entities: self.entities.iter(),
             // The rows are this chunk's, borrowed mutably for the iterator's
             // life: no other access to their values meanwhile.
-            values: self.values.split(),
+            // SAFETY: this chunk's rows are distinct entities (the only ones
+            // of their slots) that no other copy of the view is asked for;
+            // the iterator borrows the chunk mutably, so no other of its
+            // iterators asks for them meanwhile.
+            values: unsafe { self.values.split() },
         }
     }
 
@@ -368,7 +410,8 @@ impl<'a, T> SparseChunkMut<'a, T> {
     #[inline]
     pub(crate) fn split_at(self, mid: usize) -> (Self, Self) {
         let (head, tail) = self.entities.split_at(mid);
-        let values = self.values.split();
+        // SAFETY: the two chunks' rows are disjoint parts of this one's.
+        let values = unsafe { self.values.split() };
         (
             SparseChunkMut::new(head, self.values),
             SparseChunkMut::new(tail, values),
@@ -401,8 +444,10 @@ impl<'a, T> Iterator for SparseRowsMut<'a, T> {
     #[inline]
     fn next(&mut self) -> Option<Option<&'a mut T>> {
         let entity = self.entities.next()?;
-        // Each entity is visited once, and is the only one of its slot.
-        Some(self.values.take(entity.index()))
+        // SAFETY: each of the chunk's entities is visited once, is the only
+        // live entity of its slot in the walked storage, and belongs to no
+        // other chunk of the view.
+        Some(unsafe { self.values.take(entity.index()) })
     }
 
     #[inline]

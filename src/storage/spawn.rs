@@ -150,11 +150,13 @@ impl Archetypes {
         let entity_slot = writer.base.cast::<Entity>().wrapping_add(writer.row_in_chunk);
         let _ = ManuallyDrop::new(writer);
         let entity = entity(location);
-        debug_assert_eq!(
-            entity.index(),
-            slot,
-            "the entity takes the slot its sparse values went to"
-        );
+        // The rows of one `Archetypes` hold distinct slots (sparse write
+        // views rely on it). Checked before the entity is written: a row
+        // refused here keeps `Entity::NULL`, whose slot no set has, and its
+        // values leak (a caller's bug: the entity allocator gave a slot twice).
+        if entity.index() != slot || !self.claim(slot) {
+            refused_slot(slot);
+        }
         // SAFETY: `entity_slot` is the entity slot of live row `row` (in bounds,
         // aligned, initialised with `Entity::NULL`, which is `Copy`), reached
         // through the chunk's raw pointer; the archetype is borrowed mutably
@@ -162,6 +164,13 @@ impl Archetypes {
         unsafe { entity_slot.write(entity) };
         Some((entity, location))
     }
+}
+
+/// `spawn`'s refusal of a row for slot `slot` (out of line).
+#[cold]
+#[inline(never)]
+fn refused_slot(slot: u32) -> ! {
+    panic!("slot {slot} already holds a live entity, or the entity is not in it")
 }
 
 /// Writes the components of a new row, one at a time in bundle order.

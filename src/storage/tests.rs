@@ -908,7 +908,7 @@ fn a_query_reads_and_writes_sparse_values_row_by_row_each_entry_once() {
     let plan = ColumnPlan::new([take(U64, false), take(SPARSE_TRACKED, true), take(FLAG, false)]).unwrap();
     let mut access = ColumnAccess::exclusive(
         f.storage.lend_mut(a),
-        SparseLend::exclusive(&mut f.sparse),
+        SparseLend::exclusive(&mut f.sparse, plan.columns()),
         plan.columns(),
     );
     let lens: Vec<usize> = access.chunk_lens().collect();
@@ -952,7 +952,7 @@ fn a_query_reads_and_writes_sparse_values_row_by_row_each_entry_once() {
     let row_plan = ColumnPlan::new([take(SPARSE_TRACKED, true), take(U64, false)]).unwrap();
     let mut access = ColumnAccess::exclusive(
         f.storage.lend_mut(loc.archetype),
-        SparseLend::exclusive(&mut f.sparse),
+        SparseLend::exclusive(&mut f.sparse, row_plan.columns()),
         row_plan.columns(),
     );
     let value = access.write_sparse_row::<Tracked>(loc.row).unwrap().unwrap();
@@ -980,4 +980,41 @@ fn a_query_reads_and_writes_sparse_values_row_by_row_each_entry_once() {
     }
     drop(f);
     assert_eq!(live(), before);
+}
+
+#[test]
+fn rows_hold_distinct_slots_and_an_exclusive_lend_serves_one_plan() {
+    let mut f = Fixture::new();
+    let e = f.spawn(&[U64], |w| w.put(1u64).unwrap());
+    // A second row for the same slot (here in another archetype) is refused.
+    let bundle = f.storage.register_bundle(None, &[id(U8)]).unwrap();
+    let sparse = &mut f.sparse;
+    let again = catch_unwind(AssertUnwindSafe(|| {
+        f.storage
+            .spawn(bundle, sparse, e.index(), |_| e, |w| w.put(2u8).unwrap())
+    }));
+    assert!(again.is_err(), "a taken slot is refused");
+    // The refused row stays, with no entity (a caller's bug), so no slot is
+    // held twice.
+    let refused = f.storage.iter().find(|a| *a.set() == set(&[U8])).unwrap();
+    assert_eq!(refused.entities().collect::<Vec<_>>(), [Entity::NULL]);
+    // Freed by despawn, the slot can hold a new row.
+    f.despawn(e);
+    let reused = f.spawn(&[U64], |w| w.put(3u64).unwrap());
+    assert_eq!(reused.index(), e.index());
+    // Sparse sets lent exclusively for one plan refuse accesses of another.
+    let (write, read) = (
+        ColumnPlan::new([take(SPARSE_TRACKED, true)]).unwrap(),
+        ColumnPlan::new([take(SPARSE_TRACKED, false)]).unwrap(),
+    );
+    let a = f.loc(reused).archetype;
+    let lend = SparseLend::exclusive(&mut f.sparse, write.columns());
+    let mismatched = catch_unwind(AssertUnwindSafe(|| {
+        ColumnAccess::exclusive(f.storage.lend_mut(a), lend, read.columns())
+            .chunk_lens()
+            .count()
+    }));
+    assert!(mismatched.is_err(), "a lend serves the plan it was made for");
+    let served = ColumnAccess::exclusive(f.storage.lend_mut(a), lend, write.columns());
+    assert_eq!(served.chunk_lens().count(), 1);
 }
