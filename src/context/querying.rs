@@ -24,9 +24,7 @@ impl Context {
     pub fn query<Q: ReadOnlyQueryParam>(&self) -> Query<'_, Q> {
         let plan = match self.queries.get::<Q>() {
             Some(plan) => Cow::Borrowed(plan),
-            None => Cow::Owned(
-                QueryPlan::of::<Q>(&self.archetypes, self.name).expect("a query that only reads never aliases"),
-            ),
+            None => Cow::Owned(QueryPlan::of::<Q>(self.name).expect("a query that only reads never aliases")),
         };
         Query::new(&self.archetypes, self.query_source(), self.name, plan)
     }

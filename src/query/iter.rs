@@ -2,6 +2,7 @@
 //! lock-step across columns, and the rows of each chunk.
 
 use super::param::QueryParam;
+use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::routes::{Holding, Member};
 use crate::storage::{ChunkLens, ColumnAccess, ComponentSet, EntityChunks, SparseLend};
@@ -127,36 +128,47 @@ pub(super) fn rows<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p
 }
 
 /// The per-entity check of a query narrowed by a group or a matcher that
-/// names flag or sparse components: each such membership, asked of each
-/// row's entity.
+/// names flag or sparse components, or a query that requires some: each
+/// such membership, and each required component, asked of each row's
+/// entity.
 #[derive(Clone, Copy)]
 pub(super) struct RowCheck<'s> {
-    /// The group's membership, the matcher's and the query's required flag
-    /// and sparse components', those that check entities.
-    members: [Option<&'s Member>; 3],
+    /// The flag and sparse components the query requires.
+    required: &'s [ComponentId],
+    /// The group's membership and the matcher's, those that check entities.
+    members: [Option<&'s Member>; 2],
     /// Held as a lend, not a `&SparseSets`: the query may write values
     /// through it meanwhile, so each check borrows the sets only for itself.
     sparse: SparseLend<'s>,
 }
 
 impl<'s> RowCheck<'s> {
-    /// The check of `members` (those gated), if any is.
-    pub(super) fn of(members: [Option<&'s Member>; 3], sparse: SparseLend<'s>) -> Option<Self> {
+    /// The check of `required` and `members` (those gated), if there is
+    /// anything to check.
+    pub(super) fn of(
+        required: &'s [ComponentId],
+        members: [Option<&'s Member>; 2],
+        sparse: SparseLend<'s>,
+    ) -> Option<Self> {
         let members = members.map(|member| member.filter(|member| member.is_gated()));
-        members
-            .iter()
-            .any(Option::is_some)
-            .then_some(RowCheck { members, sparse })
+        (!required.is_empty() || members.iter().any(Option::is_some)).then_some(RowCheck {
+            required,
+            members,
+            sparse,
+        })
     }
 
     /// Whether `entity`, a row of an archetype with components `set`, passes.
     #[inline]
     pub(super) fn admits(&self, set: &ComponentSet, entity: Entity) -> bool {
-        let holding = Holding::Lent(self.sparse, entity.index());
-        self.members
-            .iter()
-            .flatten()
-            .all(|member| member.admits(set, holding, None))
+        let slot = entity.index();
+        let holding = Holding::Lent(self.sparse, slot);
+        self.required.iter().all(|&id| self.sparse.contains(id, slot))
+            && self
+                .members
+                .iter()
+                .flatten()
+                .all(|member| member.admits(set, holding, None))
     }
 }
 
@@ -208,8 +220,11 @@ impl<'w, 'p, Q: QueryParam, I: Iterator<Item = ColumnAccess<'w, 'p>>> Iterator f
                 let entities = &entities[skip..];
                 let run = entities.iter().position(|e| !admits(e)).unwrap_or(entities.len());
                 let (head, tail) = Q::split_chunk(chunk, run);
-                if run < entities.len() {
-                    self.rest = Some((tail, &entities[run..]));
+                if run + 1 < entities.len() {
+                    // The row after the run failed the check: the rest starts
+                    // past it, so no row is asked twice.
+                    let (_, tail) = Q::split_chunk(tail, 1);
+                    self.rest = Some((tail, &entities[run + 1..]));
                 }
                 return Some((head, run));
             }

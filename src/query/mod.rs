@@ -149,8 +149,7 @@ impl<'w> Scope<'w> {
     /// sparse component, or the query requires one.
     fn check(&self) -> Option<RowCheck<'_>> {
         let group = self.group.map(|group| self.membership.group(group));
-        let members = [group, self.matcher.as_ref(), self.plan.required_sparse.as_ref()];
-        RowCheck::of(members, self.sparse)
+        RowCheck::of(&self.plan.required_sparse, [group, self.matcher.as_ref()], self.sparse)
     }
 
     fn set_group(&mut self, group: GroupId) -> Result<(), Error> {

@@ -23,8 +23,6 @@ use smallvec::SmallVec;
 use super::param::{Access, QueryParam};
 use crate::component::ComponentId;
 use crate::error::Error;
-use crate::matcher::Matcher;
-use crate::routes::Member;
 use crate::storage::{Archetypes, ColumnPlan, PlannedColumns, TypeIdHasher};
 
 /// One query type's plan.
@@ -36,28 +34,22 @@ pub(crate) struct QueryPlan {
     /// The components stored in archetypes that an entity must have (those
     /// not behind an `Option`).
     pub(super) required: SmallVec<[ComponentId; 8]>,
-    /// The flag and sparse components it must have, as a membership (an
-    /// AllOf matcher) that checks entities; `None` if there are none.
-    pub(super) required_sparse: Option<Member>,
+    /// The flag and sparse components an entity must have: checked entity
+    /// by entity.
+    pub(super) required_sparse: SmallVec<[ComponentId; 4]>,
     seen: usize,
 }
 
 impl QueryPlan {
     /// `Q`'s plan, with no archetype looked at yet; [`Error::QueryAliasing`]
     /// (naming `context`) if `Q` writes a component it also names elsewhere
-    /// (never for a query that only reads). `archetypes` tells which
-    /// components are kept out of archetypes.
-    pub(crate) fn of<Q: QueryParam>(archetypes: &Archetypes, context: &'static str) -> Result<Self, Error> {
+    /// (never for a query that only reads).
+    pub(crate) fn of<Q: QueryParam>(context: &'static str) -> Result<Self, Error> {
         let access = Access::of::<Q>();
-        let mut sparse = access.required_sparse().peekable();
-        let required_sparse = sparse
-            .peek()
-            .is_some()
-            .then(|| Member::new(Matcher::all_of_ids(sparse), archetypes));
         Ok(QueryPlan {
             columns: access.plan(context)?,
             required: access.required().collect(),
-            required_sparse,
+            required_sparse: access.required_sparse().collect(),
             seen: 0,
         })
     }
@@ -103,7 +95,7 @@ impl QueryPlans {
     ) -> Result<&QueryPlan, Error> {
         let plan = match self.by_type.entry(TypeId::of::<Q::Key>()) {
             Entry::Occupied(plan) => plan.into_mut(),
-            Entry::Vacant(slot) => slot.insert(QueryPlan::of::<Q>(archetypes, context)?),
+            Entry::Vacant(slot) => slot.insert(QueryPlan::of::<Q>(context)?),
         };
         if !plan.is_current(archetypes) {
             plan.sync(archetypes);

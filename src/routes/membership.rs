@@ -19,7 +19,6 @@ use crate::matcher::{Matcher, MatcherChain};
 use crate::storage::{Archetype, ArchetypeId, Archetypes, ComponentSet, SparseLend, SparseSets};
 
 /// One group's matcher and the archetypes it accepts.
-#[derive(Clone)]
 pub(crate) struct Member {
     pub(crate) matcher: Matcher,
     /// The archetype filter: the matcher's terms on archetype components
@@ -32,9 +31,17 @@ pub(crate) struct Member {
     /// to the per-entity check, and a move may change membership between two
     /// accepted archetypes).
     relaxed: bool,
+    /// The matcher's AllOf, AnyOf and NoneOf components as lists, each
+    /// with whether it is kept out of archetypes: what the per-entity check
+    /// walks (a few entries, rather than the matcher's bitsets).
+    terms: [Terms; 3],
     /// Accepted archetypes, in creation order.
     pub(crate) archetypes: Vec<ArchetypeId>,
 }
+
+/// Components of one of a matcher's sets, each with whether it is kept out
+/// of archetypes.
+type Terms = SmallVec<[(ComponentId, bool); 4]>;
 
 /// Where the answer "does the entity have sparse component c" comes from.
 #[derive(Clone, Copy)]
@@ -75,11 +82,14 @@ impl Member {
         if !relaxed {
             filter = filter.any_of_ids(dense(matcher.any(), &sparse));
         }
+        let terms = [matcher.all(), matcher.any(), matcher.none()]
+            .map(|ids| ids.iter().map(|id| (id, sparse.contains(id))).collect());
         Member {
             matcher,
             filter,
             sparse,
             relaxed,
+            terms,
             archetypes: Vec::new(),
         }
     }
@@ -101,17 +111,20 @@ impl Member {
     /// sparse components `holding` tells (but for `known`, a sparse
     /// component taken as present or absent), is a member: the whole
     /// matcher.
+    #[inline]
     pub(crate) fn admits(&self, set: &ComponentSet, holding: Holding<'_>, known: Option<(ComponentId, bool)>) -> bool {
         if self.sparse.is_empty() {
             return self.accepts(set);
         }
-        // The whole matcher, archetype terms included (so no filter first).
-        let has = |id: ComponentId| match known {
+        // The whole matcher, archetype terms included (so no filter first),
+        // as `Matcher::matches_by` evaluates it.
+        let has = |&(id, sparse): &(ComponentId, bool)| match known {
             Some((c, present)) if c == id => present,
-            _ if self.sparse.contains(id) => holding.has(id),
+            _ if sparse => holding.has(id),
             _ => set.contains(id),
         };
-        self.matcher.matches_by(has)
+        let [all, any, none] = &self.terms;
+        all.iter().all(has) && (any.is_empty() || any.iter().any(has)) && !none.iter().any(has)
     }
 
     /// Membership decided without looking at an entity: for one of an
