@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use crate::pool::PoolMaker;
 use crate::storage::{ErasedRef, TypeInfo};
 
 /// The id of a component type: a small dense integer, the same for a type in
@@ -211,6 +212,7 @@ pub struct ComponentInfo {
     storage: StorageKind,
     contexts: &'static [&'static str],
     pub(crate) debug: Option<DebugFn>,
+    pool: Option<PoolMaker>,
 }
 
 impl ComponentInfo {
@@ -230,6 +232,7 @@ impl ComponentInfo {
             storage,
             contexts,
             debug,
+            pool: None,
         }
     }
 
@@ -253,6 +256,20 @@ impl ComponentInfo {
         ComponentInfo {
             id: ComponentId::at(index),
             ..Self::describe::<T>(name, false, storage, &[], None)
+        }
+    }
+
+    /// As [`for_test_kind`](ComponentInfo::for_test_kind), declared `pooled`
+    /// (storage hands its values to a recycler; no pool is made).
+    #[cfg(test)]
+    pub(crate) fn for_test_pooled<T: Send + Sync + 'static>(
+        index: usize,
+        name: &'static str,
+        storage: StorageKind,
+    ) -> Self {
+        ComponentInfo {
+            pool: Some(PoolMaker::unused()),
+            ..Self::for_test_kind::<T>(index, name, storage)
         }
     }
 
@@ -291,6 +308,16 @@ impl ComponentInfo {
         self.storage
     }
 
+    /// Whether the component was declared `pooled` (see [`Recycle`](crate::Recycle)).
+    pub fn is_pooled(&self) -> bool {
+        self.pool.is_some()
+    }
+
+    /// What makes the type's pool, if it is pooled.
+    pub(crate) fn pool_maker(&self) -> Option<PoolMaker> {
+        self.pool
+    }
+
     /// The contexts named in the declaration (empty: any context).
     pub fn contexts(&self) -> &'static [&'static str] {
         self.contexts
@@ -305,6 +332,7 @@ impl fmt::Debug for ComponentInfo {
             .field("type_name", &self.type_name())
             .field("unique", &self.unique)
             .field("storage", &self.storage)
+            .field("pooled", &self.is_pooled())
             .field("contexts", &self.contexts)
             .finish()
     }
@@ -337,6 +365,11 @@ pub trait Component: Send + Sync + 'static {
     /// (`component!(flag T)`, `component!(sparse T)`), never by hand.
     #[doc(hidden)]
     const STORAGE: StorageKind = StorageKind::Archetype;
+
+    /// Whether removed values go back to a pool (`component!(pooled T)`);
+    /// set by the declaration, never by hand.
+    #[doc(hidden)]
+    const POOLED: bool = false;
 
     /// How queries fetch this type: from archetype columns, or from its
     /// sparse set; set by the declaration to match `STORAGE`.
@@ -381,6 +414,7 @@ pub struct ComponentRegistration<T> {
     storage: StorageKind,
     contexts: &'static [&'static str],
     debug: fn() -> Option<DebugFn>,
+    pool: Option<PoolMaker>,
     _type: PhantomData<fn() -> T>,
 }
 
@@ -392,6 +426,7 @@ impl<T: Component> ComponentRegistration<T> {
         storage: StorageKind,
         contexts: &'static [&'static str],
         debug: fn() -> Option<DebugFn>,
+        pool: Option<PoolMaker>,
     ) -> Self {
         ComponentRegistration {
             id: AtomicU32::new(UNASSIGNED),
@@ -400,6 +435,7 @@ impl<T: Component> ComponentRegistration<T> {
             storage,
             contexts,
             debug,
+            pool,
             _type: PhantomData,
         }
     }
@@ -443,7 +479,10 @@ pub trait Registration: Sync {
 
 impl<T: Component> Registration for ComponentRegistration<T> {
     fn describe(&self) -> ComponentInfo {
-        ComponentInfo::describe::<T>(self.name, self.unique, self.storage, self.contexts, (self.debug)())
+        ComponentInfo {
+            pool: self.pool,
+            ..ComponentInfo::describe::<T>(self.name, self.unique, self.storage, self.contexts, (self.debug)())
+        }
     }
 
     fn assign_id(&self, id: ComponentId) {
@@ -560,8 +599,15 @@ impl<T> ViaName for DebugProbe<T> {
 ///   group) or fetches them, looked up row by row. See "Flags and sparse components" in
 ///   the crate docs for when to choose which. `unique flag T` and
 ///   `unique sparse T` combine.
+/// - `pooled T` (for types implementing [`Recycle`](crate::Recycle), a
+///   compile error otherwise) gives the type a pool per context: its removed,
+///   replaced and destroyed values are recycled and kept for
+///   [`Context::create_component`](crate::Context::create_component) (see
+///   the [`Recycle`](crate::Recycle) docs). It combines as `unique pooled T`,
+///   `pooled sparse T` and `unique pooled sparse T` (flags hold nothing to
+///   pool).
 /// - One declaration may list hundreds of plain types; each `unique`,
-///   `flag` or `sparse` entry costs the macro a level of recursion (the
+///   `flag`, `sparse` or `pooled` entry costs the macro a level of recursion (the
 ///   default limit is 128). Write such a type's path as `unique X` or
 ///   `unique crate::X`, not `unique ::X` (which reads as the path
 ///   `unique::X`).
@@ -595,26 +641,42 @@ macro_rules! component {
 macro_rules! __component_list {
     ($contexts:tt $(,)?) => {};
     ($contexts:tt $($ty:ty),+ $(,)?) => {
-        $($crate::__component_one!($contexts false Archetype $ty);)+
+        $($crate::__component_one!($contexts false Archetype plain $ty);)+
     };
     ($contexts:tt unique flag $ty:ty $(, $($rest:tt)*)?) => {
-        $crate::__component_one!($contexts true Flag $ty);
+        $crate::__component_one!($contexts true Flag plain $ty);
+        $crate::__component_list!($contexts $($($rest)*)?);
+    };
+    ($contexts:tt unique pooled sparse $ty:ty $(, $($rest:tt)*)?) => {
+        $crate::__component_one!($contexts true Sparse pooled $ty);
         $crate::__component_list!($contexts $($($rest)*)?);
     };
     ($contexts:tt unique sparse $ty:ty $(, $($rest:tt)*)?) => {
-        $crate::__component_one!($contexts true Sparse $ty);
+        $crate::__component_one!($contexts true Sparse plain $ty);
+        $crate::__component_list!($contexts $($($rest)*)?);
+    };
+    ($contexts:tt unique pooled $ty:ty $(, $($rest:tt)*)?) => {
+        $crate::__component_one!($contexts true Archetype pooled $ty);
         $crate::__component_list!($contexts $($($rest)*)?);
     };
     ($contexts:tt unique $ty:ty $(, $($rest:tt)*)?) => {
-        $crate::__component_one!($contexts true Archetype $ty);
+        $crate::__component_one!($contexts true Archetype plain $ty);
         $crate::__component_list!($contexts $($($rest)*)?);
     };
     ($contexts:tt flag $ty:ty $(, $($rest:tt)*)?) => {
-        $crate::__component_one!($contexts false Flag $ty);
+        $crate::__component_one!($contexts false Flag plain $ty);
+        $crate::__component_list!($contexts $($($rest)*)?);
+    };
+    ($contexts:tt pooled sparse $ty:ty $(, $($rest:tt)*)?) => {
+        $crate::__component_one!($contexts false Sparse pooled $ty);
         $crate::__component_list!($contexts $($($rest)*)?);
     };
     ($contexts:tt sparse $ty:ty $(, $($rest:tt)*)?) => {
-        $crate::__component_one!($contexts false Sparse $ty);
+        $crate::__component_one!($contexts false Sparse plain $ty);
+        $crate::__component_list!($contexts $($($rest)*)?);
+    };
+    ($contexts:tt pooled $ty:ty $(, $($rest:tt)*)?) => {
+        $crate::__component_one!($contexts false Archetype pooled $ty);
         $crate::__component_list!($contexts $($($rest)*)?);
     };
     ($contexts:tt $t0:ty, $t1:ty, $t2:ty, $t3:ty, $t4:ty, $t5:ty, $t6:ty, $t7:ty, $($rest:tt)+) => {
@@ -622,8 +684,30 @@ macro_rules! __component_list {
         $crate::__component_list!($contexts $($rest)+);
     };
     ($contexts:tt $ty:ty, $($rest:tt)+) => {
-        $crate::__component_one!($contexts false Archetype $ty);
+        $crate::__component_one!($contexts false Archetype plain $ty);
         $crate::__component_list!($contexts $($rest)+);
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __pool_maker {
+    (plain $ty:ty) => {
+        ::core::option::Option::None
+    };
+    (pooled $ty:ty) => {
+        ::core::option::Option::Some($crate::__private::PoolMaker::of::<$ty>())
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __pooled {
+    (plain) => {
+        false
+    };
+    (pooled) => {
+        true
     };
 }
 
@@ -644,7 +728,7 @@ macro_rules! __fetch_kind {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __component_one {
-    (@declare $contexts:tt $unique:literal $kind:ident $ty:ty) => {
+    (@declare $contexts:tt $unique:literal $kind:ident $pool:ident $ty:ty) => {
         const _: () = {
             fn debug() -> ::core::option::Option<$crate::__private::DebugFn> {
                 #[allow(unused_imports)]
@@ -658,9 +742,11 @@ macro_rules! __component_one {
                     $crate::StorageKind::$kind,
                     &$contexts,
                     debug,
+                    $crate::__pool_maker!($pool $ty),
                 );
             impl $crate::Component for $ty {
                 const STORAGE: $crate::StorageKind = $crate::StorageKind::$kind;
+                const POOLED: bool = $crate::__pooled!($pool);
                 type Fetch = $crate::__fetch_kind!($kind);
 
                 #[inline]
@@ -673,14 +759,14 @@ macro_rules! __component_one {
             }
         };
     };
-    ($contexts:tt $unique:literal Flag $ty:ty) => {
+    ($contexts:tt $unique:literal Flag $pool:ident $ty:ty) => {
         const _: () = ::core::assert!(
             ::core::mem::size_of::<$ty>() == 0,
             "a `flag` component must be zero-sized: declare a component with data `sparse` instead"
         );
-        $crate::__component_one!(@declare $contexts $unique Flag $ty);
+        $crate::__component_one!(@declare $contexts $unique Flag $pool $ty);
     };
-    ($contexts:tt $unique:literal $kind:ident $ty:ty) => {
-        $crate::__component_one!(@declare $contexts $unique $kind $ty);
+    ($contexts:tt $unique:literal $kind:ident $pool:ident $ty:ty) => {
+        $crate::__component_one!(@declare $contexts $unique $kind $pool $ty);
     };
 }

@@ -23,6 +23,8 @@
 //!   still held keeps its slot.
 //! - The [`index`] module: [`EntityIndex`] (key -> entities) and
 //!   [`PrimaryEntityIndex`] (key -> entity), kept current by every change.
+//! - Component pools: components declared `pooled` whose removed values are
+//!   reused ([`Recycle`], [`Context::create_component`]).
 //! - [`context!`] and [`Contexts`]: several contexts side by side.
 //! - [`Error`]: every misuse, as one enum.
 //! - `storage` (private): archetypes of 16 KiB structure-of-arrays chunks; the
@@ -42,6 +44,7 @@ mod group;
 mod id;
 pub mod index;
 mod matcher;
+mod pool;
 pub mod query;
 mod routes;
 #[allow(
@@ -65,6 +68,7 @@ pub use event::{ContextEvent, SubscriptionId};
 pub use group::{EntityList, Group, GroupEvent, GroupId, GroupIter};
 pub use index::{EntityIndex, Index, IndexId, PrimaryEntityIndex};
 pub use matcher::{Matcher, MatcherChain};
+pub use pool::Recycle;
 pub use query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
 pub use storage::{CHUNK_BYTES, ComponentSet, StorageStats};
 pub use system::{Feature, Reactive, ReactiveSystem, System, Systems};
@@ -74,7 +78,7 @@ pub mod prelude {
     pub use crate::{
         AercMode, Collector, CollectorId, Component, ComponentRef, Context, ContextEvent, Contexts, Entity,
         EntityIndex, EntityMut, EntityRef, Error, Feature, Group, GroupEvent, GroupId, Index, IndexId, Matcher,
-        MatcherChain, Owner, PrimaryEntityIndex, Reactive, ReactiveSystem, System, Systems, Trigger,
+        MatcherChain, Owner, PrimaryEntityIndex, Reactive, ReactiveSystem, Recycle, System, Systems, Trigger,
     };
 }
 
@@ -83,6 +87,7 @@ pub mod prelude {
 pub mod __private {
     pub use crate::component::{ComponentRegistration, DebugFn, DebugProbe, RegisteredComponent, ViaDebug, ViaName};
     pub use crate::contexts::ContextRegistration;
+    pub use crate::pool::PoolMaker;
     pub use crate::query::{InColumns, InSparseSets};
     pub use crate::storage::{
         ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowAccess, RowWriter,

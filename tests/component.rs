@@ -88,8 +88,14 @@ fn component_id_from_an_undeclared_index_is_an_error() {
 /// Implemented by hand with a registration of its own that was never submitted
 /// to `inventory`: the (typed) registration cannot borrow another type's id.
 struct Manual;
-static MANUAL: reactecs::__private::ComponentRegistration<Manual> =
-    reactecs::__private::ComponentRegistration::new("Manual", false, reactecs::StorageKind::Archetype, &[], || None);
+static MANUAL: reactecs::__private::ComponentRegistration<Manual> = reactecs::__private::ComponentRegistration::new(
+    "Manual",
+    false,
+    reactecs::StorageKind::Archetype,
+    &[],
+    || None,
+    None,
+);
 impl Component for Manual {
     type Fetch = reactecs::__private::InColumns;
     fn registration() -> &'static reactecs::__private::ComponentRegistration<Self> {

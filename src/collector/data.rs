@@ -32,9 +32,14 @@ pub(crate) trait RemovedStore: Send + Sync {
 }
 
 /// [`RemovedStore`] for component `T`.
+///
+/// For a `pooled` component, values let go of are kept in `spare` and
+/// cloned into (`clone_from`) when the next value is recorded, so a
+/// steady flow of removals allocates nothing once warmed up.
 pub(crate) struct RemovedValues<T> {
     current: HashMap<Entity, T>,
     batch: HashMap<Entity, T>,
+    spare: Vec<T>,
 }
 
 impl<T: Component + Clone> RemovedValues<T> {
@@ -42,7 +47,17 @@ impl<T: Component + Clone> RemovedValues<T> {
         Box::new(RemovedValues::<T> {
             current: HashMap::new(),
             batch: HashMap::new(),
+            spare: Vec::new(),
         })
+    }
+
+    /// Empties `values`: into `spare` for a pooled `T`, else dropped.
+    fn let_go(values: &mut HashMap<Entity, T>, spare: &mut Vec<T>) {
+        if T::POOLED {
+            spare.extend(values.drain().map(|(_, value)| value));
+        } else {
+            values.clear();
+        }
     }
 
     /// The value the entity had when it last left: recorded since the last
@@ -59,22 +74,39 @@ impl<T: Component + Clone> RemovedStore for RemovedValues<T> {
 
     fn record(&mut self, view: EntityRef<'_>, removed: Option<ComponentRef<'_>>) {
         let value = removed.and_then(|c| c.get::<T>()).or_else(|| view.get::<T>());
-        if let Some(value) = value {
+        let Some(value) = value else {
+            return;
+        };
+        if !T::POOLED {
             self.current.insert(view.entity(), value.clone());
+            return;
+        }
+        match self.current.get_mut(&view.entity()) {
+            Some(kept) => kept.clone_from(value),
+            None => {
+                let kept = match self.spare.pop() {
+                    Some(mut spare) => {
+                        spare.clone_from(value);
+                        spare
+                    }
+                    None => value.clone(),
+                };
+                self.current.insert(view.entity(), kept);
+            }
         }
     }
 
     fn start_batch(&mut self) {
-        self.batch.clear();
+        Self::let_go(&mut self.batch, &mut self.spare);
         std::mem::swap(&mut self.current, &mut self.batch);
     }
 
     fn end_batch(&mut self) {
-        self.batch.clear();
+        Self::let_go(&mut self.batch, &mut self.spare);
     }
 
     fn clear(&mut self) {
-        self.current.clear();
+        Self::let_go(&mut self.current, &mut self.spare);
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -131,9 +131,11 @@ impl Context {
         }
     }
 
-    /// Removes the entity's `T` and drops it. Fires group `Removed` (with the
-    /// value) / `Added` for each group the entity leaves or joins, then
-    /// `ComponentRemoved` (with the value), before the drop.
+    /// Removes the entity's `T` and drops it (or, for a `pooled` component,
+    /// puts it in the context's pool: see [`Recycle`](crate::Recycle)).
+    /// Fires group `Removed` (with the value) / `Added` for each group the
+    /// entity leaves or joins, then `ComponentRemoved` (with the value),
+    /// before the drop.
     ///
     /// # Errors
     /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
@@ -143,7 +145,9 @@ impl Context {
     /// [`PrimaryEntityIndex`](crate::PrimaryEntityIndex) has one of its keys
     /// for another entity; nothing changes then.
     pub fn remove<T: Component>(&mut self, entity: Entity) -> Result<(), Error> {
-        self.take::<T>(entity).map(drop)
+        let value = self.take::<T>(entity)?;
+        self.pools.put(value);
+        Ok(())
     }
 
     /// Removes the entity's `T` and gives it back. Fires the same events as
@@ -192,7 +196,8 @@ impl Context {
 
     /// Sets the entity's `T` to `value`. If it had a `T`, fires group `Updated`
     /// for each group watching `T` and `ComponentReplaced` (old and new value),
-    /// then drops the old value; if not, this is an [`add`](Context::add).
+    /// then drops the old value (or pools it, for a `pooled` component); if
+    /// not, this is an [`add`](Context::add).
     ///
     /// # Errors
     /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
@@ -231,10 +236,12 @@ impl Context {
             collectors,
             indices,
             subscribers,
+            pools,
             ..
         } = self;
         if routes.is_idle() {
-            *value_slot::<T>(archetypes, sparse, at, column, entity) = value;
+            let slot = value_slot::<T>(archetypes, sparse, at, column, entity);
+            pools.put(std::mem::replace(slot, value));
             return Ok(());
         }
         let archetype = archetypes.get(at.archetype);
@@ -250,12 +257,13 @@ impl Context {
         let skip = skipped(route, membership, archetype.set(), sparse, entity);
         let slot = value_slot::<T>(archetypes, sparse, at, column, entity);
         if route.lean {
-            *slot = value;
+            pools.put(std::mem::replace(slot, value));
             collectors.collect_each(&route.collectors, entity, retains);
             return Ok(());
         }
         let dispatch = Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
-        replace_routed(dispatch, route, &skip, entity, slot, value)
+        pools.put(replace_routed(dispatch, route, &skip, entity, slot, value)?);
+        Ok(())
     }
 
     /// Changes the entity's `T` in place through `&mut`, and tells observers
@@ -337,6 +345,7 @@ impl Context {
             collectors,
             indices,
             subscribers,
+            pools,
             ..
         } = self;
         let mut skip = Skipped::new();
@@ -392,10 +401,10 @@ impl Context {
                 result
             }
             Some(route) => {
-                let old = value.clone();
+                let old = pools.clone_of(value);
                 let result = f(value, items);
                 let mut dispatch = Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
-                changed(&mut dispatch, route, &skip, entity, value, old, id)?;
+                pools.put(changed(&mut dispatch, route, &skip, entity, value, old, id)?);
                 result
             }
         };
@@ -459,7 +468,7 @@ impl Context {
             return self.modify_each_entity::<T, Q>(group, f);
         }
         let mut visited = 0;
-        let (routes, archetypes, sparse, mut dispatch) = self.split();
+        let (routes, archetypes, sparse, mut dispatch, pools) = self.split_pooled();
         let idle = ReplaceRoute::idle();
         for at in 0.. {
             let Some(&archetype) = routes.membership().group(index).archetypes.get(at) else {
@@ -528,9 +537,9 @@ impl Context {
                         None => Skipped::new(),
                         Some((membership, set)) => skipped(route, membership, set, sparse, entity),
                     };
-                    let old = value.clone();
+                    let old = pools.clone_of(value);
                     f(value, item);
-                    changed(&mut dispatch, route, &skip, entity, value, old, id)?;
+                    pools.put(changed(&mut dispatch, route, &skip, entity, value, old, id)?);
                 }
             }
         }
@@ -666,6 +675,7 @@ fn fetch_with_sparse<'a, T: Component, Q: QueryParam>(
 /// `replace` of `entity`'s `slot` by `value` along a route that re-keys
 /// indices or shows values (out of line: the common routes are the lean
 /// ones). The indices check the new keys before anything changes.
+/// Gives back the old value.
 #[inline(never)]
 fn replace_routed<T: Component>(
     mut dispatch: Dispatch<'_>,
@@ -674,7 +684,7 @@ fn replace_routed<T: Component>(
     entity: Entity,
     slot: &mut T,
     value: T,
-) -> Result<(), Error> {
+) -> Result<T, Error> {
     if !route.indices.is_empty() {
         let id = T::component_id();
         let new = ComponentRef::new(T::component_info(), &value);
@@ -691,7 +701,7 @@ fn replace_routed<T: Component>(
         let new = ComponentRef::new(T::component_info(), &*slot);
         dispatch.replaced(route, skip, entity, new.sibling(&old), new);
     }
-    Ok(())
+    Ok(old)
 }
 
 /// The indices of a replacement's route that reach the entity (those of
@@ -710,7 +720,7 @@ fn reached<'r>(route: &'r ReplaceRoute, skip: &'r [u32]) -> impl Iterator<Item =
 /// `old`, along a route that is not lean: the route's indices check and file
 /// the new keys (a refused key puts `old` back and is the error; a panicking
 /// key function puts `old` back and the panic goes on), its collectors
-/// collect the entity, and its events fire.
+/// collect the entity, and its events fire. Gives back `old`.
 #[inline]
 fn changed<T: Component>(
     dispatch: &mut Dispatch<'_>,
@@ -720,7 +730,7 @@ fn changed<T: Component>(
     value: &mut T,
     old: T,
     id: ComponentId,
-) -> Result<(), Error> {
+) -> Result<T, Error> {
     if !route.indices.is_empty() {
         let new = ComponentRef::new(T::component_info(), &*value);
         let name = dispatch.name;
@@ -747,5 +757,5 @@ fn changed<T: Component>(
         let new = ComponentRef::new(T::component_info(), &*value);
         dispatch.replaced(route, skip, entity, new.sibling(&old), new);
     }
-    Ok(())
+    Ok(old)
 }

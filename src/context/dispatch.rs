@@ -26,6 +26,7 @@ use crate::event::{ContextEvent, Subscribers};
 use crate::group::{GroupEvent, GroupId, Groups};
 use crate::id::{CollectorKey, IndexKey, SubscriptionId};
 use crate::index::Indices;
+use crate::pool::Pools;
 use crate::routes::{Consumers, Gate, ReplaceRoute, Route, Routes};
 use crate::storage::{Archetype, Archetypes, SparseSets};
 
@@ -299,6 +300,13 @@ impl Context {
     /// The context's routes, storage and consumers, borrowed apart.
     #[inline(always)]
     pub(super) fn split(&mut self) -> (&mut Routes, &mut Archetypes, &mut SparseSets, Dispatch<'_>) {
+        let (routes, archetypes, sparse, dispatch, _) = self.split_pooled();
+        (routes, archetypes, sparse, dispatch)
+    }
+
+    /// As [`split`](Context::split), with the component pools.
+    #[inline(always)]
+    pub(super) fn split_pooled(&mut self) -> (&mut Routes, &mut Archetypes, &mut SparseSets, Dispatch<'_>, &mut Pools) {
         let Context {
             name,
             instance,
@@ -310,6 +318,7 @@ impl Context {
             collectors,
             indices,
             subscribers,
+            pools,
             ..
         } = self;
         (
@@ -317,6 +326,7 @@ impl Context {
             archetypes,
             sparse,
             Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers),
+            pools,
         )
     }
 

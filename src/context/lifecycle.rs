@@ -1,7 +1,7 @@
 //! Entities' lives: creating them (one, or many of one bundle type),
 //! destroying them (one, or all), and `reset`.
 
-use std::any::TypeId;
+use std::any::{Any, TypeId};
 use std::panic::{self, AssertUnwindSafe};
 
 use smallvec::SmallVec;
@@ -248,7 +248,8 @@ impl Context {
 
     /// Destroys the entity: fires `EntityWillBeDestroyed` (components still
     /// readable), group `Removed` for each group it was in, one
-    /// `ComponentRemoved` per component, drops the components, then fires
+    /// `ComponentRemoved` per component, drops the components (those of
+    /// `pooled` components go to the context's pools), then fires
     /// `EntityDestroyed`. If nothing retains the entity, its slot is freed
     /// and `EntityReleased` fires; the handle is stale afterwards. If
     /// something does ([`aerc`](crate::aerc)), the entity stays disabled
@@ -311,8 +312,12 @@ impl Context {
             self.entities.relocate(displaced, at);
         }
         let freed = self.entities.disable(entity, self.retains.is_retained(entity.index()));
-        let dropped = panic::catch_unwind(AssertUnwindSafe(|| self.archetypes.despawn(at)));
-        self.sparse.remove_all(entity.index());
+        let pools = &mut self.pools;
+        let mut recycle = |id, value: &mut dyn Any| pools.put_any(id, value);
+        let dropped = panic::catch_unwind(AssertUnwindSafe(|| {
+            self.archetypes.despawn_recycling(at, Some(&mut recycle))
+        }));
+        self.sparse.remove_all(entity.index(), Some(&mut recycle));
         if let Err(payload) = dropped {
             panic::resume_unwind(payload);
         }
@@ -341,7 +346,8 @@ impl Context {
     /// Destroys every entity (with events) and restarts creation indices at 0.
     /// Groups, entity indices and subscriptions are kept, and so are
     /// collectors, emptied after the destruction (what they collected from it
-    /// is released, so every slot is free), and the storage's memory.
+    /// is released, so every slot is free), and the storage's memory. The
+    /// component pools are emptied (their values dropped); their bounds stay.
     ///
     /// # Errors
     /// [`Error::EntitiesRetained`] if any entity, alive or destroyed, is
@@ -359,6 +365,7 @@ impl Context {
             self.clear_collector(id)?;
         }
         self.entities.restart_creation_indices();
+        self.pools.clear();
         Ok(())
     }
 

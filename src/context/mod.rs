@@ -13,6 +13,7 @@
 //!   groups, collectors and entity indices;
 //! - `retaining.rs`: AERC (`retain`, `release`);
 //! - `singletons.rs`: unique components;
+//! - `pooling.rs`: component pools (`create_component`, `recycle`);
 //! - `sparse.rs`: components kept out of archetypes (`flag` and `sparse`
 //!   kinds), `set_flag` and `is_flag`;
 //! - `querying.rs`: queries;
@@ -30,6 +31,7 @@ use crate::event::Subscribers;
 use crate::group::Groups;
 use crate::id::ContextId;
 use crate::index::Indices;
+use crate::pool::Pools;
 use crate::query::QueryPlans;
 use crate::routes::Routes;
 use crate::storage::{Archetypes, ComponentSet, SparseSets, StorageStats};
@@ -44,6 +46,7 @@ mod grouping;
 mod indexing;
 mod invariants;
 mod lifecycle;
+mod pooling;
 mod querying;
 mod retaining;
 mod singletons;
@@ -99,6 +102,8 @@ pub struct Context {
     pub(crate) indices: Indices,
     pub(crate) subscribers: Subscribers,
     pub(crate) uniques: Uniques,
+    /// The removed values of pooled components, kept for reuse.
+    pub(crate) pools: Pools,
     /// The plans of the query types run with `query_mut`.
     pub(crate) queries: QueryPlans,
     /// Entities whose `EntityReleased` waits for the end of a batch release.
@@ -153,6 +158,7 @@ impl Context {
             routes,
             groups: Groups::new(instance),
             uniques: Uniques::new(registry()),
+            pools: Pools::default(),
             collectors: Collectors::new(),
             indices: Indices::default(),
             subscribers: Subscribers::default(),

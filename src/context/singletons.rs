@@ -69,7 +69,8 @@ impl Context {
         self.uniques.holder(T::component_id())
     }
 
-    /// Removes unique component `T` from its holder and drops it, firing
+    /// Removes unique component `T` from its holder and drops it (or pools
+    /// it, for a `pooled` component), firing
     /// `ComponentRemoved`; a holder left with no components is destroyed too
     /// (as Entitas does), so `set_unique` then `remove_unique` leaves nothing
     /// behind (unless a handler panics on the way: then an emptied holder may
@@ -80,7 +81,9 @@ impl Context {
     /// if no entity holds it (so a second call is an error); as
     /// [`remove`](Context::remove) otherwise.
     pub fn remove_unique<T: Component>(&mut self) -> Result<(), Error> {
-        self.take_unique::<T>().map(drop)
+        let value = self.take_unique::<T>()?;
+        self.pools.put(value);
+        Ok(())
     }
 
     /// As [`remove_unique`](Context::remove_unique), but gives the value back.

@@ -7,7 +7,7 @@ use super::bitset::ComponentSet;
 use super::chunk::{Chunk, ChunkLayout};
 use super::edges::Edges;
 use super::location::{ArchetypeId, Location};
-use super::type_info::ErasedRef;
+use super::type_info::{ErasedRef, Recycler};
 use crate::component::{ComponentId, ComponentInfo, ComponentRef};
 use crate::entity::Entity;
 
@@ -423,6 +423,25 @@ impl Archetype {
         let ptr = self.value_ptr(col, row);
         // SAFETY: per the contract the value is initialised and dead after this.
         unsafe { self.columns[col].info.ty.drop_values(ptr, 1) }
+    }
+
+    /// Moves the value of column `col` at `row` out and hands it to `to`, if
+    /// the column's component is pooled; else drops it in place.
+    ///
+    /// # Safety
+    /// As [`drop_value`](Archetype::drop_value).
+    #[inline]
+    pub(super) unsafe fn release_value(&mut self, col: usize, row: u32, to: &mut Option<Recycler<'_>>) {
+        let info = self.columns[col].info;
+        match to {
+            Some(to) if info.is_pooled() => {
+                let ptr = self.value_ptr(col, row);
+                // SAFETY: per the contract the value is initialised and dead after this.
+                unsafe { info.ty.hand_over(ptr, info.id(), &mut **to) }
+            }
+            // SAFETY: forwarded from this function's contract.
+            _ => unsafe { self.drop_value(col, row) },
+        }
     }
 
     /// The entity that `fill_hole(row)` would move into `row`: the last row's,

@@ -9,6 +9,7 @@ use super::archetype::{Archetype, copy_value};
 use super::archetypes::Archetypes;
 use super::edges::TransitionId;
 use super::location::Location;
+use super::type_info::Recycler;
 #[cfg(test)]
 use crate::component::ComponentId;
 use crate::entity::Entity;
@@ -172,7 +173,16 @@ impl Archetypes {
     ///
     /// If a component's `Drop` panics, the row's other values are still dropped
     /// and the row is still removed before the panic continues.
+    #[cfg(test)]
     pub(crate) fn despawn(&mut self, loc: Location) -> Option<Option<Entity>> {
+        self.despawn_recycling(loc, None)
+    }
+
+    /// As [`despawn`](Archetypes::despawn), handing the values of pooled
+    /// components to `to` (when given) instead of dropping them. If `to`
+    /// panics, the rest of the row is dropped (not handed over) and the row
+    /// is still removed before the panic continues.
+    pub(crate) fn despawn_recycling(&mut self, loc: Location, to: Option<Recycler<'_>>) -> Option<Option<Entity>> {
         let entity = self.get(loc.archetype).entity_at(loc.row)?;
         // Freed first: the row is removed even if a value's `Drop` panics.
         self.release(entity.index());
@@ -185,14 +195,15 @@ impl Archetypes {
             row: loc.row,
             next: 0,
         };
-        guard.drop_remaining();
+        let mut to = to;
+        guard.release_remaining(&mut to);
         Some(guard.finish())
     }
 }
 
-/// Drops a row's values column by column; if one `Drop` panics, its own drop
-/// goes on with the remaining columns and removes the row, so the archetype
-/// stays dense and no value is dropped twice.
+/// Drops (or hands over) a row's values column by column; if one `Drop`
+/// panics, its own drop goes on with the remaining columns and removes the
+/// row, so the archetype stays dense and no value is dropped twice.
 struct DespawnGuard<'a> {
     archetype: &'a mut Archetype,
     row: u32,
@@ -200,13 +211,16 @@ struct DespawnGuard<'a> {
 }
 
 impl DespawnGuard<'_> {
-    fn drop_remaining(&mut self) {
+    /// Drops the values not released yet, or hands those of pooled
+    /// components to `to`.
+    fn release_remaining(&mut self, to: &mut Option<Recycler<'_>>) {
         while self.next < self.archetype.columns.len() {
             let col = self.next;
             self.next += 1;
-            // SAFETY: `row` is live and columns before `next` were dropped once;
-            // `next` moves past `col` before the drop, so it is never dropped again.
-            unsafe { self.archetype.drop_value(col, self.row) };
+            // SAFETY: `row` is live and columns before `next` were released once;
+            // `next` moves past `col` before the release, so it is never released
+            // again.
+            unsafe { self.archetype.release_value(col, self.row, to) };
         }
     }
 
@@ -220,7 +234,7 @@ impl DespawnGuard<'_> {
 
 impl Drop for DespawnGuard<'_> {
     fn drop(&mut self) {
-        self.drop_remaining();
+        self.release_remaining(&mut None);
         // SAFETY: every value of the row has now been dropped (or was the one whose
         // panicking `Drop` brought us here, which counts as dropped).
         unsafe { self.archetype.fill_hole(self.row) };

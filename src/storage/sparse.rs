@@ -14,7 +14,7 @@ use std::any::TypeId;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::NonNull;
 
-use super::type_info::ErasedRef;
+use super::type_info::{ErasedRef, Recycler};
 use crate::component::{ComponentId, ComponentInfo, ComponentRef};
 
 /// Marks "no entry" in a sparse set's index.
@@ -24,6 +24,9 @@ const ABSENT: u32 = u32::MAX;
 trait Values: Send + Sync {
     /// Removes entry `at` by moving the last one into its place, and drops it.
     fn swap_remove_drop(&mut self, at: usize);
+    /// As `swap_remove_drop`, handing the value (as component `id`) to `to`
+    /// first (see [`Recycler`]).
+    fn swap_remove_hand_over(&mut self, at: usize, id: ComponentId, to: Recycler<'_>);
     /// A view of entry `at`.
     fn erased(&self, at: usize) -> ErasedRef<'_>;
     /// The number of entries.
@@ -47,6 +50,11 @@ impl<T: Send + Sync + 'static> Values for Vec<T> {
         // The value leaves the vector before it is dropped: a panicking `Drop`
         // leaves the vector consistent.
         drop(self.swap_remove(at));
+    }
+
+    fn swap_remove_hand_over(&mut self, at: usize, id: ComponentId, to: Recycler<'_>) {
+        let mut value = Some(self.swap_remove(at));
+        to(id, &mut value);
     }
 
     fn erased(&self, at: usize) -> ErasedRef<'_> {
@@ -287,6 +295,22 @@ impl SparseSet {
         }
     }
 
+    /// As `remove`, handing the value to `to` (when given and the component
+    /// is pooled) instead of dropping it.
+    fn remove_recycling(&mut self, slot: u32, to: &mut Option<Recycler<'_>>) -> bool {
+        match (self.unlink(slot), to) {
+            (Some(at), Some(to)) if self.info.is_pooled() => {
+                self.values.swap_remove_hand_over(at, self.info.id(), &mut **to);
+                true
+            }
+            (Some(at), _) => {
+                self.values.swap_remove_drop(at);
+                true
+            }
+            (None, _) => false,
+        }
+    }
+
     /// A view of `slot`'s value.
     #[inline]
     pub(crate) fn component_ref(&self, slot: u32) -> Option<ComponentRef<'_>> {
@@ -450,12 +474,14 @@ impl SparseSets {
     /// Drops every value of `slot` (its entity is destroyed). A panicking
     /// `Drop` does not stop the rest: every value leaves its set, and the
     /// first panic goes on afterwards.
-    pub(crate) fn remove_all(&mut self, slot: u32) {
+    /// Values of pooled components go to `to`, when given, instead of being
+    /// dropped (a panicking `to` is treated as a panicking `Drop`).
+    pub(crate) fn remove_all(&mut self, slot: u32, mut to: Option<Recycler<'_>>) {
         let mut first_panic = None;
         for at in 0..self.ids.len() {
             let id = self.ids[at];
             let set = self.sets[id.index()].as_mut().expect("listed ids have sets");
-            if let Err(panic) = panic::catch_unwind(AssertUnwindSafe(|| set.remove(slot))) {
+            if let Err(panic) = panic::catch_unwind(AssertUnwindSafe(|| set.remove_recycling(slot, &mut to))) {
                 first_panic.get_or_insert(panic);
             }
         }

@@ -37,6 +37,10 @@ const SPARSE_TRACKED: usize = 9;
 const FLAG: usize = 10;
 /// `Panicky`, kept in a sparse set.
 const SPARSE_PANICKY: usize = 11;
+/// `Tracked`, declared pooled.
+const POOLED_TRACKED: usize = 12;
+/// `Tracked`, declared pooled, kept in a sparse set.
+const SPARSE_POOLED: usize = 13;
 
 /// A zero-sized flag.
 #[derive(Debug, PartialEq)]
@@ -88,7 +92,7 @@ fn panicky_drops() -> usize {
 
 fn infos() -> &'static [ComponentInfo] {
     use crate::component::ViaDebug;
-    static INFOS: std::sync::OnceLock<[ComponentInfo; 12]> = std::sync::OnceLock::new();
+    static INFOS: std::sync::OnceLock<[ComponentInfo; 14]> = std::sync::OnceLock::new();
     INFOS.get_or_init(|| {
         [
             ComponentInfo::for_test::<u8>(U8, "u8", None),
@@ -107,6 +111,8 @@ fn infos() -> &'static [ComponentInfo] {
             ComponentInfo::for_test_kind::<Tracked>(SPARSE_TRACKED, "SparseTracked", StorageKind::Sparse),
             ComponentInfo::for_test_kind::<Lit>(FLAG, "Lit", StorageKind::Flag),
             ComponentInfo::for_test_kind::<Panicky>(SPARSE_PANICKY, "SparsePanicky", StorageKind::Sparse),
+            ComponentInfo::for_test_pooled::<Tracked>(POOLED_TRACKED, "PooledTracked", StorageKind::Archetype),
+            ComponentInfo::for_test_pooled::<Tracked>(SPARSE_POOLED, "SparsePooled", StorageKind::Sparse),
         ]
     })
 }
@@ -838,7 +844,7 @@ fn a_flag_takes_no_value_memory_and_every_kind_leaves_with_its_slot() {
     assert!(sparse.contains(id(FLAG), 2) && sparse.contains(id(FLAG), 5));
     assert_eq!(sparse.ids_of(2).collect::<Vec<_>>(), [id(SPARSE_TRACKED), id(FLAG)]);
     assert_eq!(sparse.len(), 3);
-    sparse.remove_all(2);
+    sparse.remove_all(2, None);
     assert!(!sparse.any_of(2));
     assert!(sparse.contains(id(FLAG), 5));
     assert_eq!(live(), before);
@@ -853,7 +859,7 @@ fn a_panicking_drop_of_a_sparse_value_leaves_every_other_value_dropped_once() {
     sparse.insert(&infos()[SPARSE_TRACKED], 1, Tracked::new("a")).unwrap();
     assert!(sparse.insert(&infos()[SPARSE_PANICKY], 1, Panicky).is_ok());
     sparse.insert(&infos()[SPARSE_TRACKED], 4, Tracked::new("b")).unwrap();
-    let removed = catch_unwind(AssertUnwindSafe(|| sparse.remove_all(1)));
+    let removed = catch_unwind(AssertUnwindSafe(|| sparse.remove_all(1, None)));
     assert!(removed.is_err(), "the panic goes on");
     assert_eq!(panicky_drops(), before.1 + 1);
     assert_eq!(live(), before.0 + 1);
@@ -882,7 +888,7 @@ fn a_bundle_with_sparse_elements_files_them_under_the_new_slot_or_leaves_none() 
         w.put(Tracked::new("t")).unwrap();
     });
     assert_eq!(live(), before + 1);
-    f.sparse.remove_all(e.index());
+    f.sparse.remove_all(e.index(), None);
     assert_eq!(live(), before);
 }
 
@@ -976,7 +982,7 @@ fn a_query_reads_and_writes_sparse_values_row_by_row_each_entry_once() {
     assert!(access.read::<u64>().is_some());
     assert!(access.read_sparse::<u64>().is_none(), "the plan records `Tracked`");
     for e in &entities {
-        f.sparse.remove_all(e.index());
+        f.sparse.remove_all(e.index(), None);
     }
     drop(f);
     assert_eq!(live(), before);
@@ -1017,4 +1023,97 @@ fn rows_hold_distinct_slots_and_an_exclusive_lend_serves_one_plan() {
     assert!(mismatched.is_err(), "a lend serves the plan it was made for");
     let served = ColumnAccess::exclusive(f.storage.lend_mut(a), lend, write.columns());
     assert_eq!(served.chunk_lens().count(), 1);
+}
+
+/// A recycler that keeps the `Tracked` values handed to it, and checks
+/// that only pooled components are handed over.
+fn keeper(kept: &mut Vec<Tracked>) -> impl FnMut(ComponentId, &mut dyn std::any::Any) + '_ {
+    |component, value| {
+        assert!(component == id(POOLED_TRACKED) || component == id(SPARSE_POOLED));
+        let value = value
+            .downcast_mut::<Option<Tracked>>()
+            .expect("an `Option` of the value's type");
+        kept.push(value.take().expect("handed over once"));
+    }
+}
+
+#[test]
+fn a_destroyed_row_hands_its_pooled_values_over_and_drops_the_rest() {
+    let before = live();
+    let mut f = Fixture::new();
+    let row = |name: &'static str| {
+        move |w: &mut RowWriter<'_>| {
+            w.put(1u8).unwrap();
+            w.put(Tracked::new("dropped")).unwrap();
+            w.put(Tracked::new(name)).unwrap();
+            w.put(Tracked::new("sparse")).unwrap();
+        }
+    };
+    let kinds = [U8, TRACKED, POOLED_TRACKED, SPARSE_POOLED];
+    let a = f.spawn(&kinds, row("a"));
+    let b = f.spawn(&kinds, row("b"));
+    assert_eq!(live(), before + 6);
+    let mut kept = Vec::new();
+    let loc = f.loc(a);
+    f.keys.disable(a, false);
+    f.keys.relocate(b, loc);
+    let displaced = f.storage.despawn_recycling(loc, Some(&mut keeper(&mut kept)));
+    assert_eq!(displaced, Some(Some(b)));
+    f.sparse.remove_all(a.index(), Some(&mut keeper(&mut kept)));
+    let names: Vec<&str> = kept.iter().map(|t| t.0.as_str()).collect();
+    assert_eq!(
+        names,
+        ["a", "sparse"],
+        "pooled values handed over, in column then set order"
+    );
+    assert_eq!(live(), before + 3 + 2, "b's three, and the two kept");
+    assert_eq!(f.get::<Tracked>(b, POOLED_TRACKED).map(|t| t.0.as_str()), Some("b"));
+    f.check();
+    drop(kept);
+    f.despawn(b);
+    f.sparse.remove_all(b.index(), None);
+    assert_eq!(live(), before);
+}
+
+#[test]
+fn a_value_the_recycler_leaves_or_a_panicking_recycler_drops_it_once() {
+    let before = live();
+    let mut f = Fixture::new();
+    let kinds = [TRACKED, POOLED_TRACKED, U8];
+    let write = |w: &mut RowWriter<'_>| {
+        w.put(Tracked::new("plain")).unwrap();
+        w.put(Tracked::new("pooled")).unwrap();
+        w.put(3u8).unwrap();
+    };
+    // A recycler that takes nothing: storage drops the value.
+    let a = f.spawn(&kinds, write);
+    let mut asked = 0;
+    let loc = f.loc(a);
+    f.keys.disable(a, false);
+    f.storage.despawn_recycling(loc, Some(&mut |_, _| asked += 1));
+    assert_eq!((asked, live()), (1, before));
+    // A panicking recycler: the value and the rest of the row are dropped
+    // once, and the row is removed.
+    let b = f.spawn(&kinds, write);
+    let c = f.spawn(&kinds, write);
+    let loc = f.loc(b);
+    f.keys.disable(b, false);
+    f.keys.relocate(c, loc);
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        f.storage
+            .despawn_recycling(loc, Some(&mut |_, _| panic!("recycler failed")))
+    }));
+    assert!(result.is_err(), "the panic goes on");
+    assert_eq!(live(), before + 2, "only c's values are left");
+    f.check();
+    // The same in a sparse set.
+    f.sparse.insert(&infos()[SPARSE_POOLED], 9, Tracked::new("s")).unwrap();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        f.sparse.remove_all(9, Some(&mut |_, _| panic!("recycler failed")))
+    }));
+    assert!(result.is_err());
+    assert!(!f.sparse.any_of(9));
+    assert_eq!(live(), before + 2);
+    f.despawn(c);
+    assert_eq!(live(), before);
 }

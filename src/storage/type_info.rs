@@ -3,13 +3,24 @@
 //! knows the type, so reading it back is checked.
 
 use std::alloc::Layout;
-use std::any::TypeId;
+use std::any::{Any, TypeId};
 use std::hash::Hasher;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
+use crate::component::ComponentId;
+
 /// Drops `count` contiguous values starting at the pointer.
 type DropFn = unsafe fn(*mut u8, usize);
+
+/// What may take a value leaving storage instead of letting it drop (a
+/// context's pools): it is given the value's component id and the value as
+/// an `Option<T>` of its type, which it may `take`; what it leaves is dropped.
+pub(crate) type Recycler<'a> = &'a mut dyn FnMut(ComponentId, &mut dyn Any);
+
+/// Moves the value at the pointer into an `Option` and lends it to a
+/// [`Recycler`]; drops what the recycler left.
+type HandOverFn = unsafe fn(*mut u8, ComponentId, Recycler<'_>);
 
 /// The layout, identity and drop glue of one component type, type-erased.
 ///
@@ -22,6 +33,7 @@ pub(crate) struct TypeInfo {
     type_name: &'static str,
     layout: Layout,
     drop: Option<DropFn>,
+    hand_over: HandOverFn,
 }
 
 impl TypeInfo {
@@ -38,6 +50,16 @@ impl TypeInfo {
             // one of them panics, so a panicking `Drop` leaks nothing after it.
             unsafe { std::ptr::drop_in_place(slice) }
         }
+        /// # Safety
+        /// `ptr` must point to an initialised, properly aligned `T` that is not
+        /// used again (it is moved out here).
+        unsafe fn hand_over<T: 'static>(ptr: *mut u8, id: ComponentId, to: Recycler<'_>) {
+            // SAFETY: the caller promises a live, aligned `T` at `ptr` that is never
+            // used again, so reading it moves it: it has exactly one owner, this
+            // `Option`, which drops it (also if `to` panics) unless `to` took it.
+            let mut value = Some(unsafe { ptr.cast::<T>().read() });
+            to(id, &mut value);
+        }
         TypeInfo {
             type_id: TypeId::of::<T>(),
             type_name: std::any::type_name::<T>(),
@@ -47,6 +69,7 @@ impl TypeInfo {
             } else {
                 None
             },
+            hand_over: hand_over::<T>,
         }
     }
 
@@ -83,6 +106,21 @@ impl TypeInfo {
             // `TypeInfo::of` for the type this info describes.
             unsafe { drop(ptr, count) }
         }
+    }
+}
+
+impl TypeInfo {
+    /// Moves the value at `ptr` out and hands it to `to` (see [`Recycler`]),
+    /// as component `id`.
+    ///
+    /// # Safety
+    /// As [`drop_values`](TypeInfo::drop_values) for one value: `ptr` points
+    /// to an initialised, aligned value of the described type, which is dead
+    /// (moved out) after this call, whatever `to` does, panics included.
+    pub(super) unsafe fn hand_over(&self, ptr: *mut u8, id: ComponentId, to: Recycler<'_>) {
+        // SAFETY: forwarded from this function's contract; `hand_over` was built by
+        // `TypeInfo::of` for the type this info describes.
+        unsafe { (self.hand_over)(ptr, id, to) }
     }
 }
 
