@@ -13,7 +13,10 @@
 //! creations) are kept in a 2-byte side table, read only by
 //! `creation_index`. Numbers whose low 32 bits are zero are skipped, so a tag
 //! is never zero (which gives `Option<Entity>` its niche) and a freed slot,
-//! whose tag is cleared, never matches a handle.
+//! whose tag is cleared, never matches a handle. Numbers whose low 32 bits
+//! are all ones (`u32::MAX`) are skipped too: that tag marks the placeholder
+//! entities a [`CommandBuffer`](crate::CommandBuffer) hands out (and
+//! `Entity::NULL`), so a placeholder never names a real entity.
 //!
 //! Tags repeat once every 2^32 creations, so a slot is reused only by
 //! entities of the epoch its first entity was created in: a free slot whose
@@ -37,7 +40,10 @@ use crate::storage::{ArchetypeId, Location};
 /// new entity. Handles are per context: a handle used on another context is
 /// not detected (it may name an entity there).
 ///
-/// `Display` prints `index v tag`, e.g. `3v1` (`Debug`: `Entity(3v1)`).
+/// `Display` prints `index v tag`, e.g. `3v1` (`Debug`: `Entity(3v1)`). A
+/// placeholder made by a [`CommandBuffer`](crate::CommandBuffer) prints as
+/// `p` and its number, e.g. `p0`: it names no entity of any context until the
+/// buffer is played back ([`CommandBuffer::resolve`](crate::CommandBuffer::resolve)).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(C, align(8))]
 pub struct Entity {
@@ -69,11 +75,35 @@ impl Entity {
     pub(crate) fn is_null(self) -> bool {
         self == Entity::NULL
     }
+
+    /// How many placeholder numbers there are: `0..PLACEHOLDERS`.
+    pub(crate) const PLACEHOLDERS: u32 = u32::MAX;
+
+    /// Placeholder `number` of a command buffer: tag `u32::MAX`, which no
+    /// entity gets (see the module docs), so it never names one. `number` is
+    /// below [`Entity::PLACEHOLDERS`], so a placeholder is never
+    /// [`Entity::NULL`].
+    pub(crate) fn placeholder(number: u32) -> Entity {
+        debug_assert!(number < Entity::PLACEHOLDERS);
+        Entity {
+            index: number,
+            tag: NonZeroU32::MAX,
+        }
+    }
+
+    /// The number of this placeholder, if it is one.
+    #[inline]
+    pub(crate) fn placeholder_number(self) -> Option<u32> {
+        (self.tag == NonZeroU32::MAX && self.index < Entity::PLACEHOLDERS).then_some(self.index)
+    }
 }
 
 impl fmt::Display for Entity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}v{}", self.index, self.tag)
+        match self.placeholder_number() {
+            Some(number) => write!(f, "p{number}"),
+            None => write!(f, "{}v{}", self.index, self.tag),
+        }
     }
 }
 
@@ -255,7 +285,9 @@ impl Entities {
     #[inline(always)]
     pub(crate) fn alloc(&mut self, location: Location) -> Entity {
         let creation = self.next_creation;
-        self.next_creation += if (creation as u32) == u32::MAX { 2 } else { 1 };
+        // Skip the next number if its tag would be `u32::MAX` (a
+        // placeholder's) or 0 (a freed slot's): tags run 1..=u32::MAX - 1.
+        self.next_creation += if (creation as u32) == u32::MAX - 1 { 3 } else { 1 };
         let record = Slot {
             tag: creation as u32,
             archetype: location.archetype.0,
@@ -347,8 +379,9 @@ impl Entities {
 
     /// Creation number `creation` as a creation index.
     fn relative(&self, creation: u64) -> u64 {
-        // Numbers with a zero low half were skipped: one per 2^32 passed.
-        (creation - self.base) - ((creation >> 32) - (self.base >> 32))
+        // Numbers with a low half of all ones or of zero were skipped: two
+        // per 2^32 passed.
+        (creation - self.base) - 2 * ((creation >> 32) - (self.base >> 32))
     }
 
     /// Restarts creation indices at 0 for the next entity.
@@ -431,7 +464,7 @@ impl Entities {
                 _ => live += 1,
             }
             let creation = self.creation(index);
-            if creation < self.base || creation >= self.next_creation || slot.tag() == 0 {
+            if creation < self.base || creation >= self.next_creation || slot.tag() == 0 || slot.tag() == u32::MAX {
                 return Err(format!("slot {index} has creation number {creation}"));
             }
             if !creations.insert(creation) {
@@ -502,17 +535,35 @@ mod tests {
     }
 
     #[test]
-    fn tags_skip_zero_and_creation_indices_count_every_entity() {
+    fn tags_skip_zero_and_all_ones_and_creation_indices_count_every_entity() {
         let mut entities = Entities::default();
-        entities.next_creation = u64::from(u32::MAX) - 1;
+        entities.next_creation = u64::from(u32::MAX) - 2;
         entities.base = entities.next_creation;
         let made: Vec<Entity> = (0..4).map(|row| entities.alloc(at(row))).collect();
-        assert!(made.iter().all(|e| e.generation() != 0));
+        let tags: Vec<u32> = made.iter().map(|e| e.generation()).collect();
+        assert_eq!(tags, [u32::MAX - 2, u32::MAX - 1, 1, 2]);
+        assert!(made.iter().all(|e| e.placeholder_number().is_none()));
         let indices: Vec<u64> = made.iter().map(|&e| entities.creation_index(e)).collect();
         assert_eq!(indices, [0, 1, 2, 3]);
+        entities.check().unwrap();
         entities.restart_creation_indices();
         let next = entities.alloc(at(4));
         assert_eq!(entities.creation_index(next), 0);
+    }
+
+    #[test]
+    fn a_placeholder_is_never_null_and_never_names_a_slot() {
+        let first = Entity::placeholder(0);
+        let last = Entity::placeholder(Entity::PLACEHOLDERS - 1);
+        assert_eq!(first.placeholder_number(), Some(0));
+        assert_eq!(last.placeholder_number(), Some(u32::MAX - 1));
+        assert_eq!(Entity::NULL.placeholder_number(), None);
+        assert_ne!(last, Entity::NULL);
+        assert_eq!(first.to_string(), "p0");
+        let mut entities = Entities::default();
+        let real = entities.alloc(at(0));
+        assert_eq!(real.index(), first.index());
+        assert_eq!(entities.liveness(first), Liveness::Stale);
     }
 
     #[test]

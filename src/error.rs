@@ -351,6 +351,85 @@ pub enum Error {
         /// The matcher, printed.
         matcher: String,
     },
+
+    /// Commands of a [`CommandBuffer`](crate::CommandBuffer) that failed at
+    /// playback. Each failed command changed nothing; every other command
+    /// of the buffer was applied.
+    #[error(
+        "{} of the commands played back on context `{context}` failed and changed nothing (the others were \
+         applied): {}; see `failures` for each command's error",
+        failures.len(),
+        list_failures(failures)
+    )]
+    CommandsFailed {
+        /// The context played back on.
+        context: &'static str,
+        /// The failed commands, in recorded order.
+        failures: Vec<CommandFailure>,
+    },
+
+    /// A command buffer command on a placeholder entity that names no entity
+    /// at playback.
+    #[error(
+        "placeholder {placeholder} names no entity in context `{context}`: {}",
+        creator.map_or_else(
+            || "no command before it in its command buffer creates it; use a placeholder only in the buffer \
+                that made it (or one that buffer was appended to)".to_owned(),
+            |index| format!("the command that was to create it (#{index}) failed"),
+        )
+    )]
+    UnresolvedPlaceholder {
+        /// The context played back on.
+        context: &'static str,
+        /// The placeholder given.
+        placeholder: Entity,
+        /// The position in the buffer of the command that was to create it,
+        /// if the buffer has one.
+        creator: Option<usize>,
+    },
+}
+
+/// One command of a [`CommandBuffer`](crate::CommandBuffer) that failed at
+/// playback, in [`Error::CommandsFailed`].
+///
+/// `Display` prints its position, what it was to do and why it failed, e.g.
+/// ``#2 add `Position` to 3v1: entity 3v1 is not alive in context `Game`: ...``.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CommandFailure {
+    /// The command's position in the buffer (0 for the first recorded).
+    pub index: usize,
+    /// What the command was to do, e.g. ``add `Position` to 3v1``;
+    /// placeholders print as `p0`, `p1`, ...
+    pub command: String,
+    /// The entity the command named, as recorded: the entity it acts on (a
+    /// real one or a placeholder), or the placeholder a create was to make;
+    /// `None` for commands on unique components.
+    pub entity: Option<Entity>,
+    /// Why it failed: the error the direct call returned (e.g.
+    /// [`Error::StaleEntity`]), or [`Error::UnresolvedPlaceholder`].
+    pub error: Box<Error>,
+}
+
+impl std::fmt::Display for CommandFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "#{} {}: {}", self.index, self.command, self.error)
+    }
+}
+
+/// The first few failures, for [`Error::CommandsFailed`]'s message.
+fn list_failures(failures: &[CommandFailure]) -> String {
+    const SHOWN: usize = 3;
+    let mut list = failures
+        .iter()
+        .take(SHOWN)
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ");
+    if failures.len() > SHOWN {
+        list.push_str(&format!("; and {} more", failures.len() - SHOWN));
+    }
+    list
 }
 
 impl Error {

@@ -19,6 +19,9 @@
 //!   and [`feature_system!`] to gather a feature's systems from anywhere.
 //! - Collectors ([`Context::collector`], [`Collector`]) and reactive systems
 //!   ([`ReactiveSystem`], [`system::Reactive`]): run only for what changed.
+//! - [`CommandBuffer`]: structural changes recorded now (while iterating, on
+//!   other threads) and played back later; [`DeferredSystem`]s record into
+//!   one that their [`Deferred`] wrapper plays back after them.
 //! - The [`aerc`] module: retain / release, so a destroyed entity that is
 //!   still held keeps its slot.
 //! - The [`index`] module: [`EntityIndex`] (key -> entities) and
@@ -33,6 +36,7 @@
 pub mod aerc;
 mod bundle;
 mod collector;
+mod command_buffer;
 mod component;
 mod context;
 mod contexts;
@@ -58,12 +62,13 @@ mod unique;
 pub use aerc::{AercMode, Owner};
 pub use bundle::{Bundle, ComponentTuple};
 pub use collector::{Collector, CollectorId, CollectorSpec, RemovedView, Trigger, TriggerOnEvent};
+pub use command_buffer::CommandBuffer;
 pub use component::{Component, ComponentId, ComponentInfo, ComponentRef, StorageKind};
 pub use context::{Context, ContextBuilder, EntityMut};
 pub use contexts::{ContextId, ContextKind, Contexts};
 pub use entity::Entity;
 pub use entity_ref::EntityRef;
-pub use error::Error;
+pub use error::{CommandFailure, Error};
 pub use event::{ContextEvent, SubscriptionId};
 pub use group::{EntityList, Group, GroupEvent, GroupId, GroupIter};
 pub use index::{EntityIndex, Index, IndexId, PrimaryEntityIndex};
@@ -71,14 +76,15 @@ pub use matcher::{Matcher, MatcherChain};
 pub use pool::Recycle;
 pub use query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
 pub use storage::{CHUNK_BYTES, ComponentSet, StorageStats};
-pub use system::{Feature, Reactive, ReactiveSystem, System, Systems};
+pub use system::{Deferred, DeferredSystem, Feature, Reactive, ReactiveSystem, System, Systems};
 
 /// The names most programs need: `use reactecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        AercMode, Collector, CollectorId, Component, ComponentRef, Context, ContextEvent, Contexts, Entity,
-        EntityIndex, EntityMut, EntityRef, Error, Feature, Group, GroupEvent, GroupId, Index, IndexId, Matcher,
-        MatcherChain, Owner, PrimaryEntityIndex, Reactive, ReactiveSystem, Recycle, System, Systems, Trigger,
+        AercMode, Collector, CollectorId, CommandBuffer, Component, ComponentRef, Context, ContextEvent, Contexts,
+        Deferred, DeferredSystem, Entity, EntityIndex, EntityMut, EntityRef, Error, Feature, Group, GroupEvent,
+        GroupId, Index, IndexId, Matcher, MatcherChain, Owner, PrimaryEntityIndex, Reactive, ReactiveSystem, Recycle,
+        System, Systems, Trigger,
     };
 }
 

@@ -1,10 +1,14 @@
 //! Hot paths do not allocate in steady state: once archetypes, edges and
 //! chunks exist, add / remove / replace / destroy / create churn reuses them,
 //! and so does a frame of systems with reactive ones (collectors, their
-//! retains, system buffers, feature timings).
+//! retains, system buffers, feature timings), and a frame with every
+//! reactive piece at once: entity indices, flags, pooled components and a
+//! command buffer (the `steady_frame` bench's frame).
 //! (allocation-counter counts per thread, so other tests do not interfere.)
 
 mod common;
+#[path = "../benches/common/frame.rs"]
+mod frame;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -254,4 +258,28 @@ fn a_reactive_frame_allocates_nothing_once_warm() {
     let runs = frame.timings().get("SumPositions").unwrap().execute().runs();
     assert_eq!(runs, (warm_up + frames) as u64, "timed every frame");
     check(&game);
+}
+
+#[test]
+fn a_frame_with_indices_flags_pools_and_commands_allocates_nothing_once_warm() {
+    let mut game = frame::Game::new();
+    // Movers cross cells in a cycle of 16 frames: warm up over all of it.
+    for _ in 0..20 {
+        game.frame();
+    }
+    let (seen, _) = game.seen();
+    let info = allocation_counter::measure(|| game.frame());
+    assert_eq!(info.count_total, 0, "a steady frame allocated: {info:?}");
+    assert_eq!(
+        game.seen().0,
+        seen + frame::MOVERS,
+        "the reactive system saw every mover"
+    );
+    let context = &game.context;
+    assert_eq!(context.len(), frame::MOVERS + frame::SPARKS);
+    assert_eq!(context.query::<&frame::Trail>().iter().count(), frame::CHURNED);
+    let first = *context.get::<frame::Pos>(game.movers()[0]).unwrap();
+    let here = context.index(game.by_cell).unwrap().get(&frame::cell(&first));
+    assert!(here.contains(&game.movers()[0]), "the index followed the mover");
+    check(context);
 }

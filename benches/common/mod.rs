@@ -3,6 +3,8 @@
 //! the plain-Rust baseline measured in the same run.
 #![allow(dead_code)]
 
+pub mod frame;
+
 use std::path::PathBuf;
 
 /// A 4x4 f32 matrix (ecs_bench_suite's `Transform`).

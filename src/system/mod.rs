@@ -98,6 +98,13 @@
 //! assert_eq!(collide.execute().runs(), 1);
 //! ```
 //!
+//! # Deferred systems
+//! A [`DeferredSystem`] reads the context (`&Context`) and records its
+//! structural changes into a [`CommandBuffer`](crate::CommandBuffer);
+//! wrapped in [`Deferred`] (or added with [`Feature::with_deferred`]), its
+//! buffer is played back right after its `execute` and right after its
+//! `cleanup`, so the next system sees the changes.
+//!
 //! # Registered systems
 //! [`feature_system!`](crate::feature_system!) declares, anywhere at item
 //! level, that a feature contains a system;
@@ -107,6 +114,7 @@
 
 use crate::Context;
 
+mod deferred;
 mod feature;
 mod in_context;
 mod multi_reactive;
@@ -115,6 +123,7 @@ mod registry;
 mod systems;
 mod timings;
 
+pub use deferred::{Deferred, DeferredSystem};
 pub use feature::Feature;
 pub use in_context::InContext;
 pub use multi_reactive::{ContextEntity, MultiReactive, MultiReactiveSystem};
