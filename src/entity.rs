@@ -5,13 +5,22 @@
 //! and row). That is all a lookup reads. Retain counts live in a side table
 //! ([`aerc`](crate::aerc)), touched only by retains and releases.
 //!
-//! Every entity gets a creation number from a per-context counter that never
-//! goes back (not even at `reset`, which only moves the point that counts as
-//! creation index 0). Its low 32 bits are the entity's *tag*, which its
-//! handle carries beside the slot index; a lookup compares the tag with the
-//! slot's. The high bits (the *epoch*, which changes once every 2^32
-//! creations) are kept in a 2-byte side table, read only by
-//! `creation_index`. Numbers whose low 32 bits are zero are skipped, so a tag
+//! Every entity gets a creation number, from a counter that never goes back
+//! (not even at `reset`, which only moves the point that counts as creation
+//! index 0). The counter is shared by every context of the process: a
+//! context takes its numbers in blocks of 2^20 from one atomic counter
+//! (one atomic add per 2^20 entities), so no two contexts' entities ever
+//! have the same creation number. Its low 32 bits are the entity's *tag*,
+//! which its handle carries beside the slot index; a lookup compares the tag
+//! with the slot's. So a handle used on another context than its own does
+//! not match any entity there (tags repeat only every 2^32 creations,
+//! process-wide): it is refused as [`Error::ForeignEntity`](crate::Error::ForeignEntity),
+//! for the cost of the tag compare every lookup makes anyway. The high bits
+//! (the *epoch*, which changes once every 2^32 creations) are kept in a
+//! 2-byte side table, read only by `creation_index`; a context's creation
+//! indices count its own entities (the blocks it took are listed, one
+//! 16-byte record per 2^20 creations). Numbers whose low 32 bits are zero
+//! are skipped, so a tag
 //! is never zero (which gives `Option<Entity>` its niche) and a freed slot,
 //! whose tag is cleared, never matches a handle. Numbers whose low 32 bits
 //! are all ones (`u32::MAX`) are skipped too: that tag marks the placeholder
@@ -29,6 +38,7 @@
 
 use std::fmt;
 use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::storage::{ArchetypeId, Location};
 
@@ -37,10 +47,13 @@ use crate::storage::{ArchetypeId, Location};
 /// When an entity is destroyed its slot may be reused, but the next entity in
 /// it has another tag, so an old handle is detected as stale
 /// ([`Error::StaleEntity`](crate::Error::StaleEntity)) and never reaches the
-/// new entity. Handles are per context: a handle used on another context is
-/// not detected (it may name an entity there).
+/// new entity. Handles are per context: a handle used on another context
+/// (alive or dropped) names nothing there, and every call refuses it
+/// ([`Error::ForeignEntity`](crate::Error::ForeignEntity)).
 ///
-/// `Display` prints `index v tag`, e.g. `3v1` (`Debug`: `Entity(3v1)`). A
+/// `Display` prints `index v tag`, e.g. `3v1048577` (`Debug`:
+/// `Entity(3v1048577)`; tags are the low bits of process-wide creation
+/// numbers, so they are large and differ between contexts and runs). A
 /// placeholder made by a [`CommandBuffer`](crate::CommandBuffer) prints as
 /// `p` and its number, e.g. `p0`: it names no entity of any context until the
 /// buffer is played back ([`CommandBuffer::resolve`](crate::CommandBuffer::resolve)).
@@ -165,10 +178,41 @@ pub(crate) struct Entities {
     len: usize,
     /// Disabled entities.
     disabled: usize,
-    /// The creation number the next entity gets.
+    /// The creation number the next entity gets (if below `block_end`).
     next_creation: u64,
-    /// The creation number that counts as creation index 0.
+    /// The end of the block of creation numbers being used: at it, the
+    /// next entity takes a new block.
+    block_end: u64,
+    /// The blocks taken, in order (so by first number too).
+    blocks: Vec<Block>,
+    /// How many entities were created, ever.
+    created: u64,
+    /// The count of `created` that counts as creation index 0.
     base: u64,
+}
+
+/// Creation numbers come in blocks of this many (a power of two that
+/// divides 2^32, so a block never spans two epochs).
+const BLOCK: u64 = 1 << 20;
+
+/// The next block of creation numbers to hand out, process-wide.
+static NEXT_BLOCK: AtomicU64 = AtomicU64::new(0);
+
+/// The numbers given out from the block starting at `start`: all but a
+/// first one with tag 0 and a last one with tag `u32::MAX`.
+fn block_range(start: u64) -> (u64, u64) {
+    let first = if start as u32 == 0 { start + 1 } else { start };
+    let end = start + BLOCK;
+    (first, if end as u32 == 0 { end - 1 } else { end })
+}
+
+/// A block of creation numbers a context took.
+#[derive(Clone, Copy, Debug)]
+struct Block {
+    /// The first number given out from it.
+    first: u64,
+    /// The context's creation count when it was given out.
+    count: u64,
 }
 
 impl Default for Entities {
@@ -180,8 +224,11 @@ impl Default for Entities {
             retired: 0,
             len: 0,
             disabled: 0,
-            next_creation: 1,
-            base: 1,
+            next_creation: 0,
+            block_end: 0,
+            blocks: Vec::new(),
+            created: 0,
+            base: 0,
         }
     }
 }
@@ -252,6 +299,9 @@ impl Entities {
     /// values can be filed under it before the entity exists).
     #[inline(always)]
     pub(crate) fn next_slot(&mut self) -> u32 {
+        if self.next_creation == self.block_end {
+            self.take_block();
+        }
         let epoch = (self.next_creation >> 32) as u16;
         while self.free != NO_SLOT && self.epochs[self.free as usize] != epoch {
             self.retire_free_head();
@@ -284,10 +334,12 @@ impl Entities {
     /// after), in the most recently freed slot or a new one.
     #[inline(always)]
     pub(crate) fn alloc(&mut self, location: Location) -> Entity {
+        if self.next_creation == self.block_end {
+            self.take_block();
+        }
         let creation = self.next_creation;
-        // Skip the next number if its tag would be `u32::MAX` (a
-        // placeholder's) or 0 (a freed slot's): tags run 1..=u32::MAX - 1.
-        self.next_creation += if (creation as u32) == u32::MAX - 1 { 3 } else { 1 };
+        self.next_creation += 1;
+        self.created += 1;
         let record = Slot {
             tag: creation as u32,
             archetype: location.archetype.0,
@@ -317,6 +369,35 @@ impl Entities {
             index,
             tag: NonZeroU32::new(creation as u32).expect("creation numbers skip a zero tag"),
         }
+    }
+
+    /// Takes the next block of creation numbers from the process-wide
+    /// counter. Tags run 1..=u32::MAX - 1: a block starting an epoch skips
+    /// its first number (tag 0, a freed slot's), one ending an epoch its last
+    /// (tag `u32::MAX`, a placeholder's).
+    #[cold]
+    fn take_block(&mut self) {
+        let (first, end) = block_range(NEXT_BLOCK.fetch_add(1, Ordering::Relaxed) * BLOCK);
+        self.use_block(first, end);
+    }
+
+    /// Gives out numbers `first..end` next.
+    fn use_block(&mut self, first: u64, end: u64) {
+        self.next_creation = first;
+        self.block_end = end;
+        self.blocks.push(Block {
+            first,
+            count: self.created,
+        });
+    }
+
+    /// Whether `tag` falls in a block of creation numbers this context took
+    /// (a handle with another tag is another context's).
+    pub(crate) fn took(&self, tag: u32) -> bool {
+        let block_of = |tag: u32| u64::from(tag) / BLOCK;
+        self.blocks
+            .iter()
+            .any(|block| block_of(block.first as u32) == block_of(tag))
     }
 
     /// Ends live `entity`'s life: frees its slot if nothing `retained` it
@@ -377,16 +458,50 @@ impl Entities {
         (epoch << 32) | u64::from(tag)
     }
 
-    /// Creation number `creation` as a creation index.
-    fn relative(&self, creation: u64) -> u64 {
-        // Numbers with a low half of all ones or of zero were skipped: two
-        // per 2^32 passed.
-        (creation - self.base) - 2 * ((creation >> 32) - (self.base >> 32))
+    /// How many entities this context created before the one with creation
+    /// number `creation` (one it gave out).
+    fn count_before(&self, creation: u64) -> Option<u64> {
+        let at = self
+            .blocks
+            .partition_point(|block| block.first <= creation)
+            .checked_sub(1)?;
+        let block = self.blocks[at];
+        (creation < block.first + BLOCK).then(|| block.count + (creation - block.first))
     }
 
-    /// Restarts creation indices at 0 for the next entity.
+    /// Creation number `creation` as a creation index.
+    fn relative(&self, creation: u64) -> u64 {
+        self.count_before(creation)
+            .expect("a live entity's creation number is one of the context's")
+            - self.base
+    }
+
+    /// Restarts creation indices at 0 for the next entity. (The blocks
+    /// taken so far are kept: they tell this context's stale handles from
+    /// other contexts' ones.)
     pub(crate) fn restart_creation_indices(&mut self) {
-        self.base = self.next_creation;
+        self.base = self.created;
+    }
+
+    /// Relinks the free slots (every slot, with no entity left) in ascending
+    /// order, so that new entities fill slots 0, 1, 2, ... and iterate in
+    /// creation order, as in a new context (freed one by one, they would be
+    /// reused last freed first). Retired slots stay retired.
+    pub(crate) fn relink_free_slots(&mut self) {
+        debug_assert_eq!((self.len, self.disabled), (0, 0));
+        // A retired slot is free but off the list: find the list's slots.
+        let mut listed = vec![false; self.slots.len()];
+        let mut at = self.free;
+        while at != NO_SLOT {
+            listed[at as usize] = true;
+            at = self.slots[at as usize].row;
+        }
+        let mut next = NO_SLOT;
+        for index in (0..self.slots.len()).rev().filter(|&index| listed[index]) {
+            self.slots[index].row = next;
+            next = index as u32;
+        }
+        self.free = next;
     }
 
     /// The number of live entities.
@@ -464,7 +579,10 @@ impl Entities {
                 _ => live += 1,
             }
             let creation = self.creation(index);
-            if creation < self.base || creation >= self.next_creation || slot.tag() == 0 || slot.tag() == u32::MAX {
+            let given = self
+                .count_before(creation)
+                .is_some_and(|count| count >= self.base && count < self.created);
+            if !given || creation >= self.next_creation || slot.tag() == 0 || slot.tag() == u32::MAX {
                 return Err(format!("slot {index} has creation number {creation}"));
             }
             if !creations.insert(creation) {
@@ -534,21 +652,58 @@ mod tests {
         entities.check().unwrap();
     }
 
+    impl Entities {
+        /// Gives out the rest of the block that holds `creation` next, from
+        /// `creation` on, as if the process had come that far (the shared
+        /// counter moves past it, so blocks stay in ascending order).
+        fn jump_to(&mut self, creation: u64) {
+            NEXT_BLOCK.fetch_max(creation / BLOCK + 1, Ordering::Relaxed);
+            let (_, end) = block_range(creation / BLOCK * BLOCK);
+            self.use_block(creation, end);
+        }
+    }
+
+    #[test]
+    fn blocks_skip_the_tags_zero_and_all_ones() {
+        let epoch = 1u64 << 32;
+        assert_eq!(block_range(epoch), (epoch + 1, epoch + BLOCK));
+        assert_eq!(block_range(epoch - BLOCK), (epoch - BLOCK, epoch - 1));
+        assert_eq!(block_range(3 * BLOCK), (3 * BLOCK, 4 * BLOCK));
+    }
+
     #[test]
     fn tags_skip_zero_and_all_ones_and_creation_indices_count_every_entity() {
         let mut entities = Entities::default();
-        entities.next_creation = u64::from(u32::MAX) - 2;
-        entities.base = entities.next_creation;
+        entities.jump_to(u64::from(u32::MAX) - 2);
         let made: Vec<Entity> = (0..4).map(|row| entities.alloc(at(row))).collect();
         let tags: Vec<u32> = made.iter().map(|e| e.generation()).collect();
-        assert_eq!(tags, [u32::MAX - 2, u32::MAX - 1, 1, 2]);
+        assert_eq!(tags[..2], [u32::MAX - 2, u32::MAX - 1]);
+        assert!(tags.iter().all(|&tag| tag != 0 && tag != u32::MAX), "{tags:?}");
         assert!(made.iter().all(|e| e.placeholder_number().is_none()));
         let indices: Vec<u64> = made.iter().map(|&e| entities.creation_index(e)).collect();
-        assert_eq!(indices, [0, 1, 2, 3]);
+        assert_eq!(indices, [0, 1, 2, 3], "counted across blocks");
         entities.check().unwrap();
+        for &e in &made {
+            entities.disable(e, false);
+        }
         entities.restart_creation_indices();
+        assert!(made.iter().all(|e| entities.took(e.generation())), "still ours, stale");
         let next = entities.alloc(at(4));
         assert_eq!(entities.creation_index(next), 0);
+        entities.check().unwrap();
+    }
+
+    #[test]
+    fn contexts_never_share_a_tag() {
+        let (mut game, mut input) = (Entities::default(), Entities::default());
+        let ours: Vec<Entity> = (0..100).map(|row| game.alloc(at(row))).collect();
+        let theirs: Vec<Entity> = (0..100).map(|row| input.alloc(at(row))).collect();
+        for (a, b) in ours.iter().zip(&theirs) {
+            assert_eq!(a.index(), b.index());
+            assert_ne!(a.generation(), b.generation());
+            assert_eq!(game.liveness(*b), Liveness::Stale);
+            assert!(game.took(a.generation()) && !game.took(b.generation()));
+        }
     }
 
     #[test]
@@ -575,7 +730,8 @@ mod tests {
         // Skip to 2^32 creations after `old`'s: the next entity gets the tag
         // `old` has, in the next epoch. `old`'s slot, free with an entity of
         // the last epoch, is retired rather than given to it.
-        entities.next_creation = (1 << 32) | u64::from(old.generation());
+        let next_epoch = (entities.next_creation >> 32) + 1;
+        entities.jump_to((next_epoch << 32) | u64::from(old.generation()));
         let new = entities.alloc(at(1));
         assert_eq!(new.generation(), old.generation(), "the tag came round");
         assert_ne!(new.index, old.index, "the slot was retired");

@@ -38,15 +38,37 @@ use crate::id::{CollectorId, GroupId};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The entity was destroyed, or the handle comes from another context.
+    /// The entity was destroyed (and its slot freed), or the handle is a
+    /// command buffer's placeholder.
     #[error(
-        "entity {entity} is not alive in context `{context}`: it was destroyed (check `is_alive` before using a kept handle)"
+        "entity {entity} is not alive in context `{context}`{}: it was destroyed (check `is_alive` before using a \
+         kept handle)",
+        asked_for(component)
     )]
     StaleEntity {
         /// The context asked.
         context: &'static str,
         /// The handle given.
         entity: Entity,
+        /// The component the call was about, if it was about one.
+        component: Option<&'static str>,
+    },
+
+    /// The handle was made by another context (alive or dropped): it names
+    /// no entity of this one. Handles are per context; a system that works
+    /// on several contexts keeps each context's handles apart.
+    #[error(
+        "entity {entity} does not belong to context `{context}`{}: it was made by another context (use a handle \
+         only with the context that created it)",
+        asked_for(component)
+    )]
+    ForeignEntity {
+        /// The context asked.
+        context: &'static str,
+        /// The handle given.
+        entity: Entity,
+        /// The component the call was about, if it was about one.
+        component: Option<&'static str>,
     },
 
     /// `add` of a component the entity already has.
@@ -169,14 +191,17 @@ pub enum Error {
     /// Use of a destroyed entity that is kept only because something still
     /// retains it (AERC): its components are gone.
     #[error(
-        "entity {entity} in context `{context}` was destroyed; its slot is kept only because it is still \
-         retained (check `is_enabled` before using a retained handle)"
+        "entity {entity} in context `{context}` was destroyed{}; its slot is kept only because it is still \
+         retained (check `is_enabled` before using a retained handle)",
+        asked_for(component)
     )]
     EntityDisabled {
         /// The context asked.
         context: &'static str,
         /// The entity.
         entity: Entity,
+        /// The component the call was about, if it was about one.
+        component: Option<&'static str>,
     },
 
     /// A second `retain` by the same owner (safe AERC mode).
@@ -415,6 +440,12 @@ impl std::fmt::Display for CommandFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "#{} {}: {}", self.index, self.command, self.error)
     }
+}
+
+/// ` (asked for `Position`)` when a call about a component met a dead
+/// entity, for the messages of [`Error::StaleEntity`] and its kin.
+fn asked_for(component: &Option<&'static str>) -> String {
+    component.map_or_else(String::new, |name| format!(" (asked for `{name}`)"))
 }
 
 /// The first few failures, for [`Error::CommandsFailed`]'s message.

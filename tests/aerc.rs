@@ -25,6 +25,16 @@ fn disabled(entity: Entity) -> Error {
     Error::EntityDisabled {
         context: "Game",
         entity,
+        component: None,
+    }
+}
+
+/// [`Error::EntityDisabled`] for a call about `component`.
+fn disabled_for(entity: Entity, component: &'static str) -> Error {
+    Error::EntityDisabled {
+        context: "Game",
+        entity,
+        component: Some(component),
     }
 }
 
@@ -32,6 +42,16 @@ fn stale(entity: Entity) -> Error {
     Error::StaleEntity {
         context: "Game",
         entity,
+        component: None,
+    }
+}
+
+/// [`Error::StaleEntity`] for a call about `component`.
+fn stale_for(entity: Entity, component: &'static str) -> Error {
+    Error::StaleEntity {
+        context: "Game",
+        entity,
+        component: Some(component),
     }
 }
 
@@ -190,13 +210,19 @@ fn using_a_destroyed_retained_entity_is_an_entity_disabled_error() {
     game.destroy_entity(e).unwrap();
     let spy = Spy::attach(&mut game);
 
-    assert_eq!(game.get::<Position>(e), Err(disabled(e)));
-    assert_eq!(game.get_mut::<Position>(e).err(), Some(disabled(e)));
-    assert_eq!(game.add(e, Velocity { x: 1.0, y: 0.0 }), Err(disabled(e)));
-    assert_eq!(game.replace(e, pos(2.0)), Err(disabled(e)));
-    assert_eq!(game.replace(e, Velocity { x: 1.0, y: 0.0 }), Err(disabled(e)));
-    assert_eq!(game.remove::<Frozen>(e), Err(disabled(e)));
-    assert_eq!(game.take::<Position>(e), Err(disabled(e)));
+    assert_eq!(game.get::<Position>(e), Err(disabled_for(e, "Position")));
+    assert_eq!(game.get_mut::<Position>(e).err(), Some(disabled_for(e, "Position")));
+    assert_eq!(
+        game.add(e, Velocity { x: 1.0, y: 0.0 }),
+        Err(disabled_for(e, "Velocity"))
+    );
+    assert_eq!(game.replace(e, pos(2.0)), Err(disabled_for(e, "Position")));
+    assert_eq!(
+        game.replace(e, Velocity { x: 1.0, y: 0.0 }),
+        Err(disabled_for(e, "Velocity"))
+    );
+    assert_eq!(game.remove::<Frozen>(e), Err(disabled_for(e, "Frozen")));
+    assert_eq!(game.take::<Position>(e), Err(disabled_for(e, "Position")));
     assert_eq!(game.destroy_entity(e), Err(disabled(e)));
     assert_eq!(game.entity(e).err(), Some(disabled(e)));
     assert_eq!(game.creation_index(e), Err(disabled(e)));
@@ -223,7 +249,7 @@ fn once_released_a_destroyed_entitys_handle_is_stale() {
     game.release(e, me).unwrap();
 
     assert_eq!(game.is_enabled(e), Err(stale(e)));
-    assert_eq!(game.get::<Position>(e), Err(stale(e)));
+    assert_eq!(game.get::<Position>(e), Err(stale_for(e, "Position")));
     assert_eq!(game.destroy_entity(e), Err(stale(e)));
     assert_eq!(game.retain(e, me), Err(stale(e)));
     assert_eq!(game.release(e, me), Err(stale(e)));
@@ -262,7 +288,7 @@ fn a_retained_destroyed_entitys_slot_is_not_reused_until_its_last_release() {
     assert_ne!(next, kept);
     assert!(game.is_alive(next));
     assert_eq!(game.is_enabled(kept), Err(stale(kept)));
-    assert_eq!(game.get::<Position>(kept), Err(stale(kept)));
+    assert_eq!(game.get::<Position>(kept), Err(stale_for(kept, "Position")));
     check(&game);
 }
 

@@ -270,7 +270,8 @@ fn a_collected_entity_destroyed_stays_collected_and_disabled_until_cleared() {
         game.is_enabled(e),
         Err(Error::StaleEntity {
             context: "Game",
-            entity: e
+            entity: e,
+            component: None,
         })
     );
     assert!(game.get_collector(id).unwrap().is_empty());

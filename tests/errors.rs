@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use reactecs::{Context, Error};
+use reactecs::{Context, Entity, Error};
 
 /// Everything observable about an entity, to compare before and after.
 fn snapshot(game: &Context) -> Vec<String> {
@@ -21,14 +21,28 @@ fn stale_entity_is_an_error_for_every_operation() {
     let stale = Error::StaleEntity {
         context: "Game",
         entity: e,
+        component: None,
+    };
+    // A call about a component names it.
+    let about_frozen = Error::StaleEntity {
+        context: "Game",
+        entity: e,
+        component: Some("Frozen"),
     };
     assert_eq!(game.destroy_entity(e), Err(stale.clone()));
-    assert_eq!(game.add(e, Frozen), Err(stale.clone()));
-    assert_eq!(game.remove::<Frozen>(e), Err(stale.clone()));
-    assert_eq!(game.take::<Frozen>(e), Err(stale.clone()));
-    assert_eq!(game.replace(e, Frozen), Err(stale.clone()));
-    assert_eq!(game.get::<Frozen>(e), Err(stale.clone()));
-    assert_eq!(game.get_mut::<Frozen>(e).map(|_| ()), Err(stale.clone()));
+    assert_eq!(game.add(e, Frozen), Err(about_frozen.clone()));
+    assert_eq!(game.remove::<Frozen>(e), Err(about_frozen.clone()));
+    assert_eq!(game.take::<Frozen>(e), Err(about_frozen.clone()));
+    assert_eq!(game.replace(e, Frozen), Err(about_frozen.clone()));
+    assert_eq!(game.get::<Frozen>(e), Err(about_frozen.clone()));
+    assert_eq!(game.get_mut::<Frozen>(e).map(|_| ()), Err(about_frozen.clone()));
+    assert_eq!(
+        about_frozen.to_string(),
+        format!(
+            "entity {e} is not alive in context `Game` (asked for `Frozen`): it was destroyed (check `is_alive` \
+             before using a kept handle)"
+        )
+    );
     assert_eq!(game.creation_index(e), Err(stale.clone()));
     assert_eq!(game.entity(e).map(|_| ()).unwrap_err(), stale);
     assert!(game.component_ids(e).is_err());
@@ -173,5 +187,120 @@ fn a_refused_operation_changes_nothing_but_may_leave_an_empty_archetype() {
     game.create_entity_with((Score(2), Position { x: 1.0, y: 1.0 }))
         .unwrap();
     assert_eq!(game.storage_stats().archetypes, after.archetypes);
+    check(&game);
+}
+
+fn pos(x: f32) -> Position {
+    Position { x, y: 0.0 }
+}
+
+/// A flag, to check `set_flag` with foreign handles too.
+#[derive(Debug, Default)]
+struct Marked;
+reactecs::component!(flag Marked);
+
+/// Runs every call that takes an entity with `foreign` (a handle of another
+/// context) on `game`, and checks each refuses it as a foreign entity,
+/// naming the component where the call is about one, and changes nothing.
+fn refuses_everywhere(game: &mut Context, foreign: Entity) {
+    let before = snapshot(game);
+    let name = game.name();
+    let foreign_error = |component: Option<&'static str>| Error::ForeignEntity {
+        context: name,
+        entity: foreign,
+        component,
+    };
+    let about = |component| Err(foreign_error(Some(component)));
+    let owner = reactecs::Owner::new();
+    assert_eq!(game.get::<Position>(foreign).map(|_| ()), about("Position"));
+    assert_eq!(game.get_mut::<Position>(foreign).map(|_| ()), about("Position"));
+    assert_eq!(game.add(foreign, Frozen), about("Frozen"));
+    assert_eq!(game.remove::<Position>(foreign), about("Position"));
+    assert_eq!(game.take::<Position>(foreign).map(|_| ()), about("Position"));
+    assert_eq!(game.replace(foreign, pos(9.0)), about("Position"));
+    assert_eq!(game.modify(foreign, |p: &mut Position| p.x = 9.0), about("Position"));
+    assert_eq!(
+        game.modify_with::<Position, &Velocity, _>(foreign, |p, v| p.x += v.x),
+        about("Position")
+    );
+    assert_eq!(game.set_flag::<Marked>(foreign, true), about("Marked"));
+    let unnamed = Err(foreign_error(None));
+    assert_eq!(game.destroy_entity(foreign), unnamed);
+    assert_eq!(game.entity(foreign).map(|_| ()), unnamed);
+    assert_eq!(game.entity_mut(foreign).map(|_| ()), unnamed);
+    assert_eq!(game.creation_index(foreign).map(|_| ()), unnamed);
+    assert_eq!(game.is_enabled(foreign).map(|_| ()), unnamed);
+    assert_eq!(game.retain(foreign, owner), unnamed);
+    assert_eq!(game.release(foreign, owner), unnamed);
+    assert_eq!(game.retain_count(foreign).map(|_| ()), unnamed);
+    assert!(game.component_ids(foreign).is_err());
+    assert!(!game.is_alive(foreign) && !game.has::<Position>(foreign) && !game.is_flag::<Marked>(foreign));
+    assert_eq!(snapshot(game), before, "nothing changed");
+    let message = foreign_error(Some("Position")).to_string();
+    assert!(
+        message.contains("does not belong to context") && message.contains("(asked for `Position`)"),
+        "{message}"
+    );
+    check(game);
+}
+
+#[test]
+fn a_handle_from_another_context_is_refused_by_every_operation() {
+    // Two declared contexts, and two undeclared ones, each with an entity in
+    // every slot the other's handles name.
+    let mut game = Context::of::<Game>();
+    let mut ui = Context::of::<Ui>();
+    let mut plain = Context::with_name("Plain");
+    let mut other = Context::with_name("Other");
+    for context in [&mut game, &mut ui, &mut plain, &mut other] {
+        for i in 0..3 {
+            context
+                .create_entity_with((pos(i as f32), Velocity { x: 1.0, y: 0.0 }))
+                .unwrap();
+        }
+    }
+    let handles = |context: &Context| context.entities().collect::<Vec<_>>();
+    let (of_game, of_ui, of_plain, of_other) = (handles(&game), handles(&ui), handles(&plain), handles(&other));
+    for (context, foreign) in [
+        (&mut game, &of_ui),
+        (&mut ui, &of_game),
+        (&mut plain, &of_other),
+        (&mut other, &of_plain),
+    ] {
+        for &e in foreign {
+            refuses_everywhere(context, e);
+        }
+    }
+    for &e in &of_plain {
+        refuses_everywhere(&mut game, e);
+    }
+    // A dropped context's handles too.
+    let gone = {
+        let mut dropped = Context::with_name("Dropped");
+        dropped.create_entity_with((pos(0.0),)).unwrap()
+    };
+    refuses_everywhere(&mut game, gone);
+}
+
+#[test]
+fn a_reset_context_gives_out_slots_as_a_new_one() {
+    let fresh = |game: &mut Context| {
+        let made: Vec<Entity> = (0..5)
+            .map(|i| game.create_entity_with((pos(i as f32),)).unwrap())
+            .collect();
+        let listed: Vec<Entity> = game.entities().collect();
+        assert_eq!(listed, made, "iterated in creation order");
+        made.iter().map(|e| e.index()).collect::<Vec<_>>()
+    };
+    let mut game = Context::with_name("Game");
+    let first = fresh(&mut game);
+    let before_reset = game.entities().next().unwrap();
+    game.destroy_all_entities();
+    game.reset().unwrap();
+    assert_eq!(fresh(&mut game), first, "the same slots, in the same order");
+    assert!(
+        matches!(game.destroy_entity(before_reset), Err(Error::StaleEntity { .. })),
+        "a handle from before the reset is this context's, stale"
+    );
     check(&game);
 }

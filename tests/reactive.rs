@@ -38,6 +38,7 @@ fn stale(entity: Entity) -> Error {
     Error::StaleEntity {
         context: "Game",
         entity,
+        component: None,
     }
 }
 

@@ -47,7 +47,7 @@ impl Context {
         if self.is_alive(entity) {
             self.absent(entity, id)
         } else {
-            self.not_alive(entity)
+            self.not_alive_for(entity, id)
         }
     }
 
@@ -61,7 +61,7 @@ impl Context {
     #[inline]
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, Error> {
         let Some(at) = self.entities.location(entity) else {
-            return Err(self.not_alive(entity));
+            return Err(self.not_alive_for(entity, T::component_id()));
         };
         if T::STORAGE.is_sparse() {
             return match self.sparse.get_mut(T::component_id(), entity.index()) {

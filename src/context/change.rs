@@ -39,7 +39,7 @@ impl Context {
             return self.add_sparse(entity, id, value);
         }
         let Some(from) = self.entities.location(entity) else {
-            return Err(self.not_alive(entity));
+            return Err(self.not_alive_for(entity, id));
         };
         let unique = T::registration().is_unique();
         if unique {
@@ -161,7 +161,7 @@ impl Context {
         }
         let id = T::component_id();
         let Some(from) = self.entities.location(entity) else {
-            return Err(self.not_alive(entity));
+            return Err(self.not_alive_for(entity, id));
         };
         let Some(transition) = self.archetypes.remove_transition(from.archetype, id) else {
             return Err(self.absent(entity, id));
@@ -209,7 +209,7 @@ impl Context {
     pub fn replace<T: Component>(&mut self, entity: Entity, value: T) -> Result<(), Error> {
         let id = T::component_id();
         let Some(at) = self.entities.location(entity) else {
-            return Err(self.not_alive(entity));
+            return Err(self.not_alive_for(entity, id));
         };
         let column = if T::STORAGE.is_sparse() {
             if !self.sparse.contains(id, entity.index()) {
@@ -320,7 +320,7 @@ impl Context {
     {
         let id = T::component_id();
         let Some(at) = self.entities.location(entity) else {
-            return Err(self.not_alive(entity));
+            return Err(self.not_alive_for(entity, id));
         };
         let archetype = self.archetypes.get(at.archetype);
         let column = if T::STORAGE.is_sparse() {

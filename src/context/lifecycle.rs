@@ -348,6 +348,8 @@ impl Context {
     /// collectors, emptied after the destruction (what they collected from it
     /// is released, so every slot is free), and the storage's memory. The
     /// component pools are emptied (their values dropped); their bounds stay.
+    /// New entities then take slots in the order a new context gives them,
+    /// so they iterate in creation order, as in a new context.
     ///
     /// # Errors
     /// [`Error::EntitiesRetained`] if any entity, alive or destroyed, is
@@ -365,6 +367,7 @@ impl Context {
             self.clear_collector(id)?;
         }
         self.entities.restart_creation_indices();
+        self.entities.relink_free_slots();
         self.pools.clear();
         Ok(())
     }

@@ -86,6 +86,30 @@ pub use builder::ContextBuilder;
 /// assert!(!game.is_alive(e));
 /// # Ok::<(), Error>(())
 /// ```
+///
+/// # Handles belong to their context
+/// An [`Entity`] names an entity of the context that created it. Every call
+/// that takes one refuses a handle of another context (alive or dropped)
+/// with [`Error::ForeignEntity`], and a destroyed entity's with
+/// [`Error::StaleEntity`] ([`Error::EntityDisabled`] while it is retained);
+/// calls about a component name it in these errors. The per-method
+/// `# Errors` sections list `StaleEntity` for both.
+///
+/// ```
+/// use reactecs::{Context, Error};
+/// struct Piece;
+/// reactecs::component!(Piece);
+///
+/// let mut game = Context::with_name("Game");
+/// let mut input = Context::with_name("Input");
+/// let piece = game.create_entity_with(Piece)?;
+/// let click = input.create_entity();
+/// assert_eq!(click.index(), piece.index()); // the same slot in each context...
+/// assert!(matches!(game.get::<Piece>(click), Err(Error::ForeignEntity { .. }))); // ...but not Game's
+/// assert!(matches!(game.destroy_entity(click), Err(Error::ForeignEntity { .. })));
+/// assert!(game.is_alive(piece));
+/// # Ok::<(), Error>(())
+/// ```
 pub struct Context {
     pub(crate) name: &'static str,
     /// The instance id the ids of this context's groups, collectors and
@@ -221,10 +245,39 @@ impl Context {
     #[cold]
     #[inline(never)]
     pub(crate) fn not_alive(&self, entity: Entity) -> Error {
+        self.dead(entity, None)
+    }
+
+    /// Why a call about component `id` found `entity` not alive.
+    #[cold]
+    pub(crate) fn not_alive_for(&self, entity: Entity, id: ComponentId) -> Error {
+        self.dead(entity, Some(id.name()))
+    }
+
+    /// [`Error::EntityDisabled`], [`Error::ForeignEntity`] for a handle
+    /// whose tag this context never gave out, else [`Error::StaleEntity`].
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn dead(&self, entity: Entity, component: Option<&'static str>) -> Error {
         let context = self.name;
         match self.entities.liveness(entity) {
-            Liveness::Disabled => Error::EntityDisabled { context, entity },
-            _ => Error::StaleEntity { context, entity },
+            Liveness::Disabled => Error::EntityDisabled {
+                context,
+                entity,
+                component,
+            },
+            _ if entity.placeholder_number().is_none() && !self.entities.took(entity.generation()) => {
+                Error::ForeignEntity {
+                    context,
+                    entity,
+                    component,
+                }
+            }
+            _ => Error::StaleEntity {
+                context,
+                entity,
+                component,
+            },
         }
     }
 

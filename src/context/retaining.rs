@@ -23,16 +23,7 @@ impl Context {
         match self.entities.liveness(entity) {
             Liveness::Alive(_) => Ok(true),
             Liveness::Disabled => Ok(false),
-            Liveness::Stale => Err(self.stale(entity)),
-        }
-    }
-
-    /// [`Error::StaleEntity`] for `entity`.
-    #[cold]
-    fn stale(&self, entity: Entity) -> Error {
-        Error::StaleEntity {
-            context: self.name,
-            entity,
+            Liveness::Stale => Err(self.dead(entity, None)),
         }
     }
 
@@ -51,7 +42,7 @@ impl Context {
             return Err(Error::InternalOwner { context, owner });
         }
         if !self.entities.holds_slot(entity) {
-            return Err(self.stale(entity));
+            return Err(self.dead(entity, None));
         }
         self.retains
             .retain_user(entity.index(), owner)
@@ -75,7 +66,7 @@ impl Context {
         }
         let liveness = self.entities.liveness(entity);
         if liveness == Liveness::Stale {
-            return Err(self.stale(entity));
+            return Err(self.dead(entity, None));
         }
         self.retains
             .release_user(entity.index(), owner)
@@ -160,7 +151,7 @@ impl Context {
     /// [`Error::StaleEntity`] if the slot is free.
     pub fn retain_count(&self, entity: Entity) -> Result<usize, Error> {
         if !self.entities.holds_slot(entity) {
-            return Err(self.stale(entity));
+            return Err(self.dead(entity, None));
         }
         Ok(self.retains.count(entity.index()))
     }
@@ -178,7 +169,7 @@ impl Context {
     /// [`Error::StaleEntity`] if the slot is free.
     pub fn retain_owners(&self, entity: Entity) -> Result<Option<&[Owner]>, Error> {
         if !self.entities.holds_slot(entity) {
-            return Err(self.stale(entity));
+            return Err(self.dead(entity, None));
         }
         Ok((self.retains.mode() == AercMode::Safe).then(|| self.retains.owners(entity.index())))
     }

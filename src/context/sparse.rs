@@ -28,7 +28,7 @@ impl Context {
     #[inline(always)]
     pub(super) fn add_sparse<T: Component>(&mut self, entity: Entity, id: ComponentId, value: T) -> Result<(), Error> {
         let Some(at) = self.entities.location(entity) else {
-            return Err(self.not_alive(entity));
+            return Err(self.not_alive_for(entity, id));
         };
         if T::registration().is_unique() {
             return self.add_sparse_routed(entity, at, value);
@@ -195,7 +195,7 @@ impl Context {
     #[inline(always)]
     pub(super) fn take_sparse<T: Component>(&mut self, entity: Entity) -> Result<T, Error> {
         let Some(at) = self.entities.location(entity) else {
-            return Err(self.not_alive(entity));
+            return Err(self.not_alive_for(entity, T::component_id()));
         };
         let id = T::component_id();
         if T::registration().is_unique() {
@@ -289,7 +289,7 @@ impl Context {
     pub fn set_flag<T: Component + Default>(&mut self, entity: Entity, value: bool) -> Result<(), Error> {
         const { assert!(size_of::<T>() == 0, "`set_flag` takes a zero-sized component") };
         if !self.is_alive(entity) {
-            return Err(self.not_alive(entity));
+            return Err(self.not_alive_for(entity, T::component_id()));
         }
         match (value, self.has::<T>(entity)) {
             (true, false) => self.add(entity, T::default()),
