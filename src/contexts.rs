@@ -1,5 +1,6 @@
 //! `Contexts`: every context a program declares with [`context!`](crate::context!), built in
-//! one call from the `inventory` registrations.
+//! one call from the `inventory` registrations, lent one at a time by type or
+//! several at once ([`Contexts::get_many_mut`]).
 
 use std::fmt;
 
@@ -157,6 +158,50 @@ impl Contexts {
         &mut self.list[index]
     }
 
+    /// Several distinct contexts, mutably, at once: `K` is a tuple of two to
+    /// four context types, and the result a tuple of `&mut Context` in the
+    /// same order. A system that works across contexts borrows them all
+    /// instead of copying data out of one before touching the other.
+    ///
+    /// # Errors
+    /// [`Error::ContextRequestedTwice`](crate::Error::ContextRequestedTwice)
+    /// if the tuple names a context twice (two `&mut` to one context would
+    /// alias); nothing is lent then.
+    ///
+    /// # Panics
+    /// As [`get`](Contexts::get), for a context `inventory` did not collect.
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::{Contexts, Error};
+    /// #[derive(Clone, Copy)] struct Cell(i32, i32);
+    /// #[derive(Clone, Copy)] struct Click(i32, i32);
+    /// reactecs::context!(Game, Input);
+    /// reactecs::component!(Game: Cell);
+    /// reactecs::component!(Input: Click);
+    ///
+    /// let mut contexts = Contexts::new();
+    /// contexts.get_mut::<Input>().create_entity_with(Click(2, 3))?;
+    ///
+    /// // Read one context while writing the other, no copying out.
+    /// let (game, input) = contexts.get_many_mut::<(Game, Input)>()?;
+    /// for click in input.query::<&Click>().iter() {
+    ///     game.create_entity_with(Cell(click.0, click.1))?;
+    /// }
+    /// input.destroy_all_entities();
+    /// assert_eq!(contexts.get::<Game>().len(), 1);
+    ///
+    /// // The same context twice is refused.
+    /// assert!(matches!(
+    ///     contexts.get_many_mut::<(Game, Game)>(),
+    ///     Err(Error::ContextRequestedTwice { context: "Game", .. })
+    /// ));
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn get_many_mut<K: ContextKinds>(&mut self) -> Result<K::Mut<'_>, crate::Error> {
+        K::get_many_mut(self)
+    }
+
     /// The context with instance id `id`, if it is one of these.
     pub fn by_id(&self, id: ContextId) -> Option<&Context> {
         self.list.iter().find(|context| context.id() == id)
@@ -233,3 +278,66 @@ impl fmt::Debug for Contexts {
         f.debug_list().entries(&self.list).finish()
     }
 }
+
+/// A tuple of two to four context types (`(Game, Input)`), for
+/// [`Contexts::get_many_mut`]: it names the contexts to lend and the tuple
+/// of `&mut Context` they are lent as.
+///
+/// Whether the contexts are distinct is checked when they are asked for
+/// (two marker types may name one context), so a repeated context is an
+/// [`Error`](crate::Error), not a compile error.
+pub trait ContextKinds {
+    /// One `&'a mut Context` per context type, in the same order.
+    type Mut<'a>;
+
+    /// The contexts' names, in order.
+    fn names() -> Vec<&'static str>;
+
+    /// Lends the contexts; see [`Contexts::get_many_mut`].
+    ///
+    /// # Errors
+    /// [`Error::ContextRequestedTwice`](crate::Error::ContextRequestedTwice)
+    /// if a context is named twice.
+    fn get_many_mut(contexts: &mut Contexts) -> Result<Self::Mut<'_>, crate::Error>;
+}
+
+/// The first name of `names` that appears twice (the first one if none
+/// does, which the caller rules out).
+fn first_repeated(names: &[&'static str]) -> &'static str {
+    names
+        .iter()
+        .enumerate()
+        .find(|&(at, name)| names[..at].contains(name))
+        .map_or(names[0], |(_, name)| name)
+}
+
+macro_rules! context_kinds {
+    ($($kind:ident $context:ident),+) => {
+        impl<$($kind: ContextKind),+> ContextKinds for ($($kind,)+) {
+            type Mut<'a> = ($(context_kinds!(@lend 'a $kind),)+);
+
+            fn names() -> Vec<&'static str> {
+                vec![$($kind::NAME),+]
+            }
+
+            fn get_many_mut(contexts: &mut Contexts) -> Result<Self::Mut<'_>, crate::Error> {
+                let indices = [$(contexts.index_of($kind::NAME)),+];
+                // Every index is in bounds (`index_of` found it), so only a
+                // repeated index makes the lend fail.
+                let Ok([$($context),+]) = contexts.list.get_disjoint_mut(indices) else {
+                    let requested = Self::names();
+                    return Err(crate::Error::ContextRequestedTwice {
+                        context: first_repeated(&requested),
+                        requested,
+                    });
+                };
+                Ok(($($context,)+))
+            }
+        }
+    };
+    (@lend $lifetime:lifetime $kind:ident) => { &$lifetime mut Context };
+}
+
+context_kinds!(A a, B b);
+context_kinds!(A a, B b, C c);
+context_kinds!(A a, B b, C c, D d);

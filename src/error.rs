@@ -412,6 +412,19 @@ pub enum Error {
         /// if the buffer has one.
         creator: Option<usize>,
     },
+
+    /// [`Contexts::get_many_mut`](crate::Contexts::get_many_mut) asked for
+    /// the same context twice.
+    #[error(
+        "context `{context}` is asked for twice by `get_many_mut`: one `&mut Context` per context, so name each \
+         context once"
+    )]
+    ContextRequestedTwice {
+        /// The context named twice.
+        context: &'static str,
+        /// Every context asked for, in the order given.
+        requested: Vec<&'static str>,
+    },
 }
 
 /// One command of a [`CommandBuffer`](crate::CommandBuffer) that failed at

@@ -15,10 +15,13 @@
 //! - [`EntityRef`] and [`EntityMut`]: views of one entity, to read (and
 //!   write) several of its components for one lookup.
 //! - The [`system`] module: [`System`] (initialize, execute, cleanup,
-//!   teardown), [`Systems`] to run systems in order, [`Feature`] to time them,
-//!   and [`feature_system!`] to gather a feature's systems from anywhere.
+//!   teardown; each may fail, see [`SystemResult`]), [`Systems`] to run
+//!   systems in order, [`Feature`] to time them (and report which system
+//!   failed, as a [`SystemFailed`]), and [`feature_system!`] to gather a
+//!   feature's systems from anywhere.
 //! - Collectors ([`Context::collector`], [`Collector`]) and reactive systems
-//!   ([`ReactiveSystem`], [`system::Reactive`]): run only for what changed.
+//!   ([`ReactiveSystem`], [`Reactive`]; [`MultiReactiveSystem`] over several
+//!   contexts): run only for what changed.
 //! - [`CommandBuffer`]: structural changes recorded now (while iterating, on
 //!   other threads) and played back later; [`DeferredSystem`]s record into
 //!   one that their [`Deferred`] wrapper plays back after them.
@@ -28,7 +31,9 @@
 //!   [`PrimaryEntityIndex`] (key -> entity), kept current by every change.
 //! - Component pools: components declared `pooled` whose removed values are
 //!   reused ([`Recycle`], [`Context::create_component`]).
-//! - [`context!`] and [`Contexts`]: several contexts side by side.
+//! - [`context!`] and [`Contexts`]: several contexts side by side, lent one
+//!   at a time or several at once ([`Contexts::get_many_mut`]); systems of
+//!   one context run among them with [`InContext`] ([`Feature::with_in`]).
 //! - [`Error`]: every misuse, as one enum.
 //! - `storage` (private): archetypes of 16 KiB structure-of-arrays chunks; the
 //!   one module allowed raw-memory code.
@@ -65,7 +70,7 @@ pub use collector::{Collector, CollectorId, CollectorSpec, RemovedView, Trigger,
 pub use command_buffer::CommandBuffer;
 pub use component::{Component, ComponentId, ComponentInfo, ComponentRef, StorageKind};
 pub use context::{Context, ContextBuilder, EntityMut};
-pub use contexts::{ContextId, ContextKind, Contexts};
+pub use contexts::{ContextId, ContextKind, ContextKinds, Contexts};
 pub use entity::Entity;
 pub use entity_ref::EntityRef;
 pub use error::{CommandFailure, Error};
@@ -76,15 +81,27 @@ pub use matcher::{Matcher, MatcherChain};
 pub use pool::Recycle;
 pub use query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
 pub use storage::{CHUNK_BYTES, ComponentSet, StorageStats};
-pub use system::{Deferred, DeferredSystem, Feature, Reactive, ReactiveSystem, System, Systems};
+pub use system::{
+    ContextEntity, Deferred, DeferredSystem, Feature, InContext, MultiReactive, MultiReactiveSystem, Reactive,
+    ReactiveSystem, System, SystemFailed, SystemResult, Systems,
+};
 
-/// The names most programs need: `use reactecs::prelude::*;`.
+/// The names a reactive program needs: `use reactecs::prelude::*;`.
+///
+/// Contexts and their entities, components, matchers, groups, collectors
+/// (and their triggers), indices, queries, command buffers, and every kind
+/// of system with its wrappers ([`Reactive`], [`MultiReactive`],
+/// [`InContext`], [`Deferred`]) and fallible phases ([`SystemResult`],
+/// [`SystemFailed`]). Rarely named items (ids of contexts and
+/// subscriptions, storage statistics, timing views, [`system::Phase`]) stay
+/// at their paths.
 pub mod prelude {
     pub use crate::{
-        AercMode, Collector, CollectorId, CommandBuffer, Component, ComponentRef, Context, ContextEvent, Contexts,
-        Deferred, DeferredSystem, Entity, EntityIndex, EntityMut, EntityRef, Error, Feature, Group, GroupEvent,
-        GroupId, Index, IndexId, Matcher, MatcherChain, Owner, PrimaryEntityIndex, Reactive, ReactiveSystem, Recycle,
-        System, Systems, Trigger,
+        AercMode, Collector, CollectorId, CollectorSpec, CommandBuffer, Component, ComponentRef, Context,
+        ContextEntity, ContextEvent, ContextKind, Contexts, Deferred, DeferredSystem, Entity, EntityIndex, EntityMut,
+        EntityRef, Error, Feature, Group, GroupEvent, GroupId, InContext, Index, IndexId, Matcher, MatcherChain,
+        MultiReactive, MultiReactiveSystem, Owner, PrimaryEntityIndex, Query, QueryMut, Reactive, ReactiveSystem,
+        Recycle, System, SystemFailed, SystemResult, Systems, Trigger, TriggerOnEvent,
     };
 }
 

@@ -1,6 +1,7 @@
 //! Declared contexts: `context!`, `Contexts` (every declared context, by
-//! type, id and name; `reset` across all), `Context::of`, fast contexts, and
-//! components refused by a context they are not declared for.
+//! type, id and name; several lent at once with `get_many_mut`, which
+//! refuses a context named twice; `reset` across all), `Context::of`, fast
+//! contexts, and components refused by a context they are not declared for.
 
 mod common;
 
@@ -340,5 +341,98 @@ fn collector_ids_know_their_context() {
     assert!(matches!(
         contexts.get::<Ui>().get_collector(id),
         Err(Error::UnknownCollector { context: "Ui", .. })
+    ));
+}
+
+// ---------------------------------------------------------------- several at once
+
+#[test]
+fn get_many_mut_lends_two_distinct_contexts_at_once_in_the_order_asked() {
+    let mut contexts = Contexts::new();
+    contexts.get_mut::<Input>().create_entity_with(Key('w')).unwrap();
+
+    let (game, input) = contexts.get_many_mut::<(Game, Input)>().unwrap();
+    assert_eq!((game.name(), input.name()), ("Game", "Input"));
+    // A cross-context system reads one and writes the other, copying nothing out.
+    let keys: usize = input.query::<&Key>().iter().count();
+    for _ in 0..keys {
+        game.create_entity_with(pos(1.0)).unwrap();
+    }
+    input.destroy_all_entities();
+    assert_eq!((contexts.get::<Game>().len(), contexts.get::<Input>().len()), (1, 0));
+
+    // The order of the tuple, not the contexts' order by name.
+    let (input, game) = contexts.get_many_mut::<(Input, Game)>().unwrap();
+    assert_eq!((input.name(), game.name()), ("Input", "Game"));
+    check(game);
+    check(input);
+}
+
+#[test]
+fn get_many_mut_lends_three_and_four_contexts() {
+    let mut contexts = Contexts::new();
+    let (audio, game, ui) = contexts.get_many_mut::<(Audio, Game, Ui)>().unwrap();
+    audio.create_entity();
+    game.create_entity();
+    ui.create_entity();
+    let (ui, input, game, audio) = contexts.get_many_mut::<(Ui, Input, Game, Audio)>().unwrap();
+    assert_eq!(
+        [ui.name(), input.name(), game.name(), audio.name()],
+        ["Ui", "Input", "Game", "Audio"]
+    );
+    input.create_entity();
+    for name in ["Audio", "Game", "Input", "Ui"] {
+        assert_eq!(contexts.by_name(name).unwrap().len(), 1, "{name}");
+    }
+}
+
+#[test]
+fn get_many_mut_refuses_the_same_context_twice() {
+    let mut contexts = Contexts::new();
+    contexts.get_mut::<Game>().create_entity();
+    let twice = contexts.get_many_mut::<(Game, Game)>().map(|_| ()).unwrap_err();
+    assert_eq!(
+        twice,
+        Error::ContextRequestedTwice {
+            context: "Game",
+            requested: vec!["Game", "Game"],
+        }
+    );
+    assert!(
+        twice.to_string().contains("context `Game` is asked for twice"),
+        "{twice}"
+    );
+    assert!(twice.to_string().contains("name each context once"), "{twice}");
+
+    // Anywhere in a longer tuple, at run time (the tuple's types differ).
+    let repeated = contexts
+        .get_many_mut::<(Audio, Ui, Input, Ui)>()
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        matches!(repeated, Error::ContextRequestedTwice { context: "Ui", ref requested } if requested == &["Audio", "Ui", "Input", "Ui"]),
+        "{repeated:?}"
+    );
+    assert!(matches!(
+        contexts.get_many_mut::<(Input, Audio, Input)>().map(|_| ()),
+        Err(Error::ContextRequestedTwice { context: "Input", .. })
+    ));
+    // Nothing changed, and the contexts are still there to lend.
+    assert_eq!(contexts.get::<Game>().len(), 1);
+    assert!(contexts.get_many_mut::<(Game, Ui)>().is_ok());
+}
+
+#[test]
+fn get_many_mut_refuses_two_marker_types_that_name_one_context() {
+    // A second marker type with the name of an existing context finds that
+    // context (contexts are kept by name): asking for both is asking twice.
+    mod elsewhere {
+        reactecs::context!(pub Game);
+    }
+    let mut contexts = Contexts::new();
+    assert_eq!(contexts.get_mut::<elsewhere::Game>().id(), contexts.get::<Game>().id());
+    assert!(matches!(
+        contexts.get_many_mut::<(Game, elsewhere::Game)>().map(|_| ()),
+        Err(Error::ContextRequestedTwice { context: "Game", .. })
     ));
 }

@@ -3,8 +3,10 @@
 //! executing, released after), destroyed entities with and without
 //! `include_destroyed`, kept removed values, the activate / deactivate /
 //! clear switches through lists and features, teardown, order and timings in
-//! a feature, panics in `execute`, `reset`, and the multi-context forms
-//! (`MultiReactive`, `InContext`).
+//! a feature, panics in `execute`, `reset`, the multi-context forms
+//! (`MultiReactive`, `InContext`, `with_in`), when collection starts (at
+//! construction with the context, or before any system of a feature is
+//! initialized), and reactive systems that fail.
 
 mod common;
 
@@ -1292,4 +1294,257 @@ fn a_multi_reactive_filter_panic_releases_in_the_right_context() {
     contexts.get_mut::<Game>().release(g, me).unwrap();
     contexts.reset().unwrap();
     check_all(&contexts);
+}
+
+// ---------------------------------------------------------------- when collection starts
+
+/// Creates an entity with a `Position` per value in `initialize`, and
+/// notes them.
+struct Fill {
+    xs: Vec<f32>,
+    made: Arc<Mutex<Vec<Entity>>>,
+}
+
+impl Fill {
+    fn new(xs: &[f32]) -> (Self, Arc<Mutex<Vec<Entity>>>) {
+        let made = Arc::new(Mutex::new(Vec::new()));
+        (
+            Fill {
+                xs: xs.to_vec(),
+                made: made.clone(),
+            },
+            made,
+        )
+    }
+}
+
+impl System for Fill {
+    fn try_initialize(&mut self, game: &mut Context) -> SystemResult {
+        for &x in &self.xs {
+            let e = game.create_entity_with(pos(x))?;
+            self.made.lock().unwrap().push(e);
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_reactive_system_sees_what_a_system_initialized_before_it_created() {
+    let mut game = game();
+    let (fill, made) = Fill::new(&[1.0, 2.0]);
+    let probe = Probe::added();
+    let record = probe.record();
+    // Entitas order: the board is filled first, the renderer comes after.
+    let mut frame = Feature::new("Game").with(fill).with(Reactive::new(probe));
+    frame.initialize(&mut game);
+    frame.execute(&mut game);
+    let made = made.lock().unwrap().clone();
+    assert_eq!(made.len(), 2);
+    assert_eq!(record.runs(), [made]);
+    check(&game);
+}
+
+#[test]
+fn collectors_of_nested_features_exist_before_any_system_is_initialized() {
+    let mut game = game();
+    let (fill, made) = Fill::new(&[1.0]);
+    let (early, late) = (Probe::added(), Probe::added());
+    let (early_record, late_record) = (early.record(), late.record());
+    let mut frame = Systems::new()
+        .with(Feature::new("Render").with(Reactive::new(early)))
+        .with(Feature::new("Board").with(fill))
+        .with(Systems::new().with(Reactive::new(late)));
+    frame.initialize(&mut game);
+    frame.execute(&mut game);
+    let made = made.lock().unwrap().clone();
+    assert_eq!(early_record.runs(), std::slice::from_ref(&made));
+    assert_eq!(late_record.runs(), [made]);
+    check(&game);
+}
+
+#[test]
+fn create_collectors_makes_the_collector_once() {
+    let mut game = game();
+    let mut render = Reactive::new(Probe::added());
+    assert_eq!(render.collector(), None);
+    render.create_collectors(&mut game);
+    let id = render.collector().expect("made");
+    render.create_collectors(&mut game);
+    render.initialize(&mut game);
+    assert_eq!(render.collector(), Some(id));
+    assert_eq!(game.collectors().count(), 1);
+}
+
+#[test]
+fn a_reactive_system_made_in_its_context_collects_from_construction() {
+    let mut game = game();
+    let probe = Probe::added();
+    let record = probe.record();
+    let render = Reactive::in_context(&mut game, probe);
+    // Made before the system is in a feature, or initialized.
+    let e = game.create_entity_with(pos(1.0)).unwrap();
+    let mut frame = Feature::new("Game").with(render);
+    frame.initialize(&mut game);
+    frame.execute(&mut game);
+    assert_eq!(record.runs(), [vec![e]]);
+    assert_eq!(game.collectors().count(), 1);
+    check(&game);
+}
+
+#[test]
+fn a_bare_reactive_system_still_makes_its_collector_at_initialize() {
+    let mut game = game();
+    let probe = Probe::added();
+    let record = probe.record();
+    let mut render = Reactive::new(probe);
+    game.create_entity_with(pos(0.0)).unwrap(); // before the collector: not collected
+    render.initialize(&mut game);
+    let e = game.create_entity_with(pos(1.0)).unwrap();
+    render.execute(&mut game);
+    assert_eq!(record.runs(), [vec![e]]);
+}
+
+#[test]
+fn with_in_runs_one_context_systems_in_a_feature_of_contexts_collecting_from_initialize() {
+    let mut contexts = Contexts::new();
+    let (fill, made) = Fill::new(&[3.0]);
+    let probe = Probe::added();
+    let record = probe.record();
+    let mut frame = Feature::new("Frame")
+        .with_in(Game, fill)
+        .with_in(Game, Reactive::new(probe));
+    let mut nested = Systems::<Contexts>::new();
+    nested.add_in(Ui, Fill::new(&[4.0]).0);
+    frame.add(nested);
+    frame.try_initialize(&mut contexts).unwrap();
+    assert_eq!(contexts.get::<Ui>().len(), 1);
+    frame.try_execute(&mut contexts).unwrap();
+    assert_eq!(record.runs(), [made.lock().unwrap().clone()]);
+    assert_eq!(record.collector().context(), contexts.get::<Game>().id());
+    assert_eq!(
+        frame.iter().map(|system| system.name()).collect::<Vec<_>>(),
+        ["Fill", "Probe", "Systems"]
+    );
+    check_all(&contexts);
+}
+
+/// Adds a `Sprite` to one entity of each context in `initialize`.
+struct Paint;
+impl System<Contexts> for Paint {
+    fn try_initialize(&mut self, contexts: &mut Contexts) -> SystemResult {
+        let (game, ui) = contexts.get_many_mut::<(Game, Ui)>()?;
+        game.create_entity_with(Sprite(1))?;
+        ui.create_entity_with(Sprite(2))?;
+        Ok(())
+    }
+}
+
+#[test]
+fn a_multi_reactive_system_sees_what_a_system_initialized_before_it_created() {
+    let mut contexts = Contexts::new();
+    let (draw, runs, _) = draw();
+    let mut frame = Feature::<Contexts>::new("Frame")
+        .with(Paint)
+        .with(MultiReactive::new(draw));
+    frame.try_initialize(&mut contexts).unwrap();
+    frame.try_execute(&mut contexts).unwrap();
+    let runs = runs.lock().unwrap().clone();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].len(), 2, "{runs:?}");
+    check_all(&contexts);
+}
+
+#[test]
+fn a_multi_reactive_system_made_in_its_contexts_collects_from_construction() {
+    let mut contexts = Contexts::new();
+    let (draw, runs, _) = draw();
+    let multi = MultiReactive::in_contexts(&mut contexts, draw);
+    assert_eq!(multi.collectors().len(), 2);
+    let e = contexts.get_mut::<Game>().create_entity_with(Sprite(5)).unwrap();
+    let mut frame = Feature::<Contexts>::new("Frame").with(multi);
+    frame.initialize(&mut contexts);
+    frame.execute(&mut contexts);
+    let game = contexts.get::<Game>().id();
+    assert_eq!(
+        *runs.lock().unwrap(),
+        [vec![ContextEntity {
+            context: game,
+            entity: e
+        }]]
+    );
+}
+
+// ---------------------------------------------------------------- fallible reactive systems
+
+/// Fails on its first run (after adding `Frozen` to the first entity), then
+/// records what it runs for.
+struct Freeze {
+    runs: Arc<Mutex<Vec<Vec<Entity>>>>,
+    failed: bool,
+}
+
+impl ReactiveSystem for Freeze {
+    fn trigger(&mut self, game: &mut Context) -> CollectorId {
+        game.collector(Matcher::all_of::<Position>().added())
+    }
+
+    fn try_execute(&mut self, game: &mut Context, entities: &[Entity]) -> SystemResult {
+        self.runs.lock().unwrap().push(entities.to_vec());
+        if !self.failed {
+            self.failed = true;
+            game.add(entities[0], Frozen)?;
+            game.add(entities[0], Frozen)?; // fails: already there
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_failing_reactive_system_reports_its_name_and_releases_what_it_held() {
+    let mut game = game();
+    let runs = Arc::new(Mutex::new(Vec::new()));
+    let freeze = Freeze {
+        runs: runs.clone(),
+        failed: false,
+    };
+    let mut frame = Feature::new("Game").with(Reactive::new(freeze));
+    frame.try_initialize(&mut game).unwrap();
+    let a = game.create_entity_with(pos(1.0)).unwrap();
+    let b = game.create_entity_with(pos(2.0)).unwrap();
+
+    let failure = frame.try_execute(&mut game).unwrap_err();
+    assert_eq!(failure.system(), "Freeze");
+    assert_eq!(failure.phase(), reactecs::system::Phase::Execute);
+    assert_eq!(failure.features(), ["Game"]);
+    assert!(matches!(
+        failure.error().downcast_ref::<Error>(),
+        Some(Error::ComponentAlreadyPresent {
+            component: "Frozen",
+            ..
+        })
+    ));
+    // The first add took effect, the second changed nothing; nothing is held.
+    assert!(game.has::<Frozen>(a));
+    assert_eq!((game.retain_count(a), game.retain_count(b)), (Ok(0), Ok(0)));
+    check(&game);
+
+    // The failed run's entities are not collected again; new changes are.
+    frame.try_execute(&mut game).unwrap();
+    game.replace(b, pos(3.0)).unwrap();
+    frame.try_execute(&mut game).unwrap();
+    assert_eq!(*runs.lock().unwrap(), [vec![a, b], vec![b]]);
+    check(&game);
+}
+
+#[test]
+#[should_panic(expected = "system `Freeze` failed in `execute`")]
+fn the_plain_execute_of_a_failing_reactive_system_panics_with_its_error() {
+    let mut game = game();
+    let mut freeze = Reactive::new(Freeze {
+        runs: Arc::default(),
+        failed: false,
+    });
+    freeze.initialize(&mut game);
+    game.create_entity_with(pos(1.0)).unwrap();
+    freeze.execute(&mut game);
 }

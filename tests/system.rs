@@ -1,6 +1,9 @@
 //! Systems: order of phases through `Systems`, `Feature` and boxes, default
-//! names, feature timings (recorded, windowed, switched off, printed) and
-//! systems gathered from `feature_system!` registrations.
+//! names, feature timings (recorded, windowed, switched off, printed in the
+//! unit that fits), systems gathered from `feature_system!` registrations,
+//! and fallible systems (the failure reaches the caller with the system's
+//! name, phase and features; the frame stops; the context stays
+//! consistent).
 //!
 //! Timing assertions use lower bounds only (a child that sleeps takes at least
 //! that long); nothing here depends on how fast the machine is.
@@ -10,6 +13,7 @@ use std::thread;
 use std::time::Duration;
 
 use reactecs::prelude::*;
+use reactecs::system::Phase;
 
 /// Lines written by spy systems, in call order.
 type Log = Arc<Mutex<Vec<String>>>;
@@ -557,7 +561,7 @@ fn timings_display_is_an_indented_tree() {
         "no cleanup ran: no cleanup column\n{table}"
     );
     for line in &lines[1..] {
-        assert_eq!(line.matches(" ms").count(), 4, "{table}");
+        assert_eq!(figures(line), 4, "{table}");
     }
     // Columns are aligned: the figures are right-aligned, so every line ends at the same column.
     assert!(lines.iter().all(|line| line.len() == lines[0].len()), "{table}");
@@ -567,10 +571,45 @@ fn timings_display_is_an_indented_tree() {
     let table = feature.timings().to_string();
     let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
     assert_eq!(header, ["Game", "last", "avg", "min", "max", "cleanup"], "{table}");
-    assert!(
-        table.lines().skip(1).all(|line| line.matches(" ms").count() == 5),
-        "{table}"
-    );
+    assert!(table.lines().skip(1).all(|line| figures(line) == 5), "{table}");
+}
+
+/// How many durations a line of a timings table shows: a number followed by
+/// a unit (`ns`, `us`, `ms` or `s`).
+fn figures(line: &str) -> usize {
+    let cells: Vec<&str> = line.split_whitespace().collect();
+    cells
+        .windows(2)
+        .filter(|pair| pair[0].parse::<f64>().is_ok() && ["ns", "us", "ms", "s"].contains(&pair[1]))
+        .count()
+}
+
+#[test]
+fn timings_print_each_figure_in_the_unit_that_fits() {
+    let mut world = Context::new();
+    let mut feature = Feature::new("Game")
+        .with(Sleeper::new("Quick", &[Duration::ZERO]))
+        .with(Sleeper::new("Slow", &[ms(3)]));
+    feature.execute(&mut world);
+    let table = feature.timings().to_string();
+    let slow = table
+        .lines()
+        .find(|line| line.trim_start().starts_with("Slow"))
+        .unwrap();
+    // At least 3 ms (the sleep), and well under a second: milliseconds, three digits.
+    let cells: Vec<&str> = slow.split_whitespace().collect();
+    assert_eq!(cells[2], "ms", "{table}");
+    let value: f64 = cells[1].parse().unwrap();
+    assert!((3.0..1000.0).contains(&value), "{table}");
+    assert!(cells[1].len() <= 4, "three significant digits: {table}");
+    // Nothing prints as zero milliseconds any more: a fast system shows ns or us.
+    assert!(!table.contains("0.000"), "{table}");
+    assert!(lines_have_equal_width(&table), "{table}");
+}
+
+fn lines_have_equal_width(table: &str) -> bool {
+    let widths: Vec<usize> = table.lines().map(|line| line.chars().count()).collect();
+    widths.windows(2).all(|pair| pair[0] == pair[1])
 }
 
 #[test]
@@ -681,4 +720,222 @@ fn each_gathering_builds_fresh_systems() {
     first.execute(&mut notebook);
     second.execute(&mut notebook);
     assert_eq!(notebook.notes.len(), 2);
+}
+
+// ---------------------------------------------------------------- fallible systems
+
+/// Logs `"<phase> <label>"` like `Spy`, through the `try_` phases, and fails
+/// in `fails_in` with the error `"<label> broke"`.
+struct Faulty {
+    label: &'static str,
+    fails_in: &'static str,
+    log: Log,
+}
+
+impl Faulty {
+    fn new(label: &'static str, fails_in: &'static str, log: &Log) -> Self {
+        Faulty {
+            label,
+            fails_in,
+            log: log.clone(),
+        }
+    }
+
+    fn run(&self, phase: &str) -> SystemResult {
+        self.log.lock().unwrap().push(format!("{phase} {}", self.label));
+        if phase == self.fails_in {
+            return Err(format!("{} broke", self.label).into());
+        }
+        Ok(())
+    }
+}
+
+impl<W> System<W> for Faulty {
+    fn name(&self) -> &str {
+        self.label
+    }
+    fn try_initialize(&mut self, _world: &mut W) -> SystemResult {
+        self.run("initialize")
+    }
+    fn try_execute(&mut self, _world: &mut W) -> SystemResult {
+        self.run("execute")
+    }
+    fn try_cleanup(&mut self, _world: &mut W) -> SystemResult {
+        self.run("cleanup")
+    }
+    fn try_teardown(&mut self, _world: &mut W) -> SystemResult {
+        self.run("teardown")
+    }
+}
+
+#[test]
+fn a_failing_systems_error_reaches_the_caller_with_its_name_phase_and_features() {
+    let log = Log::default();
+    let mut world = Context::new();
+    let mut frame = Feature::new("Game")
+        .with(Spy::new("Input", &log))
+        .with(Feature::new("Physics").with(Faulty::new("Collide", "execute", &log)))
+        .with(Spy::new("Render", &log));
+    frame.try_initialize(&mut world).unwrap();
+    take(&log);
+
+    let failure = frame.try_execute(&mut world).unwrap_err();
+    assert_eq!(failure.system(), "Collide");
+    assert_eq!(failure.phase(), Phase::Execute);
+    assert_eq!(failure.features(), ["Game", "Physics"]);
+    assert_eq!(failure.error().to_string(), "Collide broke");
+    assert_eq!(
+        failure.to_string(),
+        "system `Collide` failed in `execute` (feature `Game` > `Physics`): Collide broke"
+    );
+    assert_eq!(
+        std::error::Error::source(&failure).map(ToString::to_string),
+        Some("Collide broke".to_owned())
+    );
+    // The frame stops at the failure: Render did not run.
+    assert_eq!(take(&log), ["execute Input", "execute Collide"]);
+    // The failed run is timed like any other.
+    let physics = frame.timings().get("Physics").unwrap();
+    assert_eq!(physics.execute().runs(), 1);
+    assert_eq!(frame.timings().get("Render").unwrap().execute().runs(), 0);
+
+    // Cleanup and the next frame run as the caller decides.
+    frame.try_cleanup(&mut world).unwrap();
+    assert_eq!(take(&log), ["cleanup Input", "cleanup Collide", "cleanup Render"]);
+}
+
+#[test]
+fn a_failing_initialize_stops_the_initialization_of_later_systems() {
+    let log = Log::default();
+    let mut world = Context::new();
+    let mut frame = Systems::new()
+        .with(Spy::new("Board", &log))
+        .with(Faulty::new("Fill", "initialize", &log))
+        .with(Spy::new("Render", &log));
+    let failure = frame.try_initialize(&mut world).unwrap_err();
+    assert_eq!((failure.system(), failure.phase()), ("Fill", Phase::Initialize));
+    assert!(failure.features().is_empty(), "a plain list adds no name");
+    assert_eq!(take(&log), ["initialize Board", "initialize Fill"]);
+    assert_eq!(failure.to_string(), "system `Fill` failed in `initialize`: Fill broke");
+}
+
+#[test]
+fn teardown_runs_every_system_and_reports_the_first_failure() {
+    let log = Log::default();
+    let mut world = Context::new();
+    let mut frame = Feature::new("Game")
+        .with(Faulty::new("Audio", "teardown", &log))
+        .with(Spy::new("Board", &log))
+        .with(Faulty::new("Network", "teardown", &log));
+    let failure = frame.try_teardown(&mut world).unwrap_err();
+    assert_eq!((failure.system(), failure.phase()), ("Audio", Phase::Teardown));
+    assert_eq!(take(&log), ["teardown Audio", "teardown Board", "teardown Network"]);
+}
+
+#[test]
+#[should_panic(expected = "system `Collide` failed in `cleanup` (feature `Game`): Collide broke")]
+fn the_plain_phase_of_a_feature_panics_with_the_failure() {
+    let log = Log::default();
+    let mut frame = Feature::new("Game").with(Faulty::new("Collide", "cleanup", &log));
+    frame.cleanup(&mut Context::new());
+}
+
+#[test]
+fn infallible_systems_run_through_the_try_phases() {
+    let log = Log::default();
+    let mut world = Context::new();
+    let mut frame = Feature::new("Game")
+        .with(Spy::new("Move", &log))
+        .with(Box::new(Spy::new("Boxed", &log)) as Box<dyn System>);
+    frame.try_initialize(&mut world).unwrap();
+    frame.try_execute(&mut world).unwrap();
+    frame.try_cleanup(&mut world).unwrap();
+    frame.try_teardown(&mut world).unwrap();
+    assert_eq!(
+        take(&log),
+        [
+            "initialize Move",
+            "initialize Boxed",
+            "execute Move",
+            "execute Boxed",
+            "cleanup Move",
+            "cleanup Boxed",
+            "teardown Move",
+            "teardown Boxed"
+        ]
+    );
+}
+
+#[test]
+fn a_boxed_fallible_system_keeps_its_error() {
+    let log = Log::default();
+    let mut boxed: Box<dyn System> = Box::new(Faulty::new("Fill", "execute", &log));
+    let error = boxed.try_execute(&mut Context::new()).unwrap_err();
+    assert_eq!(error.to_string(), "Fill broke");
+}
+
+#[derive(Debug, PartialEq)]
+struct Cell(i32);
+#[derive(Debug, PartialEq)]
+struct Heading(i32);
+reactecs::component!(Cell, Heading);
+
+/// Creates a `Cell`, gives it a `Heading`, then a second one: fails half-way
+/// through the frame.
+struct HalfWay;
+impl System for HalfWay {
+    fn try_execute(&mut self, world: &mut Context) -> SystemResult {
+        let e = world.create_entity_with(Cell(1))?;
+        world.add(e, Heading(1))?;
+        world.add(e, Heading(2))?;
+        world.create_entity_with(Cell(9))?;
+        Ok(())
+    }
+}
+
+#[test]
+fn a_system_that_fails_half_way_leaves_the_context_consistent() {
+    let mut world = Context::new();
+    let movers = world.group(Matcher::all_of::<(Cell, Heading)>());
+    let mut frame = Feature::new("Game").with(HalfWay);
+    let failure = frame.try_execute(&mut world).unwrap_err();
+    assert_eq!(failure.system(), "HalfWay");
+    assert!(matches!(
+        failure.error().downcast_ref::<Error>(),
+        Some(Error::ComponentAlreadyPresent {
+            component: "Heading",
+            ..
+        })
+    ));
+    world.check_invariants().unwrap();
+    // What ran before the failing call took effect; the failing call and
+    // what came after it did not.
+    assert_eq!(world.len(), 1);
+    let e = world.entities().next().unwrap();
+    assert_eq!(world.get::<Heading>(e), Ok(&Heading(1)));
+    assert_eq!(world.get_group(movers).unwrap().len(), 1);
+}
+
+#[test]
+fn systems_on_several_contexts_fail_with_their_name() {
+    reactecs::context!(Left, Right);
+    struct Mirror;
+    impl System<Contexts> for Mirror {
+        fn try_execute(&mut self, contexts: &mut Contexts) -> SystemResult {
+            let (left, right) = contexts.get_many_mut::<(Left, Right)>()?;
+            right.create_entity();
+            left.create_entity();
+            contexts.get_many_mut::<(Left, Left)>()?;
+            Ok(())
+        }
+    }
+    let mut contexts = Contexts::new();
+    let mut frame = Feature::<Contexts>::new("Frame").with(Mirror);
+    let failure = frame.try_execute(&mut contexts).unwrap_err();
+    assert_eq!(failure.system(), "Mirror");
+    assert!(matches!(
+        failure.error().downcast_ref::<Error>(),
+        Some(Error::ContextRequestedTwice { context: "Left", .. })
+    ));
+    assert_eq!((contexts.get::<Left>().len(), contexts.get::<Right>().len()), (1, 1));
 }

@@ -3,10 +3,10 @@
 use std::fmt;
 use std::time::Instant;
 
-use super::System;
 use super::registry;
 use super::systems::{Systems, SystemsIter};
 use super::timings::{PhaseStats, SystemTimings, TimedChildren, Timings};
+use super::{Phase, System, SystemFailed, SystemResult, or_panic, run};
 use crate::Context;
 
 /// The timing window when none is given: 60 frames (a second at 60 fps).
@@ -15,7 +15,12 @@ const DEFAULT_WINDOW: usize = 60;
 /// A named, ordered list of systems that measures each child.
 ///
 /// A feature runs its children like [`Systems`](super::Systems) does: every
-/// phase in insertion order, depth first. While timing is on (the default), it
+/// phase in insertion order, depth first, and `initialize` makes every
+/// reactive system's collectors before any child's `initialize` runs. The
+/// `try_` phases ([`Feature::try_execute`], ...) report a failing child as a
+/// [`SystemFailed`] naming it, the phase and the features around it; the
+/// plain phases panic with that message (see
+/// [Fallible systems](super#fallible-systems)). While timing is on (the default), it
 /// also measures each child's `execute` and `cleanup` with
 /// [`Instant`](std::time::Instant); `initialize`, `teardown` and the
 /// reactive-system switches run untimed. [`timings`](Feature::timings) shows
@@ -264,6 +269,87 @@ impl<W> fmt::Debug for Feature<W> {
     }
 }
 
+impl<W: 'static> Feature<W> {
+    /// Runs `initialize` of every child in order, after making every
+    /// reactive system's collectors in the whole tree
+    /// ([`create_collectors`](System::create_collectors)): what one child's
+    /// `initialize` does is collected for every reactive system of the
+    /// feature, wherever it stands.
+    ///
+    /// # Errors
+    /// [`SystemFailed`] for the first child that fails, naming it and this
+    /// feature; the children after it are not initialized.
+    pub fn try_initialize(&mut self, world: &mut W) -> Result<(), SystemFailed> {
+        self.systems.create_collectors(world);
+        self.run(Phase::Initialize, world)
+    }
+
+    /// Runs (and times) `execute` of every child in order.
+    ///
+    /// # Errors
+    /// [`SystemFailed`] for the first child that fails, naming it and this
+    /// feature; the children after it do not run in this call (the failed
+    /// child's time is recorded).
+    pub fn try_execute(&mut self, world: &mut W) -> Result<(), SystemFailed> {
+        self.run(Phase::Execute, world)
+    }
+
+    /// Runs (and times) `cleanup` of every child in order.
+    ///
+    /// # Errors
+    /// As [`try_execute`](Self::try_execute).
+    pub fn try_cleanup(&mut self, world: &mut W) -> Result<(), SystemFailed> {
+        self.run(Phase::Cleanup, world)
+    }
+
+    /// Runs `teardown` of every child in order, all of them even when one
+    /// fails (each child lets go of what it holds).
+    ///
+    /// # Errors
+    /// [`SystemFailed`] for the first child that failed.
+    pub fn try_teardown(&mut self, world: &mut W) -> Result<(), SystemFailed> {
+        self.run(Phase::Teardown, world)
+    }
+
+    /// Runs `phase` of each child, timing `execute` and `cleanup` while
+    /// timing is on; stops at the first failure except in `teardown`.
+    fn run(&mut self, phase: Phase, world: &mut W) -> Result<(), SystemFailed> {
+        let Feature {
+            name,
+            systems,
+            stats,
+            timing,
+            ..
+        } = self;
+        let mut first = None;
+        for (system, stats) in systems.systems.iter_mut().zip(stats.iter_mut()) {
+            let record = match phase {
+                Phase::Execute if *timing => Some(&mut stats.execute),
+                Phase::Cleanup if *timing => Some(&mut stats.cleanup),
+                _ => None,
+            };
+            let start = record.is_some().then(Instant::now);
+            let result = run(&mut **system, phase, world);
+            if let (Some(stats), Some(start)) = (record, start) {
+                stats.record(start.elapsed());
+            }
+            if let Err(error) = result {
+                let failure = SystemFailed::from_child(Some(name), system.name(), phase, error);
+                if phase != Phase::Teardown {
+                    return Err(failure);
+                }
+                first.get_or_insert(failure);
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
+}
+
+/// The plain phases run the `try_` ones.
+///
+/// # Panics
+/// The plain phases panic with the [`SystemFailed`] message if a child
+/// fails; call the `try_` phases to get the error instead.
 impl<W: 'static> System<W> for Feature<W> {
     /// The feature's name.
     fn name(&self) -> &str {
@@ -271,33 +357,39 @@ impl<W: 'static> System<W> for Feature<W> {
     }
 
     fn initialize(&mut self, world: &mut W) {
-        self.systems.initialize(world);
+        or_panic(Feature::try_initialize(self, world));
     }
 
     fn execute(&mut self, world: &mut W) {
-        if !self.timing {
-            return self.systems.execute(world);
-        }
-        for (system, stats) in self.systems.systems.iter_mut().zip(&mut self.stats) {
-            let start = Instant::now();
-            system.execute(world);
-            stats.execute.record(start.elapsed());
-        }
+        or_panic(Feature::try_execute(self, world));
     }
 
     fn cleanup(&mut self, world: &mut W) {
-        if !self.timing {
-            return self.systems.cleanup(world);
-        }
-        for (system, stats) in self.systems.systems.iter_mut().zip(&mut self.stats) {
-            let start = Instant::now();
-            system.cleanup(world);
-            stats.cleanup.record(start.elapsed());
-        }
+        or_panic(Feature::try_cleanup(self, world));
     }
 
     fn teardown(&mut self, world: &mut W) {
-        self.systems.teardown(world);
+        or_panic(Feature::try_teardown(self, world));
+    }
+
+    fn try_initialize(&mut self, world: &mut W) -> SystemResult {
+        Ok(Feature::try_initialize(self, world)?)
+    }
+
+    fn try_execute(&mut self, world: &mut W) -> SystemResult {
+        Ok(Feature::try_execute(self, world)?)
+    }
+
+    fn try_cleanup(&mut self, world: &mut W) -> SystemResult {
+        Ok(Feature::try_cleanup(self, world)?)
+    }
+
+    fn try_teardown(&mut self, world: &mut W) -> SystemResult {
+        Ok(Feature::try_teardown(self, world)?)
+    }
+
+    fn create_collectors(&mut self, world: &mut W) {
+        self.systems.create_collectors(world);
     }
 
     fn activate_reactive_systems(&mut self, world: &mut W) {

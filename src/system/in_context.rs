@@ -4,17 +4,21 @@ use std::marker::PhantomData;
 
 use crate::context::Context;
 use crate::contexts::{ContextKind, Contexts};
-use crate::system::{System, Timings};
+use crate::system::{Feature, System, SystemResult, Systems, Timings};
 
 /// Runs a system written for one [`Context`] on context `K` of a
 /// [`Contexts`], so single-context systems (plain or
 /// [`Reactive`](crate::system::Reactive)) join a `Feature<Contexts>`.
+/// [`Feature::with_in`] (and [`Systems::with_in`]) wrap and add in one call.
+///
+/// Every method, the `try_` phases and
+/// [`create_collectors`](System::create_collectors) included, goes to the
+/// wrapped system with context `K`.
 ///
 /// # Example
 /// ```
 /// use reactecs::prelude::*;
-/// use reactecs::system::InContext;
-/// reactecs::context!(Game);
+/// reactecs::context!(Game, Input);
 ///
 /// struct Spawn;
 /// impl System for Spawn {
@@ -24,9 +28,12 @@ use crate::system::{System, Timings};
 /// }
 ///
 /// let mut contexts = Contexts::new();
-/// let mut frame = Feature::<Contexts>::new("Frame").with(InContext::new(Game, Spawn));
+/// let mut frame = Feature::<Contexts>::new("Frame")
+///     .with_in(Game, Spawn)                     // short for `.with(InContext::new(Game, Spawn))`
+///     .with(InContext::new(Input, Spawn));
 /// frame.execute(&mut contexts);
 /// assert_eq!(contexts.get::<Game>().len(), 1);
+/// assert_eq!(contexts.get::<Input>().len(), 1);
 /// ```
 pub struct InContext<K, S> {
     system: S,
@@ -75,6 +82,26 @@ impl<K: ContextKind, S: System<Context>> System<Contexts> for InContext<K, S> {
         self.system.teardown(contexts.get_mut::<K>());
     }
 
+    fn try_initialize(&mut self, contexts: &mut Contexts) -> SystemResult {
+        self.system.try_initialize(contexts.get_mut::<K>())
+    }
+
+    fn try_execute(&mut self, contexts: &mut Contexts) -> SystemResult {
+        self.system.try_execute(contexts.get_mut::<K>())
+    }
+
+    fn try_cleanup(&mut self, contexts: &mut Contexts) -> SystemResult {
+        self.system.try_cleanup(contexts.get_mut::<K>())
+    }
+
+    fn try_teardown(&mut self, contexts: &mut Contexts) -> SystemResult {
+        self.system.try_teardown(contexts.get_mut::<K>())
+    }
+
+    fn create_collectors(&mut self, contexts: &mut Contexts) {
+        self.system.create_collectors(contexts.get_mut::<K>());
+    }
+
     fn activate_reactive_systems(&mut self, contexts: &mut Contexts) {
         self.system.activate_reactive_systems(contexts.get_mut::<K>());
     }
@@ -89,5 +116,61 @@ impl<K: ContextKind, S: System<Context>> System<Contexts> for InContext<K, S> {
 
     fn timings(&self) -> Option<Timings<'_>> {
         self.system.timings()
+    }
+}
+
+impl Feature<Contexts> {
+    /// This feature with `system`, written for one [`Context`], appended to
+    /// run on context `K`: short for `.with(InContext::new(context, system))`.
+    ///
+    /// ```
+    /// use reactecs::prelude::*;
+    /// struct Piece;
+    /// reactecs::context!(Game);
+    /// reactecs::component!(Game: Piece);
+    ///
+    /// struct Render;
+    /// impl ReactiveSystem for Render {
+    ///     fn trigger(&mut self, game: &mut Context) -> CollectorId {
+    ///         game.collector(Matcher::all_of::<Piece>().added())
+    ///     }
+    /// }
+    /// struct Fill;
+    /// impl System for Fill {
+    ///     fn try_initialize(&mut self, game: &mut Context) -> SystemResult {
+    ///         game.create_entity_with(Piece)?;
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// let mut contexts = Contexts::new();
+    /// let mut frame = Feature::new("Frame").with_in(Game, Fill).with_in(Game, Reactive::new(Render));
+    /// frame.try_initialize(&mut contexts)?;
+    /// # Ok::<(), reactecs::system::SystemFailed>(())
+    /// ```
+    #[must_use]
+    pub fn with_in<K: ContextKind>(self, context: K, system: impl System<Context> + 'static) -> Self {
+        self.with(InContext::new(context, system))
+    }
+
+    /// Appends `system`, written for one [`Context`], to run on context `K`:
+    /// short for `.add(InContext::new(context, system))`.
+    pub fn add_in<K: ContextKind>(&mut self, context: K, system: impl System<Context> + 'static) -> &mut Self {
+        self.add(InContext::new(context, system))
+    }
+}
+
+impl Systems<Contexts> {
+    /// This list with `system`, written for one [`Context`], appended to run
+    /// on context `K` (see [`Feature::with_in`]).
+    #[must_use]
+    pub fn with_in<K: ContextKind>(self, context: K, system: impl System<Context> + 'static) -> Self {
+        self.with(InContext::new(context, system))
+    }
+
+    /// Appends `system`, written for one [`Context`], to run on context `K`
+    /// (see [`Feature::add_in`]).
+    pub fn add_in<K: ContextKind>(&mut self, context: K, system: impl System<Context> + 'static) -> &mut Self {
+        self.add(InContext::new(context, system))
     }
 }

@@ -7,7 +7,7 @@ use crate::collector::CollectorId;
 use crate::context::Context;
 use crate::contexts::{ContextId, Contexts};
 use crate::entity::Entity;
-use crate::system::{System, short_type_name};
+use crate::system::{Phase, System, SystemFailed, SystemResult, or_panic, short_type_name};
 
 /// An entity and the context it lives in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -57,7 +57,9 @@ pub struct ContextEntity {
 /// # Ok::<(), reactecs::Error>(())
 /// ```
 pub trait MultiReactiveSystem {
-    /// Makes the collectors this system drains, in any of the contexts.
+    /// Makes the collectors this system drains, in any of the contexts
+    /// (called once, as [`ReactiveSystem::trigger`](crate::system::ReactiveSystem::trigger)
+    /// is; [`MultiReactive::in_contexts`] calls it at construction).
     fn trigger(&mut self, contexts: &mut Contexts) -> Vec<CollectorId>;
 
     /// Whether to execute for `entity` of `context` (default: yes).
@@ -75,11 +77,38 @@ pub trait MultiReactiveSystem {
     /// Runs for the collected entities that passed the filter: the first
     /// collector's, then the second's, and so on. Not called when there are
     /// none.
-    fn execute(&mut self, contexts: &mut Contexts, entities: &[ContextEntity]);
+    ///
+    /// Implement this or [`try_execute`](MultiReactiveSystem::try_execute)
+    /// (the default does nothing).
+    fn execute(&mut self, contexts: &mut Contexts, entities: &[ContextEntity]) {
+        let _ = (contexts, entities);
+    }
+
+    /// `execute`, for a system that can fail: [`MultiReactive`] calls this
+    /// method, whose default runs [`execute`](MultiReactiveSystem::execute)
+    /// and succeeds. On an error the entities of this run are released all
+    /// the same and not collected again.
+    ///
+    /// # Errors
+    /// Whatever error the system returns.
+    fn try_execute(&mut self, contexts: &mut Contexts, entities: &[ContextEntity]) -> SystemResult {
+        self.execute(contexts, entities);
+        Ok(())
+    }
 
     /// Runs once before the first frame, after the collectors are made.
     fn initialize(&mut self, contexts: &mut Contexts) {
         let _ = contexts;
+    }
+
+    /// `initialize`, for a system that can fail (the default runs
+    /// [`initialize`](MultiReactiveSystem::initialize) and succeeds).
+    ///
+    /// # Errors
+    /// Whatever error the system returns.
+    fn try_initialize(&mut self, contexts: &mut Contexts) -> SystemResult {
+        self.initialize(contexts);
+        Ok(())
     }
 
     /// Runs every frame after every system's `execute`.
@@ -87,9 +116,30 @@ pub trait MultiReactiveSystem {
         let _ = contexts;
     }
 
+    /// `cleanup`, for a system that can fail (the default runs
+    /// [`cleanup`](MultiReactiveSystem::cleanup) and succeeds).
+    ///
+    /// # Errors
+    /// Whatever error the system returns.
+    fn try_cleanup(&mut self, contexts: &mut Contexts) -> SystemResult {
+        self.cleanup(contexts);
+        Ok(())
+    }
+
     /// Runs once at the end.
     fn teardown(&mut self, contexts: &mut Contexts) {
         let _ = contexts;
+    }
+
+    /// `teardown`, for a system that can fail (the default runs
+    /// [`teardown`](MultiReactiveSystem::teardown) and succeeds). The
+    /// collectors are removed even when it fails.
+    ///
+    /// # Errors
+    /// Whatever error the system returns.
+    fn try_teardown(&mut self, contexts: &mut Contexts) -> SystemResult {
+        self.teardown(contexts);
+        Ok(())
     }
 
     /// The name shown in timings (default: the type's name).
@@ -115,8 +165,19 @@ pub struct MultiReactive<S> {
 }
 
 impl<S: MultiReactiveSystem> MultiReactive<S> {
-    /// Wraps `system`. Its collectors are made at `initialize` (or the first
-    /// `execute`).
+    /// Makes `system`'s collectors in `contexts` now and wraps it: every
+    /// change from here on is collected (see
+    /// [`Reactive::in_context`](crate::system::Reactive::in_context)).
+    pub fn in_contexts(contexts: &mut Contexts, system: S) -> Self {
+        let mut multi = MultiReactive::new(system);
+        multi.ensure_collectors(contexts);
+        multi
+    }
+
+    /// Wraps `system`. Its collectors are made when the feature it is added
+    /// to starts its `initialize`, before any system of it is initialized;
+    /// run on its own, at its `initialize` (or first `execute`). See
+    /// [when collection starts](crate::system#when-collection-starts).
     pub fn new(system: S) -> Self {
         MultiReactive {
             system,
@@ -183,17 +244,43 @@ impl<S: MultiReactiveSystem> MultiReactive<S> {
     }
 }
 
+/// The plain phases run the `try_` ones.
+///
+/// # Panics
+/// The plain phases panic with the message of the system's error, if it
+/// returns one; call the `try_` phases (or run it in a
+/// [`Feature`](crate::system::Feature)'s) to get the error instead.
 impl<S: MultiReactiveSystem> System<Contexts> for MultiReactive<S> {
     fn name(&self) -> &str {
         self.system.name()
     }
 
     fn initialize(&mut self, contexts: &mut Contexts) {
-        self.ensure_collectors(contexts);
-        self.system.initialize(contexts);
+        let result = System::try_initialize(self, contexts);
+        self.or_panic(Phase::Initialize, result);
     }
 
     fn execute(&mut self, contexts: &mut Contexts) {
+        let result = System::try_execute(self, contexts);
+        self.or_panic(Phase::Execute, result);
+    }
+
+    fn cleanup(&mut self, contexts: &mut Contexts) {
+        let result = System::try_cleanup(self, contexts);
+        self.or_panic(Phase::Cleanup, result);
+    }
+
+    fn teardown(&mut self, contexts: &mut Contexts) {
+        let result = System::try_teardown(self, contexts);
+        self.or_panic(Phase::Teardown, result);
+    }
+
+    fn try_initialize(&mut self, contexts: &mut Contexts) -> SystemResult {
+        self.ensure_collectors(contexts);
+        self.system.try_initialize(contexts)
+    }
+
+    fn try_execute(&mut self, contexts: &mut Contexts) -> SystemResult {
         self.release_buffer(contexts);
         self.ensure_collectors(contexts);
         let MultiReactive {
@@ -231,27 +318,34 @@ impl<S: MultiReactiveSystem> System<Contexts> for MultiReactive<S> {
             });
             seen.clear();
         }
+        let mut result = Ok(());
         if !self.buffer.is_empty() {
-            self.system.execute(contexts, &self.buffer);
+            result = self.system.try_execute(contexts, &self.buffer);
             self.release_buffer(contexts);
         }
         self.each_collector(contexts, |context, id| {
             let _ = context.finish_batch(id);
         });
+        result
     }
 
-    fn cleanup(&mut self, contexts: &mut Contexts) {
-        self.system.cleanup(contexts);
+    fn try_cleanup(&mut self, contexts: &mut Contexts) -> SystemResult {
+        self.system.try_cleanup(contexts)
     }
 
-    fn teardown(&mut self, contexts: &mut Contexts) {
-        self.system.teardown(contexts);
+    fn try_teardown(&mut self, contexts: &mut Contexts) -> SystemResult {
+        let result = self.system.try_teardown(contexts);
         self.release_buffer(contexts);
         for id in self.collectors.take().unwrap_or_default() {
             if let Some(context) = contexts.by_id_mut(id.context()) {
                 let _ = context.remove_collector(id);
             }
         }
+        result
+    }
+
+    fn create_collectors(&mut self, contexts: &mut Contexts) {
+        self.ensure_collectors(contexts);
     }
 
     fn activate_reactive_systems(&mut self, contexts: &mut Contexts) {
@@ -270,5 +364,13 @@ impl<S: MultiReactiveSystem> System<Contexts> for MultiReactive<S> {
         self.each_collector(contexts, |context, id| {
             let _ = context.clear_collector(id);
         });
+    }
+}
+
+impl<S: MultiReactiveSystem> MultiReactive<S> {
+    /// Panics with the system's error, for the plain phases.
+    #[track_caller]
+    fn or_panic(&self, phase: Phase, result: SystemResult) {
+        or_panic(result.map_err(|error| SystemFailed::new(self.system.name(), phase, error)));
     }
 }

@@ -5,7 +5,7 @@ use crate::collector::CollectorId;
 use crate::context::Context;
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::system::{System, short_type_name};
+use crate::system::{Phase, System, SystemFailed, SystemResult, or_panic, short_type_name};
 
 /// A system that runs for the entities a collector gathered since its last
 /// run: Entitas' `ReactiveSystem`. Wrap it in [`Reactive`] to get a
@@ -40,8 +40,7 @@ use crate::system::{System, short_type_name};
 ///
 /// let drawn = Arc::new(Mutex::new(Vec::new()));
 /// let mut game = Context::new();
-/// let mut render = Reactive::new(Render(drawn.clone()));
-/// render.initialize(&mut game);                 // makes the collector
+/// let mut render = Reactive::in_context(&mut game, Render(drawn.clone())); // collects from now on
 /// let e = game.create_entity_with(Position(0.0))?;
 /// render.execute(&mut game);                    // runs for `e`
 /// render.execute(&mut game);                    // nothing changed: does not run
@@ -51,9 +50,12 @@ use crate::system::{System, short_type_name};
 /// # Ok::<(), reactecs::Error>(())
 /// ```
 pub trait ReactiveSystem {
-    /// Makes the collector this system drains (called once, at
-    /// `initialize` or at the first `execute`). Usually
-    /// `context.collector(Matcher::all_of::<T>().added())`.
+    /// Makes the collector this system drains (called once: at
+    /// [`Reactive::in_context`], or when the containing feature starts its
+    /// `initialize`, or at the system's own `initialize` or first `execute`,
+    /// whichever comes first; see
+    /// [when collection starts](crate::system#when-collection-starts)).
+    /// Usually `context.collector(Matcher::all_of::<T>().added())`.
     fn trigger(&mut self, context: &mut Context) -> CollectorId;
 
     /// Whether to execute for `entity` (default: yes). Called at the start of
@@ -76,11 +78,39 @@ pub trait ReactiveSystem {
 
     /// Runs for the collected entities that passed the filter, in the order
     /// they were first collected. Not called when there are none.
-    fn execute(&mut self, context: &mut Context, entities: &[Entity]);
+    ///
+    /// Implement this or [`try_execute`](ReactiveSystem::try_execute) (the
+    /// default does nothing).
+    fn execute(&mut self, context: &mut Context, entities: &[Entity]) {
+        let _ = (context, entities);
+    }
+
+    /// `execute`, for a system that can fail: [`Reactive`] calls this
+    /// method, whose default runs [`execute`](ReactiveSystem::execute) and
+    /// succeeds. On an error, the entities of this run are released all the
+    /// same and not collected again: the error goes to the caller (see
+    /// [`System::try_execute`]).
+    ///
+    /// # Errors
+    /// Whatever error the system returns.
+    fn try_execute(&mut self, context: &mut Context, entities: &[Entity]) -> SystemResult {
+        self.execute(context, entities);
+        Ok(())
+    }
 
     /// Runs once before the first frame, after the collector is made.
     fn initialize(&mut self, context: &mut Context) {
         let _ = context;
+    }
+
+    /// `initialize`, for a system that can fail (the default runs
+    /// [`initialize`](ReactiveSystem::initialize) and succeeds).
+    ///
+    /// # Errors
+    /// Whatever error the system returns.
+    fn try_initialize(&mut self, context: &mut Context) -> SystemResult {
+        self.initialize(context);
+        Ok(())
     }
 
     /// Runs every frame after every system's `execute`.
@@ -88,9 +118,30 @@ pub trait ReactiveSystem {
         let _ = context;
     }
 
+    /// `cleanup`, for a system that can fail (the default runs
+    /// [`cleanup`](ReactiveSystem::cleanup) and succeeds).
+    ///
+    /// # Errors
+    /// Whatever error the system returns.
+    fn try_cleanup(&mut self, context: &mut Context) -> SystemResult {
+        self.cleanup(context);
+        Ok(())
+    }
+
     /// Runs once at the end.
     fn teardown(&mut self, context: &mut Context) {
         let _ = context;
+    }
+
+    /// `teardown`, for a system that can fail (the default runs
+    /// [`teardown`](ReactiveSystem::teardown) and succeeds). The collector is
+    /// removed even when it fails.
+    ///
+    /// # Errors
+    /// Whatever error the system returns.
+    fn try_teardown(&mut self, context: &mut Context) -> SystemResult {
+        self.teardown(context);
+        Ok(())
     }
 
     /// The name shown in timings (default: the type's name).
@@ -103,8 +154,10 @@ pub trait ReactiveSystem {
 /// system's collector id, the buffer of entities being executed (reused, so
 /// a steady frame allocates nothing), and the [`Owner`] of their retains.
 ///
-/// The collector belongs to the context the system first ran on; on another
-/// context the system does nothing. `teardown` removes the collector
+/// The collector belongs to the context it was made in (see
+/// [`in_context`](Reactive::in_context) and
+/// [when collection starts](crate::system#when-collection-starts)); on
+/// another context the system does nothing. `teardown` removes the collector
 /// (releasing what it held); a later run makes a new one. Entities a
 /// panicking `filter` or `execute` left retained are released by the next
 /// `execute`, `teardown` or switch (`activate_reactive_systems`, ...).
@@ -116,8 +169,11 @@ pub struct Reactive<S> {
 }
 
 impl<S: ReactiveSystem> Reactive<S> {
-    /// Wraps `system`. Its collector is made at `initialize` (or the first
-    /// `execute`).
+    /// Wraps `system`. Its collector is made when the feature (or
+    /// [`Systems`](super::Systems)) it is added to starts its `initialize`,
+    /// before any system of it is initialized; run on its own, at its
+    /// `initialize` (or first `execute`). To collect from this moment on, use
+    /// [`in_context`](Self::in_context).
     pub fn new(system: S) -> Self {
         Reactive {
             system,
@@ -125,6 +181,36 @@ impl<S: ReactiveSystem> Reactive<S> {
             owner: Owner::internal(),
             buffer: Vec::new(),
         }
+    }
+
+    /// Wraps `system` and makes its collector in `context` now, as Entitas
+    /// does in a reactive system's constructor: every change from here on
+    /// is collected, including those made before the system is added to a
+    /// feature or initialized.
+    ///
+    /// ```
+    /// use reactecs::prelude::*;
+    /// struct Piece;
+    /// reactecs::component!(Piece);
+    ///
+    /// struct Render;
+    /// impl ReactiveSystem for Render {
+    ///     fn trigger(&mut self, game: &mut Context) -> CollectorId {
+    ///         game.collector(Matcher::all_of::<Piece>().added())
+    ///     }
+    /// }
+    ///
+    /// let mut game = Context::new();
+    /// let render = Reactive::in_context(&mut game, Render);
+    /// let e = game.create_entity_with(Piece)?; // before any feature runs
+    /// let collector = render.collector().expect("made at construction");
+    /// assert_eq!(game.get_collector(collector)?.entities(), [e]);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn in_context(context: &mut Context, system: S) -> Self {
+        let mut reactive = Reactive::new(system);
+        reactive.collector_in(context);
+        reactive
     }
 
     /// The wrapped system.
@@ -176,19 +262,45 @@ impl<S: ReactiveSystem> Reactive<S> {
     }
 }
 
+/// The plain phases run the `try_` ones.
+///
+/// # Panics
+/// The plain phases panic with the message of the system's error, if it
+/// returns one; call the `try_` phases (or run it in a
+/// [`Feature`](super::Feature)'s) to get the error instead.
 impl<S: ReactiveSystem> System<Context> for Reactive<S> {
     fn name(&self) -> &str {
         self.system.name()
     }
 
     fn initialize(&mut self, context: &mut Context) {
-        self.collector_in(context);
-        self.system.initialize(context);
+        let result = System::try_initialize(self, context);
+        self.or_panic(Phase::Initialize, result);
     }
 
     fn execute(&mut self, context: &mut Context) {
+        let result = System::try_execute(self, context);
+        self.or_panic(Phase::Execute, result);
+    }
+
+    fn cleanup(&mut self, context: &mut Context) {
+        let result = System::try_cleanup(self, context);
+        self.or_panic(Phase::Cleanup, result);
+    }
+
+    fn teardown(&mut self, context: &mut Context) {
+        let result = System::try_teardown(self, context);
+        self.or_panic(Phase::Teardown, result);
+    }
+
+    fn try_initialize(&mut self, context: &mut Context) -> SystemResult {
+        self.collector_in(context);
+        self.system.try_initialize(context)
+    }
+
+    fn try_execute(&mut self, context: &mut Context) -> SystemResult {
         let Some(id) = self.collector_in(context) else {
-            return;
+            return Ok(());
         };
         // What a panicking `filter` or `execute` left retained goes first.
         context.release_all(&mut self.buffer);
@@ -201,28 +313,35 @@ impl<S: ReactiveSystem> System<Context> for Reactive<S> {
         });
         if drained.is_err() {
             self.collector = None;
-            return;
+            return Ok(());
         }
+        let mut result = Ok(());
         if !self.buffer.is_empty() {
-            self.system.execute(context, &self.buffer);
+            result = self.system.try_execute(context, &self.buffer);
             context.release_all(&mut self.buffer);
         }
         // Unknown only if `execute` removed the collector.
         if context.finish_batch(id).is_err() {
             self.collector = None;
         }
+        result
     }
 
-    fn cleanup(&mut self, context: &mut Context) {
-        self.system.cleanup(context);
+    fn try_cleanup(&mut self, context: &mut Context) -> SystemResult {
+        self.system.try_cleanup(context)
     }
 
-    fn teardown(&mut self, context: &mut Context) {
-        self.system.teardown(context);
+    fn try_teardown(&mut self, context: &mut Context) -> SystemResult {
+        let result = self.system.try_teardown(context);
         self.with_collector(context, Context::remove_collector);
         if self.collector.is_some_and(|id| id.context() == context.id()) {
             self.collector = None;
         }
+        result
+    }
+
+    fn create_collectors(&mut self, context: &mut Context) {
+        self.collector_in(context);
     }
 
     fn activate_reactive_systems(&mut self, context: &mut Context) {
@@ -235,5 +354,13 @@ impl<S: ReactiveSystem> System<Context> for Reactive<S> {
 
     fn clear_reactive_systems(&mut self, context: &mut Context) {
         self.with_collector(context, Context::clear_collector);
+    }
+}
+
+impl<S: ReactiveSystem> Reactive<S> {
+    /// Panics with the system's error, for the plain phases.
+    #[track_caller]
+    fn or_panic(&self, phase: Phase, result: SystemResult) {
+        or_panic(result.map_err(|error| SystemFailed::new(self.system.name(), phase, error)));
     }
 }

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::System;
+use super::{Phase, System, SystemFailed, SystemResult, or_panic, run};
 use crate::Context;
 
 /// An ordered list of systems, run one after another; itself a [`System`], so
@@ -11,7 +11,13 @@ use crate::Context;
 /// Every phase, and each of the reactive-system switches, runs the children in
 /// insertion order, depth first: a nested list runs all of its children before
 /// the next sibling starts. `teardown` also runs in insertion order (as in
-/// Entitas), not in reverse.
+/// Entitas), not in reverse. `initialize` first makes the collectors of every
+/// reactive system in the list ([`System::create_collectors`]), then
+/// initializes the children.
+///
+/// The `try_` phases ([`Systems::try_execute`], ...) report a failing child
+/// as a [`SystemFailed`]; the plain ones panic with its message (see
+/// [Fallible systems](super#fallible-systems)).
 ///
 /// Use [`Feature`](super::Feature) for a named list that times its children.
 ///
@@ -147,6 +153,69 @@ impl<W> fmt::Debug for SystemsIter<'_, W> {
     }
 }
 
+impl<W: 'static> Systems<W> {
+    /// Runs `initialize` of every child in order, after making every
+    /// reactive child's collectors ([`create_collectors`](System::create_collectors)),
+    /// so what one child's `initialize` does is collected for the reactive
+    /// systems after it (and before it).
+    ///
+    /// # Errors
+    /// [`SystemFailed`] for the first child that fails; the children after
+    /// it are not initialized.
+    pub fn try_initialize(&mut self, world: &mut W) -> Result<(), SystemFailed> {
+        self.create_collectors(world);
+        self.run(Phase::Initialize, world)
+    }
+
+    /// Runs `execute` of every child in order.
+    ///
+    /// # Errors
+    /// [`SystemFailed`] for the first child that fails; the children after
+    /// it do not run in this call.
+    pub fn try_execute(&mut self, world: &mut W) -> Result<(), SystemFailed> {
+        self.run(Phase::Execute, world)
+    }
+
+    /// Runs `cleanup` of every child in order.
+    ///
+    /// # Errors
+    /// [`SystemFailed`] for the first child that fails; the children after
+    /// it do not run in this call.
+    pub fn try_cleanup(&mut self, world: &mut W) -> Result<(), SystemFailed> {
+        self.run(Phase::Cleanup, world)
+    }
+
+    /// Runs `teardown` of every child in order, all of them even when one
+    /// fails (each child lets go of what it holds).
+    ///
+    /// # Errors
+    /// [`SystemFailed`] for the first child that failed.
+    pub fn try_teardown(&mut self, world: &mut W) -> Result<(), SystemFailed> {
+        self.run(Phase::Teardown, world)
+    }
+
+    /// Runs `phase` of each child, stopping at the first failure except in
+    /// `teardown`.
+    fn run(&mut self, phase: Phase, world: &mut W) -> Result<(), SystemFailed> {
+        let mut first = None;
+        for system in &mut self.systems {
+            if let Err(error) = run(&mut **system, phase, world) {
+                let failure = SystemFailed::from_child(None, system.name(), phase, error);
+                if phase != Phase::Teardown {
+                    return Err(failure);
+                }
+                first.get_or_insert(failure);
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
+}
+
+/// The plain phases run the `try_` ones.
+///
+/// # Panics
+/// The plain phases panic with the [`SystemFailed`] message if a child
+/// fails; call the `try_` phases to get the error instead.
 impl<W: 'static> System<W> for Systems<W> {
     /// `Systems`.
     fn name(&self) -> &str {
@@ -154,26 +223,40 @@ impl<W: 'static> System<W> for Systems<W> {
     }
 
     fn initialize(&mut self, world: &mut W) {
-        for system in &mut self.systems {
-            system.initialize(world);
-        }
+        or_panic(Systems::try_initialize(self, world));
     }
 
     fn execute(&mut self, world: &mut W) {
-        for system in &mut self.systems {
-            system.execute(world);
-        }
+        or_panic(Systems::try_execute(self, world));
     }
 
     fn cleanup(&mut self, world: &mut W) {
-        for system in &mut self.systems {
-            system.cleanup(world);
-        }
+        or_panic(Systems::try_cleanup(self, world));
     }
 
     fn teardown(&mut self, world: &mut W) {
+        or_panic(Systems::try_teardown(self, world));
+    }
+
+    fn try_initialize(&mut self, world: &mut W) -> SystemResult {
+        Ok(Systems::try_initialize(self, world)?)
+    }
+
+    fn try_execute(&mut self, world: &mut W) -> SystemResult {
+        Ok(Systems::try_execute(self, world)?)
+    }
+
+    fn try_cleanup(&mut self, world: &mut W) -> SystemResult {
+        Ok(Systems::try_cleanup(self, world)?)
+    }
+
+    fn try_teardown(&mut self, world: &mut W) -> SystemResult {
+        Ok(Systems::try_teardown(self, world)?)
+    }
+
+    fn create_collectors(&mut self, world: &mut W) {
         for system in &mut self.systems {
-            system.teardown(world);
+            system.create_collectors(world);
         }
     }
 

@@ -143,18 +143,19 @@ pub(crate) trait TimedChildren {
 ///
 /// `Display` prints the tree as a table, one line per system: the feature's
 /// name and the column titles first, then each child indented by two spaces
-/// per level of nesting, with the `execute` figures in milliseconds (`last`,
-/// `avg`, `min`, `max`; `-` for a system that has not run). A `cleanup`
+/// per level of nesting, with the `execute` figures (`last`, `avg`, `min`,
+/// `max`; `-` for a system that has not run), each in the unit that fits it
+/// (`ns`, `us`, `ms` or `s`, three significant digits). A `cleanup`
 /// column (the average `cleanup` time) follows when any system in the tree
 /// has had its `cleanup` timed. A nested feature's own line shows the time its
 /// parent measured for it as a whole. The header says `(timing off)` when the
 /// feature does not measure.
 ///
 /// ```text
-/// Game             last       avg       min       max   cleanup
-///   Move       0.012 ms  0.011 ms  0.010 ms  0.020 ms  0.000 ms
-///   Physics    0.031 ms  0.030 ms  0.028 ms  0.040 ms  0.001 ms
-///     Collide  0.025 ms  0.024 ms  0.022 ms  0.033 ms  0.000 ms
+/// Game            last      avg      min      max  cleanup
+///   Move       12.3 us  11.0 us  9.80 us  20.1 us   420 ns
+///   Physics    4.56 ms  3.02 ms  2.80 ms  4.56 ms  1.20 us
+///     Collide  4.50 ms  2.98 ms  2.76 ms  4.50 ms   850 ns
 /// ```
 #[derive(Clone, Copy)]
 pub struct Timings<'a> {
@@ -307,12 +308,38 @@ struct Row {
     cleanup: String,
 }
 
-fn millis(stats: &PhaseStats, figure: fn(&PhaseStats) -> Duration) -> String {
+fn figure(stats: &PhaseStats, figure: fn(&PhaseStats) -> Duration) -> String {
     if stats.runs() == 0 {
         "-".to_owned()
     } else {
-        format!("{:.3} ms", figure(stats).as_secs_f64() * 1000.0)
+        human(figure(stats))
     }
+}
+
+/// `duration` in the unit that fits it, with three significant digits:
+/// `850 ns`, `12.3 us`, `4.56 ms`, `1.20 s ` (the unit padded to two
+/// characters, so right-aligned figures line up).
+fn human(duration: Duration) -> String {
+    let nanos = duration.as_nanos();
+    // Thresholds a little under 1000, so a value that rounds to 1000 in one
+    // unit prints as 1.00 in the next.
+    let (value, unit) = if nanos < 1_000 {
+        return format!("{nanos} ns");
+    } else if nanos < 999_500 {
+        (nanos as f64 / 1e3, "us")
+    } else if nanos < 999_500_000 {
+        (nanos as f64 / 1e6, "ms")
+    } else {
+        (nanos as f64 / 1e9, "s ")
+    };
+    let decimals = if value < 9.995 {
+        2
+    } else if value < 99.95 {
+        1
+    } else {
+        0
+    };
+    format!("{value:.decimals$} {unit}")
 }
 
 /// Appends a row per child of `timings` (and of nested features), returning
@@ -325,12 +352,12 @@ fn collect_rows(timings: Timings<'_>, depth: usize, rows: &mut Vec<Row>) -> bool
         rows.push(Row {
             label: format!("{:indent$}{}", "", child.name(), indent = 2 * depth),
             execute: [
-                millis(execute, PhaseStats::last),
-                millis(execute, PhaseStats::average),
-                millis(execute, PhaseStats::min),
-                millis(execute, PhaseStats::max),
+                figure(execute, PhaseStats::last),
+                figure(execute, PhaseStats::average),
+                figure(execute, PhaseStats::min),
+                figure(execute, PhaseStats::max),
             ],
-            cleanup: millis(cleanup, PhaseStats::average),
+            cleanup: figure(cleanup, PhaseStats::average),
         });
         if let Some(nested) = child.feature() {
             any_cleanup |= collect_rows(nested, depth + 1, rows);
@@ -445,6 +472,26 @@ mod tests {
             (stats.samples().count(), stats.runs(), stats.last()),
             (0, 0, Duration::ZERO)
         );
+    }
+
+    #[test]
+    fn durations_print_in_the_unit_that_fits_with_three_significant_digits() {
+        let printed = |nanos: u64| human(Duration::from_nanos(nanos));
+        assert_eq!(printed(0), "0 ns");
+        assert_eq!(printed(850), "850 ns");
+        assert_eq!(printed(999), "999 ns");
+        assert_eq!(printed(1_000), "1.00 us");
+        assert_eq!(printed(12_340), "12.3 us");
+        assert_eq!(printed(123_400), "123 us");
+        assert_eq!(printed(999_499), "999 us");
+        assert_eq!(printed(999_500), "1.00 ms");
+        assert_eq!(printed(4_561_000), "4.56 ms");
+        assert_eq!(printed(45_610_000), "45.6 ms");
+        assert_eq!(printed(1_200_000_000), "1.20 s ");
+        assert_eq!(printed(125_000_000_000), "125 s ");
+        // Rounding up to the next power of ten keeps three digits.
+        assert_eq!(printed(9_996), "10.0 us");
+        assert_eq!(printed(99_960), "100 us");
     }
 
     #[test]
