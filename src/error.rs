@@ -425,6 +425,34 @@ pub enum Error {
         /// Every context asked for, in the order given.
         requested: Vec<&'static str>,
     },
+
+    /// [`Context::restore`](crate::Context::restore) read input that is not
+    /// a snapshot this program can restore (feature `serde`). The context
+    /// is left without entities.
+    #[cfg(feature = "serde")]
+    #[error(
+        "cannot restore a snapshot into context `{context}`: {reason} (the context is left empty; check that the          input is a whole snapshot, in the format it was written in, of component types listed in          `reactecs::snapshot!`)"
+    )]
+    InvalidSnapshot {
+        /// The context restored into.
+        context: &'static str,
+        /// What was wrong: the format's error message, or which check
+        /// failed.
+        reason: String,
+    },
+
+    /// [`Context::restore`](crate::Context::restore) into a context that
+    /// has entities (feature `serde`).
+    #[cfg(feature = "serde")]
+    #[error(
+        "cannot restore a snapshot into context `{context}`: it has {entities} entities (alive, or destroyed and          still retained); restore into a new context, or `reset` this one first"
+    )]
+    RestoreTargetNotEmpty {
+        /// The context restored into.
+        context: &'static str,
+        /// How many entities it has.
+        entities: usize,
+    },
 }
 
 /// One command of a [`CommandBuffer`](crate::CommandBuffer) that failed at

@@ -4,6 +4,8 @@
 //!
 //! # Where things are
 //!
+//! - The [`guide`]: coming from Entitas, bevy_ecs or hecs, each concept
+//!   mapped to reactecs, and the deliberate deviations.
 //! - [`Context`]: entities, components, events; start here.
 //! - [`component!`]: declare component types, and where their values live
 //!   ([`StorageKind`]: archetype columns, or `flag` / `sparse` components
@@ -34,6 +36,10 @@
 //! - [`context!`] and [`Contexts`]: several contexts side by side, lent one
 //!   at a time or several at once ([`Contexts::get_many_mut`]); systems of
 //!   one context run among them with [`InContext`] ([`Feature::with_in`]).
+//! - Snapshots (feature `serde`): `snapshot!` lists the component types
+//!   a snapshot holds; `Context::snapshot` writes the context's entities
+//!   to any serde format and `Context::restore` reads them into an empty
+//!   context, remapping the handles components hold (`MapEntities`).
 //! - [`Error`]: every misuse, as one enum.
 //! - `storage` (private): archetypes of 16 KiB structure-of-arrays chunks; the
 //!   one module allowed raw-memory code.
@@ -49,6 +55,8 @@ mod entity;
 mod entity_ref;
 mod error;
 pub mod event;
+#[doc = include_str!("../GUIDE.md")]
+pub mod guide {}
 mod group;
 mod id;
 pub mod index;
@@ -56,6 +64,8 @@ mod matcher;
 mod pool;
 pub mod query;
 mod routes;
+#[cfg(feature = "serde")]
+mod snapshot;
 #[allow(
     unsafe_code,
     reason = "storage is the one module that manages raw chunk memory; every block documents its invariant"
@@ -80,6 +90,8 @@ pub use index::{EntityIndex, Index, IndexId, PrimaryEntityIndex};
 pub use matcher::{Matcher, MatcherChain};
 pub use pool::Recycle;
 pub use query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
+#[cfg(feature = "serde")]
+pub use snapshot::{MapEntities, Snapshot};
 pub use storage::{CHUNK_BYTES, ComponentSet, StorageStats};
 pub use system::{
     ContextEntity, Deferred, DeferredSystem, Feature, InContext, MultiReactive, MultiReactiveSystem, Reactive,
@@ -112,6 +124,8 @@ pub mod __private {
     pub use crate::contexts::ContextRegistration;
     pub use crate::pool::PoolMaker;
     pub use crate::query::{InColumns, InSparseSets};
+    #[cfg(feature = "serde")]
+    pub use crate::snapshot::{MapFn, MapProbe, RegisteredSnapshot, SnapshotRegistration, ViaMapEntities, ViaNoMap};
     pub use crate::storage::{
         ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowAccess, RowWriter,
     };

@@ -9,14 +9,14 @@ use smallvec::SmallVec;
 use super::Context;
 use super::dispatch::value_of;
 use crate::bundle::Bundle;
-use crate::component::ComponentId;
+use crate::component::{ComponentId, ComponentRef};
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::ContextEvent;
 use crate::id::CollectorId;
 use crate::routes::{Gate, Holding, Route};
-use crate::storage::{ArchetypeId, BundleId, Location};
+use crate::storage::{ArchetypeId, BundleId, Location, RowWriter};
 
 impl Context {
     /// Creates an entity with no components. Fires `EntityCreated` (and group
@@ -64,7 +64,7 @@ impl Context {
 
     /// Whether bundle `plan` holds a unique component.
     #[inline]
-    fn unique_bundle(&self, plan: BundleId) -> bool {
+    pub(super) fn unique_bundle(&self, plan: BundleId) -> bool {
         let archetype = self.archetypes.bundle_archetype(plan);
         self.uniques.any_in(self.archetypes.get(archetype).set())
             || self.uniques.any_in(self.archetypes.bundle_sparse(plan))
@@ -72,7 +72,7 @@ impl Context {
 
     /// [`Error::UniqueAlreadyHeld`] if an entity holds a unique component of
     /// bundle `plan`.
-    fn check_unique_free(&self, plan: BundleId) -> Result<(), Error> {
+    pub(super) fn check_unique_free(&self, plan: BundleId) -> Result<(), Error> {
         let archetype = self.archetypes.bundle_archetype(plan);
         self.uniques
             .check_free(self.archetypes.get(archetype).set(), self.name)?;
@@ -169,14 +169,27 @@ impl Context {
 
     /// Before creating an entity from `bundle` (of plan `plan`) in
     /// `archetype`: the indices of its groups make its keys.
+    #[inline]
     fn prepare_spawn<B: Bundle>(&mut self, plan: BundleId, archetype: ArchetypeId, bundle: &B) -> Result<(), Error> {
+        self.prepare_spawn_with(plan, archetype, |id| bundle.component_ref(id))
+    }
+
+    /// As [`prepare_spawn`](Context::prepare_spawn), with the values of the
+    /// new entity given by `value_of` (a bundle, or values read from a
+    /// snapshot).
+    pub(super) fn prepare_spawn_with<'v>(
+        &mut self,
+        plan: BundleId,
+        archetype: ArchetypeId,
+        value_of: impl Fn(ComponentId) -> Option<ComponentRef<'v>>,
+    ) -> Result<(), Error> {
         let (routes, archetypes, _, mut dispatch) = self.split();
         let (route, membership) = routes.of_archetype(archetype, true, archetypes, dispatch.asker());
         if route.files() {
             let holding = Holding::Set(archetypes.bundle_sparse(plan));
             let set = archetypes.get(archetype).set();
             let gate = route.gated.then(|| Gate::spawning(membership, set, true, holding));
-            dispatch.prepare_filing(route, gate.as_ref(), None, |id| bundle.component_ref(id))?;
+            dispatch.prepare_filing(route, gate.as_ref(), None, value_of)?;
         }
         Ok(())
     }
@@ -185,6 +198,17 @@ impl Context {
     /// sparse values under the slot it gets. Tells no one.
     #[inline(always)]
     fn spawn_row<B: Bundle>(&mut self, plan: BundleId, bundle: B) -> (Entity, Location) {
+        self.spawn_row_with(plan, |row| bundle.write_into(row))
+    }
+
+    /// As [`spawn_row`](Context::spawn_row), with the values written by
+    /// `write`, which writes every element of bundle plan `plan` in order.
+    #[inline(always)]
+    pub(super) fn spawn_row_with(
+        &mut self,
+        plan: BundleId,
+        write: impl FnOnce(&mut RowWriter<'_>),
+    ) -> (Entity, Location) {
         let Context {
             archetypes,
             entities,
@@ -193,13 +217,7 @@ impl Context {
         } = self;
         let slot = entities.next_slot();
         archetypes
-            .spawn(
-                plan,
-                sparse,
-                slot,
-                |at| entities.alloc(at),
-                |row| bundle.write_into(row),
-            )
+            .spawn(plan, sparse, slot, |at| entities.alloc(at), write)
             .expect("a bundle writes every element of its plan")
     }
 
@@ -207,20 +225,36 @@ impl Context {
     #[inline]
     fn spawn<B: Bundle>(&mut self, plan: BundleId, bundle: B, unique: bool) -> Entity {
         let (entity, location) = self.spawn_row(plan, bundle);
+        self.spawned(plan, entity, location, unique, |f| B::for_each_id(f));
+        entity
+    }
+
+    /// After storage made `entity` (of bundle plan `plan`) at `location`:
+    /// records it as the holder of its `unique` components and tells
+    /// everyone concerned; `for_each_id` calls its argument with each
+    /// component id, in the order `ComponentAdded` fires.
+    #[inline(always)]
+    pub(super) fn spawned(
+        &mut self,
+        plan: BundleId,
+        entity: Entity,
+        location: Location,
+        unique: bool,
+        for_each_id: impl FnOnce(&mut dyn FnMut(ComponentId)),
+    ) {
         if unique {
             self.uniques.hold(self.archetypes.get(location.archetype).set(), entity);
             self.uniques.hold(self.archetypes.bundle_sparse(plan), entity);
         }
         if !self.routes.is_idle() {
-            self.created::<B>(entity, location);
+            self.created(entity, location, for_each_id);
         }
-        entity
     }
 
     /// A new entity's route: its indices file it, `EntityCreated`, its
     /// groups' collectors and `Added` events, then `ComponentAdded` per
-    /// component of bundle `B`.
-    fn created<B: Bundle>(&mut self, entity: Entity, location: Location) {
+    /// component id `for_each_id` gives.
+    fn created(&mut self, entity: Entity, location: Location, for_each_id: impl FnOnce(&mut dyn FnMut(ComponentId))) {
         let (routes, archetypes, sparse, mut dispatch) = self.split();
         let (route, membership) = routes.of_archetype(location.archetype, true, archetypes, dispatch.asker());
         let archetype = archetypes.get(location.archetype);
@@ -236,7 +270,7 @@ impl Context {
         dispatch.notify(route, gate.as_ref(), view, None);
         if route.subscribers {
             let value_of = value_of(archetype, location.row, sparse, entity);
-            B::for_each_id(|id| {
+            for_each_id(&mut |id| {
                 if let Some(component) = value_of(id) {
                     dispatch
                         .subscribers

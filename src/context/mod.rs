@@ -17,6 +17,7 @@
 //! - `sparse.rs`: components kept out of archetypes (`flag` and `sparse`
 //!   kinds), `set_flag` and `is_flag`;
 //! - `querying.rs`: queries;
+//! - `restoring.rs`: restoring a snapshot (feature `serde`);
 //! - `builder.rs`, `invariants.rs`: options, and the invariant walker.
 
 use std::fmt;
@@ -48,6 +49,8 @@ mod invariants;
 mod lifecycle;
 mod pooling;
 mod querying;
+#[cfg(feature = "serde")]
+mod restoring;
 mod retaining;
 mod singletons;
 mod sparse;
@@ -135,6 +138,9 @@ pub struct Context {
     /// For a declared context, the components it accepts (`None`: all).
     accepts: Option<ComponentSet>,
     next_subscription: u64,
+    /// The bundle plans of restored entities' component sets.
+    #[cfg(feature = "serde")]
+    restore_plans: restoring::RestorePlans,
 }
 
 /// Gives each context an instance id, so ids of its groups are recognised.
@@ -190,6 +196,8 @@ impl Context {
             released: Vec::new(),
             accepts,
             next_subscription: 0,
+            #[cfg(feature = "serde")]
+            restore_plans: restoring::RestorePlans::default(),
         }
     }
 

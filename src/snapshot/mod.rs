@@ -1,0 +1,236 @@
+//! Snapshots (feature `serde`): a context's entities, in creation order,
+//! with the values of the component types that opted in, written to any
+//! serde format and restored into an empty context.
+//!
+//! - [`snapshot!`](crate::snapshot!) lists the component types a snapshot
+//!   holds (each `Serialize + DeserializeOwned`); the values of other types
+//!   are left out.
+//! - [`Context::snapshot`] gives a [`Snapshot`], which implements
+//!   `Serialize` and writes straight from storage (nothing is copied).
+//! - [`Context::restore`] reads one into an empty context: all or nothing.
+//! - [`MapEntities`]: implemented by components that hold [`Entity`]
+//!   handles, so that the restored handles name the restored entities.
+//!
+//! # What a snapshot holds
+//!
+//! Every live entity, in creation order (entity `p` of the snapshot is the
+//! `p`-th, so a restore recreates them with creation indices `0..n`, in
+//! slots `0..n`), and per opted-in component type that some entity has,
+//! its declared name (the type's key: names are stable across builds, ids
+//! and type paths are not) and the `(entity position, value)` pairs, by
+//! position. In the serde data model:
+//!
+//! ```text
+//! struct Snapshot { entities: u32, components: [(name: str, [(position: u32, value)])] }
+//! ```
+//!
+//! so in JSON `{"entities":2,"components":[["Position",[[0,{"x":1.0}],[1,{"x":2.0}]]]]}`.
+//! Unique components are components of their holder and come along (the
+//! restored holder is `unique_entity`); flag and sparse components too.
+//! An entity none of whose components opted in is restored without
+//! components (it keeps its place in creation order, and the handles that
+//! name it). Groups, collectors, entity indices and subscriptions are not
+//! part of a snapshot: those of the target context see the restored
+//! entities being created, as they see any creation.
+//!
+//! # Entity handles
+//!
+//! A handle means something only in its context, and differs per run, so
+//! inside a snapshot an [`Entity`] is written as the position of its entity
+//! (a `u32`), or `u32::MAX` for a handle that names no entity of the
+//! snapshot (a destroyed entity, a placeholder, another context's). Read
+//! back, a position is a placeholder handle; the restore then calls
+//! [`MapEntities::map_entities`] on each value of a type that implements it,
+//! which replaces each placeholder with the restored entity (and `u32::MAX`
+//! with a handle that names no entity: `is_alive` is false, calls refuse it
+//! as stale). A type that holds handles but does not implement
+//! `MapEntities` keeps the placeholders, which name no entity either.
+//! Serializing an `Entity` outside a snapshot is an error.
+//!
+//! # Decisions
+//!
+//! - Opt-in by a separate macro, `reactecs::snapshot!(Position, Target)`,
+//!   next to (or far from) the `component!` declaration: it needs the
+//!   serde traits, which plain components must not, and it keeps
+//!   `component!`'s keyword list as it is. Whether a type implements
+//!   `MapEntities` is found by the macro, not written in it.
+//! - Column by column (one list per type), so a format writes each type's
+//!   name once and a reader fills one typed buffer per type.
+//! - A restore reads everything into those buffers and checks it before it
+//!   creates an entity: bad input (malformed, truncated, an unknown or
+//!   unlisted component name, a wrong value type, a position out of range,
+//!   two holders of a unique component) changes nothing. The entities are
+//!   then created in order, each in one step with its components, except
+//!   those of types that implement `MapEntities`, added afterwards (their
+//!   values can name entities created later). A creation the target refuses
+//!   (a duplicate key of a [`PrimaryEntityIndex`](crate::PrimaryEntityIndex)
+//!   of the target) undoes the restore: the entities made are destroyed,
+//!   the collectors emptied, and the context is empty again (its handlers
+//!   saw those entities come and go).
+//! - Values are serialized and read through `erased-serde`: the functions
+//!   of each listed type are registered with `inventory` and must be plain
+//!   function pointers, which cannot be generic over the format.
+
+mod read;
+mod registry;
+mod write;
+
+use crate::context::Context;
+use crate::entity::Entity;
+
+pub(crate) use read::{Column, Parsed, dangling, parse};
+#[doc(hidden)]
+pub use registry::{MapFn, MapProbe, RegisteredSnapshot, SnapshotRegistration, ViaMapEntities, ViaNoMap};
+
+/// The position that names no entity of a snapshot.
+const DANGLING: u32 = u32::MAX;
+
+/// The most entities a snapshot holds (positions `u32::MAX - 1` and
+/// `u32::MAX` are not entities').
+const MAX_ENTITIES: u32 = u32::MAX - 2;
+
+/// A context's entities and their opted-in components, ready to be
+/// serialized (see the [`snapshot`](crate::snapshot!) docs for what it holds
+/// and how handles are written). Made by [`Context::snapshot`]; it borrows
+/// the context and copies nothing.
+///
+/// # Errors
+/// Serializing fails (with the serializer's error) if two types listed in
+/// [`snapshot!`](crate::snapshot!) share a declared name and one of them is
+/// present, if a component's own `Serialize` fails, or if the context has
+/// more than `u32::MAX - 2` entities.
+pub struct Snapshot<'a> {
+    context: &'a Context,
+}
+
+impl Context {
+    /// A snapshot of this context: every live entity in creation order, with
+    /// the values of its components whose types are listed in
+    /// [`snapshot!`](crate::snapshot!). Serialize it with any serde format;
+    /// [`restore`](Context::restore) reads it back.
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::{Context, Entity, MapEntities};
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    /// struct Health(u32);
+    /// #[derive(Serialize, Deserialize)]
+    /// struct Target(Entity);
+    /// impl MapEntities for Target {
+    ///     fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
+    ///         self.0 = map(self.0);
+    ///     }
+    /// }
+    /// reactecs::component!(Health, Target);
+    /// reactecs::snapshot!(Health, Target);
+    ///
+    /// let mut game = Context::with_name("Game");
+    /// let orc = game.create_entity_with(Health(30))?;
+    /// game.create_entity_with((Health(10), Target(orc)))?;
+    /// let json = serde_json::to_string(&game.snapshot()).unwrap();
+    /// assert_eq!(json, r#"{"entities":2,"components":[["Health",[[0,30],[1,10]]],["Target",[[1,0]]]]}"#);
+    ///
+    /// let mut loaded = Context::with_name("Game");
+    /// loaded.restore(&mut serde_json::Deserializer::from_str(&json))?;
+    /// let archer = loaded.entities().nth(1).unwrap();
+    /// let target = loaded.get::<Target>(archer)?.0;
+    /// assert_eq!(loaded.get::<Health>(target)?, &Health(30));
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn snapshot(&self) -> Snapshot<'_> {
+        Snapshot { context: self }
+    }
+}
+
+/// Implemented by components that hold [`Entity`] handles, so that a
+/// [`restore`](Context::restore) makes them name the restored entities:
+/// `map_entities` replaces each handle the value holds with `map`'s answer
+/// for it. [`snapshot!`](crate::snapshot!) finds the implementation by
+/// itself.
+///
+/// Implemented for `Entity`, `Option<T>` and `Vec<T>` (of `T:
+/// MapEntities`), to delegate to from a component's fields.
+///
+/// # Example
+/// ```
+/// use reactecs::{Entity, MapEntities};
+/// #[derive(serde::Serialize, serde::Deserialize)]
+/// struct Squad { leader: Entity, members: Vec<Entity>, target: Option<Entity> }
+/// impl MapEntities for Squad {
+///     fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
+///         self.leader.map_entities(map);
+///         self.members.map_entities(map);
+///         self.target.map_entities(map);
+///     }
+/// }
+/// reactecs::component!(Squad);
+/// reactecs::snapshot!(Squad);
+/// ```
+pub trait MapEntities {
+    /// Replaces each handle held with `map(handle)`.
+    fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity);
+}
+
+impl MapEntities for Entity {
+    fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
+        *self = map(*self);
+    }
+}
+
+impl<T: MapEntities> MapEntities for Option<T> {
+    fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
+        if let Some(value) = self {
+            value.map_entities(map);
+        }
+    }
+}
+
+impl<T: MapEntities> MapEntities for Vec<T> {
+    fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
+        for value in self {
+            value.map_entities(map);
+        }
+    }
+}
+
+/// Lists component types whose values snapshots hold (feature `serde`).
+///
+/// Each type must be declared with [`component!`](crate::component!) and
+/// implement `serde::Serialize` and `serde::de::DeserializeOwned` (a
+/// compile error otherwise). A type that holds [`Entity`] handles
+/// implements [`MapEntities`] too, which the macro finds by itself. The
+/// list can be split over several calls anywhere in the program; listing a
+/// type twice is harmless.
+///
+/// In a snapshot a type is keyed by its declared name (`Position` for
+/// `component!(Position)`), so two listed types must not share one.
+///
+/// ```
+/// # use serde::{Deserialize, Serialize};
+/// #[derive(Serialize, Deserialize)] struct Position { x: f32, y: f32 }
+/// #[derive(Serialize, Deserialize, Default)] struct Frozen;
+/// #[derive(Serialize, Deserialize)] struct Score(u32);
+/// reactecs::component!(Position, flag Frozen, unique Score);
+/// reactecs::snapshot!(Position, Frozen, Score);
+/// ```
+///
+/// See [`Context::snapshot`] and [`Context::restore`].
+#[macro_export]
+macro_rules! snapshot {
+    ($($ty:ty),+ $(,)?) => {
+        $(const _: () = {
+            fn map() -> ::core::option::Option<$crate::__private::MapFn<$ty>> {
+                #[allow(unused_imports)]
+                use $crate::__private::{ViaMapEntities as _, ViaNoMap as _};
+                (&&$crate::__private::MapProbe::<$ty>::new()).map_fn()
+            }
+            static REGISTRATION: $crate::__private::SnapshotRegistration<$ty> =
+                $crate::__private::SnapshotRegistration::new(map);
+            $crate::__private::inventory::submit! {
+                $crate::__private::RegisteredSnapshot(&REGISTRATION)
+            }
+        };)+
+    };
+}

@@ -1,0 +1,317 @@
+//! Reading a snapshot into plain buffers (one typed list of values per
+//! component type), before anything touches the target context; and
+//! `Deserialize` for [`Entity`], which reads a position as a placeholder
+//! that the restore maps to the restored entity.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, de::DeserializeOwned};
+
+use super::DANGLING;
+use super::registry::{MapFn, SnapshotType, snapshot_types};
+use crate::component::{Component, ComponentId, ComponentRef};
+use crate::context::Context;
+use crate::entity::Entity;
+use crate::error::Error;
+use crate::storage::{ComponentSet, RowWriter};
+
+/// The placeholder a position of [`DANGLING`] reads as: it names no entity,
+/// before and after the restore maps handles.
+pub(crate) fn dangling() -> Entity {
+    Entity::placeholder(Entity::PLACEHOLDERS - 1)
+}
+
+/// Reads what [`Entity`]'s `Serialize` wrote inside a snapshot: a position,
+/// as a placeholder handle ([`Context::restore`](crate::Context::restore)
+/// maps it to the restored entity with [`MapEntities`](crate::MapEntities)),
+/// or `u32::MAX`, as a handle that names no entity.
+impl<'de> Deserialize<'de> for Entity {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match u32::deserialize(deserializer)? {
+            DANGLING => Ok(dangling()),
+            position if position < Entity::PLACEHOLDERS - 1 => Ok(Entity::placeholder(position)),
+            position => Err(de::Error::invalid_value(
+                de::Unexpected::Unsigned(position.into()),
+                &"an entity position in a snapshot",
+            )),
+        }
+    }
+}
+
+/// The values of one component type read from a snapshot, taken in order
+/// as the entities are restored.
+#[doc(hidden)]
+pub trait Column {
+    /// The component's id.
+    fn id(&self) -> ComponentId;
+    /// The component's declared name.
+    fn name(&self) -> &'static str;
+    /// The positions of the entities holding the values, in order.
+    fn positions(&self) -> &[u32];
+    /// Whether the type implements `MapEntities`.
+    fn maps_entities(&self) -> bool;
+    /// Replaces each handle held by the values not yet taken with `map`'s.
+    fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity);
+    /// A view of the next value.
+    fn peek(&self) -> Option<ComponentRef<'_>>;
+    /// Writes the next value as the next element of a new row.
+    fn write_next(&mut self, row: &mut RowWriter<'_>);
+    /// Adds the next value to `entity` with [`Context::add`].
+    fn add_next(&mut self, context: &mut Context, entity: Entity) -> Result<(), Error>;
+}
+
+/// The values of component type `T`.
+struct Values<T> {
+    positions: Vec<u32>,
+    values: std::vec::IntoIter<T>,
+    map: Option<MapFn<T>>,
+}
+
+impl<T: Component> Column for Values<T> {
+    fn id(&self) -> ComponentId {
+        T::component_id()
+    }
+
+    fn name(&self) -> &'static str {
+        T::component_info().name()
+    }
+
+    fn positions(&self) -> &[u32] {
+        &self.positions
+    }
+
+    fn maps_entities(&self) -> bool {
+        self.map.is_some()
+    }
+
+    fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
+        if let Some(map_one) = self.map {
+            for value in self.values.as_mut_slice() {
+                map_one(value, map);
+            }
+        }
+    }
+
+    fn peek(&self) -> Option<ComponentRef<'_>> {
+        let value = self.values.as_slice().first()?;
+        Some(ComponentRef::new(T::component_info(), value))
+    }
+
+    #[inline]
+    fn write_next(&mut self, row: &mut RowWriter<'_>) {
+        if let Some(value) = self.values.next() {
+            // A refused value is dropped; the row is then incomplete, which
+            // the spawn reports.
+            let _refused = row.put(value);
+        }
+    }
+
+    fn add_next(&mut self, context: &mut Context, entity: Entity) -> Result<(), Error> {
+        match self.values.next() {
+            Some(value) => context.add(entity, value),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Reads a list of `(position, value)` pairs of `T` (for the registration
+/// of `T`).
+pub(super) fn read_values<T: Component + DeserializeOwned>(
+    input: &mut dyn erased_serde::Deserializer<'_>,
+    map: Option<MapFn<T>>,
+) -> Result<Box<dyn Column>, erased_serde::Error> {
+    let (positions, values) = input.deserialize_seq(PairsVisitor::<T>(PhantomData))?;
+    Ok(Box::new(Values {
+        positions,
+        values: values.into_iter(),
+        map,
+    }))
+}
+
+/// A cap on what a length read from the input reserves up front (a
+/// corrupt length then fails when the input ends, not with an allocation).
+const RESERVE_AT_MOST: usize = 1 << 16;
+
+struct PairsVisitor<T>(PhantomData<fn() -> T>);
+
+impl<'de, T: DeserializeOwned> Visitor<'de> for PairsVisitor<T> {
+    type Value = (Vec<u32>, Vec<T>);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of (entity position, value) pairs")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let reserve = seq.size_hint().unwrap_or(0).min(RESERVE_AT_MOST);
+        let (mut positions, mut values) = (Vec::with_capacity(reserve), Vec::with_capacity(reserve));
+        while let Some((position, value)) = seq.next_element::<(u32, T)>()? {
+            positions.push(position);
+            values.push(value);
+        }
+        Ok((positions, values))
+    }
+}
+
+/// A snapshot as read, not yet checked against the target context.
+pub(crate) struct Parsed {
+    /// How many entities it has.
+    pub(crate) entities: u32,
+    /// The values of each component type it lists, in its order.
+    pub(crate) columns: Vec<Box<dyn Column>>,
+}
+
+/// Reads a whole snapshot.
+pub(crate) fn parse<'de, D: Deserializer<'de>>(input: D) -> Result<Parsed, D::Error> {
+    input.deserialize_struct("Snapshot", FIELDS, SnapshotVisitor)
+}
+
+const FIELDS: &[&str] = &["entities", "components"];
+
+enum Field {
+    Entities,
+    Components,
+}
+
+impl<'de> Deserialize<'de> for Field {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct FieldVisitor;
+        impl Visitor<'_> for FieldVisitor {
+            type Value = Field;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("`entities` or `components`")
+            }
+
+            fn visit_str<E: de::Error>(self, field: &str) -> Result<Field, E> {
+                match field {
+                    "entities" => Ok(Field::Entities),
+                    "components" => Ok(Field::Components),
+                    other => Err(E::unknown_field(other, FIELDS)),
+                }
+            }
+
+            fn visit_u64<E: de::Error>(self, field: u64) -> Result<Field, E> {
+                match field {
+                    0 => Ok(Field::Entities),
+                    1 => Ok(Field::Components),
+                    other => Err(E::invalid_value(de::Unexpected::Unsigned(other), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_identifier(FieldVisitor)
+    }
+}
+
+struct SnapshotVisitor;
+
+impl<'de> Visitor<'de> for SnapshotVisitor {
+    type Value = Parsed;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a context snapshot")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parsed, A::Error> {
+        let entities = seq
+            .next_element::<u32>()?
+            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        let columns = seq
+            .next_element_seed(ColumnsSeed)?
+            .ok_or_else(|| de::Error::invalid_length(1, &self))?;
+        Ok(Parsed { entities, columns })
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parsed, A::Error> {
+        let (mut entities, mut columns) = (None, None);
+        while let Some(field) = map.next_key::<Field>()? {
+            match field {
+                Field::Entities if entities.is_some() => return Err(de::Error::duplicate_field("entities")),
+                Field::Entities => entities = Some(map.next_value::<u32>()?),
+                Field::Components if columns.is_some() => return Err(de::Error::duplicate_field("components")),
+                Field::Components => columns = Some(map.next_value_seed(ColumnsSeed)?),
+            }
+        }
+        Ok(Parsed {
+            entities: entities.ok_or_else(|| de::Error::missing_field("entities"))?,
+            columns: columns.ok_or_else(|| de::Error::missing_field("components"))?,
+        })
+    }
+}
+
+/// The `components` field: a list of `(name, values)` pairs.
+struct ColumnsSeed;
+
+impl<'de> DeserializeSeed<'de> for ColumnsSeed {
+    type Value = Vec<Box<dyn Column>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ColumnsSeed {
+    type Value = Vec<Box<dyn Column>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of (component name, values) pairs")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut seen = ComponentSet::new();
+        let mut columns = Vec::new();
+        while let Some(column) = seq.next_element_seed(ColumnSeed)? {
+            if !seen.insert(column.id()) {
+                return Err(de::Error::custom(format!(
+                    "component `{}` is listed twice",
+                    column.name()
+                )));
+            }
+            columns.push(column);
+        }
+        Ok(columns)
+    }
+}
+
+/// One `(name, values)` pair: the name says which type reads the values.
+struct ColumnSeed;
+
+impl<'de> DeserializeSeed<'de> for ColumnSeed {
+    type Value = Box<dyn Column>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_tuple(2, self)
+    }
+}
+
+impl<'de> Visitor<'de> for ColumnSeed {
+    type Value = Box<dyn Column>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a (component name, values) pair")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let name: std::borrow::Cow<'de, str> =
+            seq.next_element()?.ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        let ty = snapshot_types().named(&name).map_err(de::Error::custom)?;
+        seq.next_element_seed(ValuesSeed(ty))?
+            .ok_or_else(|| de::Error::invalid_length(1, &self))
+    }
+}
+
+/// The values of one type, read by that type's registration through an
+/// erased deserializer.
+struct ValuesSeed(&'static dyn SnapshotType);
+
+impl<'de> DeserializeSeed<'de> for ValuesSeed {
+    type Value = Box<dyn Column>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        let mut erased = <dyn erased_serde::Deserializer<'de>>::erase(deserializer);
+        self.0
+            .read(&mut erased)
+            .map_err(|error| de::Error::custom(format_args!("in the values of component `{}`: {error}", self.0.name())))
+    }
+}

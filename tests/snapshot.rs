@@ -1,0 +1,571 @@
+//! Snapshots (feature `serde`): JSON and postcard round trips of values,
+//! flags, sparse and unique components and entity references; creation
+//! order; components not listed are skipped; the target's groups, indices
+//! and collectors see the restored entities; bad input (malformed,
+//! truncated, unknown names, wrong types, out-of-range positions) and a
+//! non-empty target are errors that leave the target empty and usable.
+#![cfg(feature = "serde")]
+
+use reactecs::prelude::*;
+use reactecs::{MapEntities, StorageKind};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct Position {
+    x: f32,
+    y: f32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct Velocity(f32, f32);
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct Frozen;
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct Poison(u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct Score(u32);
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Name(String);
+
+/// Holds a handle: mapped at restore.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct Target(Entity);
+
+impl MapEntities for Target {
+    fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
+        self.0 = map(self.0);
+    }
+}
+
+/// Holds several handles, some maybe absent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Squad {
+    members: Vec<Entity>,
+    leader: Option<Entity>,
+}
+
+impl MapEntities for Squad {
+    fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
+        self.members.map_entities(map);
+        self.leader.map_entities(map);
+    }
+}
+
+/// Declared, but not listed for snapshots.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct Secret(u64);
+
+/// Keyed by a primary index in one test.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct NetId(u64);
+
+reactecs::component!(Position, Velocity, flag Frozen, sparse Poison, unique Score, Name, Target, Squad, Secret, NetId);
+reactecs::snapshot!(Position, Velocity, Frozen, Poison, Score, Name, Target);
+reactecs::snapshot!(Squad, NetId);
+
+/// A small game: a player holding the unique score, two orcs (one frozen,
+/// one poisoned), an archer targeting the first orc, a squad, an entity
+/// with only a component not listed, and a target whose entity was
+/// destroyed before the snapshot.
+fn game() -> Context {
+    let mut game = Context::with_name("Game");
+    let player = game
+        .create_entity_with((Position { x: 0.0, y: 0.0 }, Name("player".into())))
+        .unwrap();
+    game.add(player, Score(42)).unwrap();
+    let orc = game
+        .create_entity_with((Position { x: 5.0, y: 1.0 }, Velocity(-1.0, 0.0)))
+        .unwrap();
+    game.add(orc, Frozen).unwrap();
+    let other = game.create_entity_with(Position { x: 7.0, y: 2.0 }).unwrap();
+    game.add(other, Poison(3)).unwrap();
+    let gone = game.create_entity();
+    game.create_entity_with((Position { x: -3.0, y: 0.5 }, Target(orc), Secret(7)))
+        .unwrap();
+    game.create_entity_with(Squad {
+        members: vec![orc, other],
+        leader: Some(other),
+    })
+    .unwrap();
+    game.create_entity_with(Secret(9)).unwrap();
+    game.create_entity_with(Target(gone)).unwrap();
+    game.destroy_entity(gone).unwrap();
+    game.check_invariants().unwrap();
+    game
+}
+
+/// The entities in creation order.
+fn in_creation_order(context: &Context) -> Vec<Entity> {
+    let mut all: Vec<Entity> = context.entities().collect();
+    all.sort_by_key(|&e| context.creation_index(e).unwrap());
+    all
+}
+
+/// Checks that `restored` holds `game()`'s entities and values, with
+/// references pointing at the restored entities.
+fn check_restored(restored: &Context) {
+    restored.check_invariants().unwrap();
+    let all = in_creation_order(restored);
+    assert_eq!(all.len(), 7, "the destroyed entity is not in the snapshot");
+    for (index, &e) in all.iter().enumerate() {
+        assert_eq!(restored.creation_index(e), Ok(index as u64));
+    }
+    let [player, orc, other, archer, squad, secret_only, orphan] = all[..] else {
+        unreachable!()
+    };
+    assert_eq!(restored.get::<Name>(player), Ok(&Name("player".into())));
+    assert_eq!(restored.unique::<Score>(), Some(&Score(42)));
+    assert_eq!(restored.unique_entity::<Score>(), Some(player));
+    assert_eq!(restored.get::<Velocity>(orc), Ok(&Velocity(-1.0, 0.0)));
+    assert!(restored.has::<Frozen>(orc));
+    assert!(!restored.has::<Frozen>(other));
+    assert_eq!(Frozen::STORAGE, StorageKind::Flag);
+    assert_eq!(restored.get::<Poison>(other), Ok(&Poison(3)));
+    assert_eq!(Poison::STORAGE, StorageKind::Sparse);
+    assert_eq!(restored.get::<Position>(other), Ok(&Position { x: 7.0, y: 2.0 }));
+    // The reference names the restored orc.
+    assert_eq!(restored.get::<Target>(archer), Ok(&Target(orc)));
+    assert_eq!(
+        restored.get::<Position>(restored.get::<Target>(archer).unwrap().0),
+        Ok(&Position { x: 5.0, y: 1.0 })
+    );
+    assert_eq!(
+        restored.get::<Squad>(squad),
+        Ok(&Squad {
+            members: vec![orc, other],
+            leader: Some(other)
+        })
+    );
+    // Not listed: skipped; an entity with nothing listed comes back empty.
+    assert!(!restored.has::<Secret>(archer));
+    assert!(restored.entity(secret_only).unwrap().is_empty());
+    // A reference to an entity destroyed before the snapshot names nothing.
+    let dangling = restored.get::<Target>(orphan).unwrap().0;
+    assert!(!restored.is_alive(dangling));
+    assert!(matches!(
+        restored.get::<Position>(dangling),
+        Err(Error::StaleEntity { .. })
+    ));
+}
+
+fn to_json(context: &Context) -> String {
+    serde_json::to_string(&context.snapshot()).unwrap()
+}
+
+fn from_json(context: &mut Context, json: &str) -> Result<(), Error> {
+    context.restore(&mut serde_json::Deserializer::from_str(json))
+}
+
+fn to_bytes(context: &Context) -> Vec<u8> {
+    postcard::to_stdvec(&context.snapshot()).unwrap()
+}
+
+fn from_bytes(context: &mut Context, bytes: &[u8]) -> Result<(), Error> {
+    context.restore(&mut postcard::Deserializer::from_bytes(bytes))
+}
+
+/// After a failed restore: no entities, invariants hold, and a new entity
+/// is the first in creation order.
+fn assert_empty_and_usable(context: &mut Context) {
+    assert!(context.is_empty());
+    assert_eq!(context.entities().count(), 0);
+    assert_eq!(context.unique_entity::<Score>(), None);
+    context.check_invariants().unwrap();
+    let e = context.create_entity_with(Position { x: 1.0, y: 1.0 }).unwrap();
+    assert_eq!(context.creation_index(e), Ok(0));
+    context.check_invariants().unwrap();
+    let collectors: Vec<CollectorId> = context.collectors().map(|c| c.id()).collect();
+    context.destroy_entity(e).unwrap();
+    for id in collectors {
+        context.clear_collector(id).unwrap();
+    }
+    context.reset().unwrap();
+}
+
+#[test]
+fn json_round_trip_keeps_values_flags_sparse_unique_and_references() {
+    let json = to_json(&game());
+    let mut restored = Context::with_name("Game");
+    from_json(&mut restored, &json).unwrap();
+    check_restored(&restored);
+}
+
+#[test]
+fn postcard_round_trip_keeps_values_flags_sparse_unique_and_references() {
+    let bytes = to_bytes(&game());
+    let mut restored = Context::with_name("Game");
+    from_bytes(&mut restored, &bytes).unwrap();
+    check_restored(&restored);
+}
+
+#[test]
+fn a_restored_context_snapshots_to_the_same_output() {
+    let original = game();
+    let json = to_json(&original);
+    let mut restored = Context::new();
+    from_json(&mut restored, &json).unwrap();
+    assert_eq!(to_json(&restored), json);
+    let bytes = to_bytes(&original);
+    let mut again = Context::new();
+    from_bytes(&mut again, &bytes).unwrap();
+    assert_eq!(to_bytes(&again), bytes);
+}
+
+#[test]
+fn the_json_form_lists_components_by_name_with_entity_positions() {
+    let mut game = Context::new();
+    let a = game.create_entity_with((Position { x: 1.0, y: 2.0 }, Frozen)).unwrap();
+    game.create_entity_with((Target(a), Secret(1))).unwrap();
+    assert_eq!(
+        to_json(&game),
+        r#"{"entities":2,"components":[["Frozen",[[0,null]]],["Position",[[0,{"x":1.0,"y":2.0}]]],["Target",[[1,0]]]]}"#
+    );
+}
+
+#[test]
+fn creation_order_is_kept_when_slots_were_reused() {
+    let mut game = Context::new();
+    let first: Vec<Entity> = (0..4)
+        .map(|i| game.create_entity_with(Velocity(i as f32, 0.0)).unwrap())
+        .collect();
+    game.destroy_entity(first[1]).unwrap();
+    game.destroy_entity(first[2]).unwrap();
+    // These take the freed slots 2 and 1: slot order is not creation order.
+    game.create_entity_with(Velocity(4.0, 0.0)).unwrap();
+    game.create_entity_with(Velocity(5.0, 0.0)).unwrap();
+    let order = |context: &Context| -> Vec<f32> {
+        in_creation_order(context)
+            .into_iter()
+            .map(|e| context.get::<Velocity>(e).unwrap().0)
+            .collect()
+    };
+    assert_eq!(order(&game), [0.0, 3.0, 4.0, 5.0]);
+    let mut restored = Context::new();
+    from_json(&mut restored, &to_json(&game)).unwrap();
+    assert_eq!(order(&restored), [0.0, 3.0, 4.0, 5.0]);
+    // Restored in slots 0..n, so slot order is creation order again.
+    let by_slot: Vec<f32> = restored
+        .entities()
+        .map(|e| restored.get::<Velocity>(e).unwrap().0)
+        .collect();
+    assert_eq!(by_slot, [0.0, 3.0, 4.0, 5.0]);
+}
+
+#[test]
+fn components_not_listed_are_left_out() {
+    let mut game = Context::new();
+    game.create_entity_with((Secret(1), Position { x: 0.0, y: 0.0 }))
+        .unwrap();
+    let json = to_json(&game);
+    assert!(!json.contains("Secret"), "{json}");
+    let mut restored = Context::new();
+    from_json(&mut restored, &json).unwrap();
+    let e = restored.entities().next().unwrap();
+    assert_eq!(
+        restored.entity(e).unwrap().component_names().collect::<Vec<_>>(),
+        ["Position"]
+    );
+}
+
+#[test]
+fn groups_indices_and_collectors_of_the_target_see_the_restored_entities() {
+    let mut target = Context::with_name("Game");
+    let positioned = target.group(Matcher::all_of::<Position>());
+    let targeting = target.group(Matcher::all_of::<Target>());
+    let collector = target.collector(Matcher::all_of::<Position>().added());
+    let names = target
+        .add_index(PrimaryEntityIndex::new("Name", |n: &Name| n.0.clone()))
+        .unwrap();
+    from_bytes(&mut target, &to_bytes(&game())).unwrap();
+    target.check_invariants().unwrap();
+    assert_eq!(target.get_group(positioned).unwrap().len(), 4);
+    assert_eq!(target.get_group(targeting).unwrap().len(), 2);
+    assert_eq!(target.get_collector(collector).unwrap().len(), 4);
+    let player = target.index(names).unwrap().get("player").unwrap();
+    assert_eq!(target.unique_entity::<Score>(), Some(player));
+    check_restored(&target);
+}
+
+#[test]
+fn restoring_fires_creation_events_in_creation_order() {
+    let mut source = Context::new();
+    let a = source.create_entity_with(Position { x: 1.0, y: 0.0 }).unwrap();
+    source.create_entity_with(Target(a)).unwrap();
+    let json = to_json(&source);
+    let mut target = Context::new();
+    let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = events.clone();
+    target.subscribe(move |event: &ContextEvent<'_>| {
+        let line = match event {
+            ContextEvent::EntityCreated { .. } => "created".to_owned(),
+            ContextEvent::ComponentAdded { component, .. } => format!("added {}", component.name()),
+            _ => return,
+        };
+        seen.lock().unwrap().push(line);
+    });
+    from_json(&mut target, &json).unwrap();
+    // Handle-holding components come after every entity is created.
+    assert_eq!(
+        *events.lock().unwrap(),
+        ["created", "added Position", "created", "added Target"]
+    );
+}
+
+#[test]
+fn restoring_after_a_reset_starts_creation_indices_at_zero() {
+    let json = to_json(&game());
+    let mut target = Context::with_name("Game");
+    from_json(&mut target, &json).unwrap();
+    target.reset().unwrap();
+    from_json(&mut target, &json).unwrap();
+    check_restored(&target);
+}
+
+#[test]
+fn restoring_into_a_context_with_entities_is_an_error_that_changes_nothing() {
+    let json = to_json(&game());
+    let mut target = Context::with_name("Game");
+    let kept = target.create_entity_with(Position { x: 9.0, y: 9.0 }).unwrap();
+    let err = from_json(&mut target, &json).unwrap_err();
+    assert!(
+        matches!(err, Error::RestoreTargetNotEmpty { entities: 1, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("`Game`"), "{err}");
+    assert_eq!(target.len(), 1);
+    assert_eq!(target.get::<Position>(kept), Ok(&Position { x: 9.0, y: 9.0 }));
+    // A destroyed entity still retained counts too.
+    target.retain(kept, Owner::new()).unwrap();
+    target.destroy_entity(kept).unwrap();
+    assert!(matches!(
+        from_json(&mut target, &json),
+        Err(Error::RestoreTargetNotEmpty { entities: 1, .. })
+    ));
+    target.check_invariants().unwrap();
+}
+
+/// Restores `json` into a context with a group, a collector and an index,
+/// expects an `InvalidSnapshot` whose reason contains `says`, and checks
+/// the context is left empty and usable.
+fn refused(json: &str, says: &str) {
+    let mut target = Context::with_name("Game");
+    let group = target.group(Matcher::all_of::<Position>());
+    let collector = target.collector(Matcher::all_of::<Position>().added());
+    let err = from_json(&mut target, json).unwrap_err();
+    match &err {
+        Error::InvalidSnapshot { context, reason } => {
+            assert_eq!(*context, "Game");
+            assert!(reason.contains(says), "{reason:?} should say {says:?}");
+        }
+        other => panic!("expected InvalidSnapshot, got {other:?}"),
+    }
+    assert!(
+        err.to_string()
+            .starts_with("cannot restore a snapshot into context `Game`"),
+        "{err}"
+    );
+    assert_eq!(target.get_group(group).unwrap().len(), 0);
+    assert_eq!(target.get_collector(collector).unwrap().len(), 0);
+    assert_empty_and_usable(&mut target);
+}
+
+#[test]
+fn invalid_json_is_an_error_that_leaves_the_target_empty() {
+    let json = to_json(&game());
+    refused(&json[..json.len() / 2], "EOF");
+    refused("not json", "expected");
+    refused("[]", "invalid length 0");
+    refused(r#"{"entities":1}"#, "missing field `components`");
+    refused(r#"{"entities":1,"components":[],"extra":0}"#, "unknown field `extra`");
+}
+
+#[test]
+fn an_unknown_or_unlisted_component_name_is_an_error() {
+    refused(
+        r#"{"entities":1,"components":[["Position",[[0,{"x":1.0,"y":2.0}]]],["Nope",[[0,1]]]]}"#,
+        "no component is declared with the name `Nope`",
+    );
+    refused(
+        r#"{"entities":1,"components":[["Secret",[[0,1]]]]}"#,
+        "component `Secret` is not listed for snapshots",
+    );
+}
+
+#[test]
+fn a_value_of_the_wrong_type_is_an_error() {
+    refused(
+        r#"{"entities":2,"components":[["Position",[[0,{"x":1.0,"y":2.0}],[1,"fast"]]]]}"#,
+        "in the values of component `Position`",
+    );
+    refused(r#"{"entities":1,"components":[["Name",[[0,12]]]]}"#, "invalid type");
+}
+
+#[test]
+fn out_of_range_or_repeated_positions_are_errors() {
+    refused(
+        r#"{"entities":1,"components":[["Velocity",[[0,[1.0,0.0]],[1,[2.0,0.0]]]]]}"#,
+        "given to entity 1, but the snapshot has 1 entities",
+    );
+    refused(
+        r#"{"entities":2,"components":[["Velocity",[[1,[1.0,0.0]],[1,[2.0,0.0]]]]]}"#,
+        "not in increasing entity order",
+    );
+    refused(
+        r#"{"entities":2,"components":[["Target",[[0,5]]]]}"#,
+        "refers to entity 5, but the snapshot has 2 entities",
+    );
+    refused(
+        r#"{"entities":2,"components":[["Score",[[0,1],[1,2]]]]}"#,
+        "unique component `Score` is held by 2 entities",
+    );
+    refused(
+        r#"{"entities":1,"components":[["Velocity",[[0,[1.0,0.0]]]],["Velocity",[]]]}"#,
+        "component `Velocity` is listed twice",
+    );
+}
+
+#[test]
+fn every_truncation_of_binary_input_is_an_error_that_leaves_the_target_empty() {
+    let bytes = to_bytes(&game());
+    let mut target = Context::with_name("Game");
+    let group = target.group(Matcher::all_of::<Position>());
+    for end in 0..bytes.len() {
+        let err = from_bytes(&mut target, &bytes[..end]).unwrap_err();
+        assert!(matches!(err, Error::InvalidSnapshot { .. }), "at {end}: {err:?}");
+        assert!(target.is_empty());
+        assert_eq!(target.get_group(group).unwrap().len(), 0);
+        target.check_invariants().unwrap();
+    }
+    assert_empty_and_usable(&mut target);
+    from_bytes(&mut target, &bytes).unwrap();
+    check_restored(&target);
+}
+
+#[test]
+fn a_clash_with_a_primary_index_of_the_target_undoes_the_restore() {
+    let mut source = Context::new();
+    let a = source.create_entity_with(NetId(1)).unwrap();
+    source.create_entity_with(NetId(2)).unwrap();
+    source.create_entity_with((NetId(2), Target(a))).unwrap();
+    let json = to_json(&source);
+    let mut target = Context::with_name("Game");
+    let ids = target
+        .add_index(PrimaryEntityIndex::new("NetId", |id: &NetId| id.0))
+        .unwrap();
+    let group = target.group(Matcher::all_of::<NetId>());
+    let collector = target.collector(Matcher::all_of::<NetId>().added());
+    let err = from_json(&mut target, &json).unwrap_err();
+    assert!(matches!(err, Error::DuplicatePrimaryKey { .. }), "{err:?}");
+    assert_eq!(target.get_group(group).unwrap().len(), 0);
+    assert_eq!(target.get_collector(collector).unwrap().len(), 0);
+    assert_eq!(target.index(ids).unwrap().iter().count(), 0);
+    assert_empty_and_usable(&mut target);
+    // The same context takes a snapshot without the clash afterwards.
+    source.destroy_entity(in_creation_order(&source)[2]).unwrap();
+    from_json(&mut target, &to_json(&source)).unwrap();
+    assert_eq!(target.get_group(group).unwrap().len(), 2);
+    assert_eq!(target.index(ids).unwrap().iter().count(), 2);
+}
+
+#[test]
+fn a_declared_context_refuses_a_snapshot_with_components_it_does_not_accept() {
+    #[derive(Debug, Serialize, Deserialize)]
+    struct Key(u8);
+    #[derive(Debug, Serialize, Deserialize)]
+    struct Tile(u8);
+    reactecs::context!(Input);
+    reactecs::context!(Board);
+    reactecs::component!(Input: Key);
+    reactecs::component!(Board: Tile);
+    reactecs::snapshot!(Key, Tile);
+    let json = r#"{"entities":1,"components":[["Key",[[0,1]]]]}"#;
+    let mut input = Context::of::<Input>();
+    from_json(&mut input, json).unwrap();
+    assert_eq!(input.len(), 1);
+    let mut other = Context::of::<Input>();
+    let err = from_json(&mut other, r#"{"entities":1,"components":[["Tile",[[0,1]]]]}"#).unwrap_err();
+    assert!(matches!(err, Error::WrongContext { .. }), "{err:?}");
+    assert!(other.is_empty());
+    other.check_invariants().unwrap();
+}
+
+#[test]
+fn an_entity_serializes_only_inside_a_snapshot() {
+    let mut game = Context::new();
+    let e = game.create_entity();
+    let err = serde_json::to_string(&e).unwrap_err();
+    assert!(err.to_string().contains("outside a context snapshot"), "{err}");
+    // Read back outside a restore, a position is a handle that names nothing.
+    let read: Entity = serde_json::from_str("0").unwrap();
+    assert!(!game.is_alive(read));
+}
+
+#[test]
+fn a_snapshot_of_an_empty_context_restores_to_an_empty_context() {
+    let json = to_json(&Context::new());
+    assert_eq!(json, r#"{"entities":0,"components":[]}"#);
+    let mut target = Context::new();
+    from_json(&mut target, &json).unwrap();
+    assert_empty_and_usable(&mut target);
+}
+
+mod first {
+    #[derive(serde::Serialize, serde::Deserialize)]
+    pub struct Marker(pub u8);
+}
+
+mod second {
+    #[derive(serde::Serialize, serde::Deserialize)]
+    pub struct Marker(pub u8);
+}
+
+use first::Marker as FirstMarker;
+use second::Marker as SecondMarker;
+reactecs::component!(first::Marker, second::Marker);
+reactecs::snapshot!(first::Marker, second::Marker);
+
+#[test]
+fn two_listed_types_with_one_declared_name_are_refused_by_name() {
+    // Declared as `first::Marker` and `second::Marker`: distinct names.
+    let mut game = Context::new();
+    game.create_entity_with((FirstMarker(1), SecondMarker(2))).unwrap();
+    let json = to_json(&game);
+    assert!(json.contains(r#"["first::Marker",[[0,1]]]"#), "{json}");
+    let mut restored = Context::new();
+    from_json(&mut restored, &json).unwrap();
+    let e = restored.entities().next().unwrap();
+    assert_eq!(restored.get::<SecondMarker>(e).unwrap().0, 2);
+}
+
+mod third {
+    #[derive(serde::Serialize, serde::Deserialize)]
+    pub struct Twin(pub u8);
+    reactecs::component!(Twin);
+    reactecs::snapshot!(Twin);
+}
+
+mod fourth {
+    #[derive(serde::Serialize, serde::Deserialize)]
+    pub struct Twin(pub u8);
+    reactecs::component!(Twin);
+    reactecs::snapshot!(Twin);
+}
+
+#[test]
+fn two_listed_types_declared_with_the_same_name_cannot_be_written_or_read() {
+    let mut game = Context::new();
+    game.create_entity_with(third::Twin(1)).unwrap();
+    let err = serde_json::to_string(&game.snapshot()).unwrap_err();
+    assert!(err.to_string().contains("declared with the name `Twin`"), "{err}");
+    let mut other = Context::new();
+    other.create_entity_with(fourth::Twin(1)).unwrap();
+    assert!(serde_json::to_string(&other.snapshot()).is_err());
+    refused(
+        r#"{"entities":1,"components":[["Twin",[[0,1]]]]}"#,
+        "declared with the name `Twin`",
+    );
+}
