@@ -8,7 +8,7 @@
 //! direct call on the context, the entity it acts on, and the slot of the
 //! queue its value waits in. Values live in one FIFO queue per value type
 //! (`queues.rs`): a command that carries a `T` pushes it there, and playback
-//! pops it, in the same order. No boxed closure per command, no `unsafe`, and
+//! pops it, in the same order. No boxed closure per command, no raw-memory code, and
 //! every container keeps its capacity when the buffer empties, so refilling a
 //! buffer with the same mix of commands allocates nothing.
 //!

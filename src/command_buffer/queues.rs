@@ -6,7 +6,7 @@
 //! type `T` pops one when it is played back, in recorded order, so each
 //! queue hands its values out in the order they came in. Queues keep their
 //! capacity when emptied, so a buffer refilled with the same mix of commands
-//! does not allocate. No `unsafe`: a queue is a `VecDeque<T>` behind a
+//! does not allocate. No raw-memory code: a queue is a `VecDeque<T>` behind a
 //! `dyn ValueQueue`, found by slot and downcast with `Any`.
 
 use std::any::{Any, TypeId};

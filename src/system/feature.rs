@@ -1,12 +1,11 @@
 //! `Feature`: a named list of systems that times each child.
 
 use std::fmt;
-use std::time::Instant;
 
 use super::registry;
 use super::systems::{Systems, SystemsIter};
 use super::timings::{PhaseStats, SystemTimings, TimedChildren, Timings};
-use super::{Phase, System, SystemFailed, SystemResult, or_panic, run};
+use super::{Phase, System, SystemFailed, SystemResult, or_panic};
 use crate::Context;
 
 /// The timing window when none is given: 60 frames (a second at 60 fps).
@@ -321,27 +320,15 @@ impl<W: 'static> Feature<W> {
             timing,
             ..
         } = self;
-        let mut first = None;
-        for (system, stats) in systems.systems.iter_mut().zip(stats.iter_mut()) {
-            let record = match phase {
-                Phase::Execute if *timing => Some(&mut stats.execute),
-                Phase::Cleanup if *timing => Some(&mut stats.cleanup),
-                _ => None,
-            };
-            let start = record.is_some().then(Instant::now);
-            let result = run(&mut **system, phase, world);
-            if let (Some(stats), Some(start)) = (record, start) {
-                stats.record(start.elapsed());
+        let mut record = |index: usize, took| {
+            let stats: &mut ChildStats = &mut stats[index];
+            match phase {
+                Phase::Execute => stats.execute.record(took),
+                _ => stats.cleanup.record(took),
             }
-            if let Err(error) = result {
-                let failure = SystemFailed::from_child(Some(name), system.name(), phase, error);
-                if phase != Phase::Teardown {
-                    return Err(failure);
-                }
-                first.get_or_insert(failure);
-            }
-        }
-        first.map_or(Ok(()), Err)
+        };
+        let timed = *timing && matches!(phase, Phase::Execute | Phase::Cleanup);
+        systems.run_children(phase, world, Some(name), timed.then_some(&mut record as _))
     }
 }
 

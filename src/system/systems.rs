@@ -1,6 +1,7 @@
 //! `Systems`: an ordered list of systems that is itself a system.
 
 use std::fmt;
+use std::time::{Duration, Instant};
 
 use super::{Phase, System, SystemFailed, SystemResult, or_panic, run};
 use crate::Context;
@@ -197,10 +198,29 @@ impl<W: 'static> Systems<W> {
     /// Runs `phase` of each child, stopping at the first failure except in
     /// `teardown`.
     fn run(&mut self, phase: Phase, world: &mut W) -> Result<(), SystemFailed> {
+        self.run_children(phase, world, None, None)
+    }
+
+    /// Runs `phase` of each child in order, stopping at the first failure
+    /// except in `teardown` (then every child runs and the first failure is
+    /// returned); a failure names `feature` when given. With `timed`, each
+    /// child is timed and its duration goes to `timed(child index, duration)`.
+    pub(super) fn run_children(
+        &mut self,
+        phase: Phase,
+        world: &mut W,
+        feature: Option<&str>,
+        mut timed: Option<&mut dyn FnMut(usize, Duration)>,
+    ) -> Result<(), SystemFailed> {
         let mut first = None;
-        for system in &mut self.systems {
-            if let Err(error) = run(&mut **system, phase, world) {
-                let failure = SystemFailed::from_child(None, system.name(), phase, error);
+        for (index, system) in self.systems.iter_mut().enumerate() {
+            let start = timed.is_some().then(Instant::now);
+            let result = run(&mut **system, phase, world);
+            if let (Some(record), Some(start)) = (timed.as_mut(), start) {
+                record(index, start.elapsed());
+            }
+            if let Err(error) = result {
+                let failure = SystemFailed::from_child(feature, system.name(), phase, error);
                 if phase != Phase::Teardown {
                     return Err(failure);
                 }
