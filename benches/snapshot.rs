@@ -1,8 +1,10 @@
 //! snapshot (ecs_bench_suite's serialize workloads): 10,000 entities with a
 //! 4x4 matrix, Position, Rotation and Velocity, written with postcard
-//! (`serialize`: `Context::snapshot` into a byte vector) and read back into
-//! a new context (`deserialize`: `Context::restore`). Baselines: plain
-//! serde of a `Vec` of structs holding the same data, in the same format.
+//! (`serialize`: `Context::snapshot` into a byte vector; `serialize_typed`:
+//! `Context::snapshot_of` the four types) and read back into a new context
+//! (`deserialize`: `Context::restore`; `deserialize_typed`:
+//! `Context::restore_of` the four types). Baselines: plain serde of a `Vec`
+//! of structs holding the same data, in the same format.
 //! Needs the `serde` feature: `cargo bench --features serde --bench snapshot`.
 
 mod common;
@@ -34,6 +36,9 @@ struct Velocity([f32; 3]);
 
 reactecs::component!(Transform, Position, Rotation, Velocity);
 reactecs::snapshot!(Transform, Position, Rotation, Velocity);
+
+/// The types the typed variants write and read.
+type Suite = (Transform, Position, Rotation, Velocity);
 
 /// One entity as a plain struct: the baseline's row.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -82,6 +87,17 @@ fn restore(bytes: &[u8]) -> Context {
     game
 }
 
+fn snapshot_typed(game: &Context) -> Vec<u8> {
+    postcard::to_stdvec(&game.snapshot_of::<Suite>().expect("listed types")).unwrap()
+}
+
+fn restore_typed(bytes: &[u8]) -> Context {
+    let mut game = Context::new();
+    game.restore_of::<Suite>(&mut postcard::Deserializer::from_bytes(bytes))
+        .expect("a snapshot just written");
+    game
+}
+
 /// The restored world's data, in creation order, as rows.
 fn rows_of(game: &Context) -> Vec<Row> {
     let mut all: Vec<_> = game.entities().collect();
@@ -107,6 +123,11 @@ fn bench(c: &mut Criterion) {
     let restored = restore(&bytes);
     restored.check_invariants().unwrap();
     assert_eq!(rows_of(&restored), data);
+    // The typed path writes the same bytes, and reads them back the same.
+    assert_eq!(snapshot_typed(&game), bytes);
+    let restored = restore_typed(&bytes);
+    restored.check_invariants().unwrap();
+    assert_eq!(rows_of(&restored), data);
     println!(
         "snapshot: {} bytes for {N} entities (plain Vec of structs: {} bytes)",
         bytes.len(),
@@ -120,6 +141,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("serialize", |b| {
         b.iter(|| postcard::to_stdvec(&black_box(&game).snapshot()).unwrap())
     });
+    group.bench_function("serialize_typed", |b| b.iter(|| snapshot_typed(black_box(&game))));
     group.bench_function("baseline_deserialize_vec", |b| {
         b.iter(|| {
             let rows: Vec<Row> = postcard::from_bytes(black_box(&plain)).unwrap();
@@ -134,6 +156,13 @@ fn bench(c: &mut Criterion) {
             game
         })
     });
+    group.bench_function("deserialize_typed", |b| {
+        b.iter(|| {
+            let game = restore_typed(black_box(&bytes));
+            assert_eq!(game.len(), N);
+            game
+        })
+    });
     group.finish();
 }
 
@@ -141,6 +170,10 @@ fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     bench(&mut criterion);
     criterion.final_summary();
-    report_ratios("snapshot", "baseline_serialize_vec", &["serialize"]);
-    report_ratios("snapshot", "baseline_deserialize_vec", &["deserialize"]);
+    report_ratios("snapshot", "baseline_serialize_vec", &["serialize", "serialize_typed"]);
+    report_ratios(
+        "snapshot",
+        "baseline_deserialize_vec",
+        &["deserialize", "deserialize_typed"],
+    );
 }

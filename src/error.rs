@@ -431,7 +431,7 @@ pub enum Error {
     /// is left without entities.
     #[cfg(feature = "serde")]
     #[error(
-        "cannot restore a snapshot into context `{context}`: {reason} (the context is left empty; check that the          input is a whole snapshot, in the format it was written in, of component types listed in          `reactecs::snapshot!`)"
+        "cannot restore a snapshot into context `{context}`: {reason} (the context is left empty; check that the input is a whole snapshot, in the format it was written in, of component types listed in `reactecs::snapshot!`)"
     )]
     InvalidSnapshot {
         /// The context restored into.
@@ -445,13 +445,30 @@ pub enum Error {
     /// has entities (feature `serde`).
     #[cfg(feature = "serde")]
     #[error(
-        "cannot restore a snapshot into context `{context}`: it has {entities} entities (alive, or destroyed and          still retained); restore into a new context, or `reset` this one first"
+        "cannot restore a snapshot into context `{context}`: it has {entities} entities (alive, or destroyed and still retained); restore into a new context, or `reset` this one first"
     )]
     RestoreTargetNotEmpty {
         /// The context restored into.
         context: &'static str,
         /// How many entities it has.
         entities: usize,
+    },
+
+    /// [`Context::snapshot_of`](crate::Context::snapshot_of) or
+    /// [`Context::restore_of`](crate::Context::restore_of) with a type list
+    /// a snapshot cannot hold (feature `serde`): a type not listed in
+    /// [`snapshot!`](crate::snapshot!), a type named twice in the list, or
+    /// one whose declared name another listed type has. Nothing is written
+    /// or changed.
+    #[cfg(feature = "serde")]
+    #[error("component `{component}` cannot be in a typed snapshot of context `{context}`: {reason}")]
+    SnapshotTypeRefused {
+        /// The context asked.
+        context: &'static str,
+        /// The component's declared name.
+        component: &'static str,
+        /// Why, and what to do instead.
+        reason: &'static str,
     },
 }
 

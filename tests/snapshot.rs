@@ -336,6 +336,7 @@ fn restoring_into_a_context_with_entities_is_an_error_that_changes_nothing() {
         "{err:?}"
     );
     assert!(err.to_string().contains("`Game`"), "{err}");
+    assert!(!err.to_string().contains("  "), "one space between words: {err}");
     assert_eq!(target.len(), 1);
     assert_eq!(target.get::<Position>(kept), Ok(&Position { x: 9.0, y: 9.0 }));
     // A destroyed entity still retained counts too.
@@ -368,6 +369,7 @@ fn refused(json: &str, says: &str) {
             .starts_with("cannot restore a snapshot into context `Game`"),
         "{err}"
     );
+    assert!(!err.to_string().contains("  "), "one space between words: {err}");
     assert_eq!(target.get_group(group).unwrap().len(), 0);
     assert_eq!(target.get_collector(collector).unwrap().len(), 0);
     assert_empty_and_usable(&mut target);

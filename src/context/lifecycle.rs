@@ -116,13 +116,7 @@ impl Context {
         let mut created = Vec::with_capacity(expected);
         let archetype = self.archetypes.bundle_archetype(plan);
         let unique = self.unique_bundle(plan);
-        let quiet = self.routes.is_idle() || {
-            let (routes, archetypes, _, dispatch) = self.split();
-            routes
-                .of_archetype(archetype, true, archetypes, dispatch.asker())
-                .0
-                .is_empty()
-        };
+        let quiet = self.creation_is_quiet(archetype);
         if quiet && !unique {
             // Nothing hears of it: storage alone.
             created.extend(bundles.map(|bundle| self.spawn_row(plan, bundle).0));
@@ -138,6 +132,19 @@ impl Context {
             created.push(self.spawn(plan, bundle, unique));
         }
         Ok(created)
+    }
+
+    /// Whether creating an entity in `archetype` concerns no one: no entity
+    /// index files it, no group, collector or subscriber hears of it.
+    #[inline]
+    pub(super) fn creation_is_quiet(&mut self, archetype: ArchetypeId) -> bool {
+        self.routes.is_idle() || {
+            let (routes, archetypes, _, dispatch) = self.split();
+            routes
+                .of_archetype(archetype, true, archetypes, dispatch.asker())
+                .0
+                .is_empty()
+        }
     }
 
     /// The storage plan for bundle type `B` (made on first use).

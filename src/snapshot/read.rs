@@ -116,12 +116,13 @@ impl<T: Component> Column for Values<T> {
     }
 }
 
-/// Reads a list of `(position, value)` pairs of `T` (for the registration
-/// of `T`).
-pub(super) fn read_values<T: Component + DeserializeOwned>(
-    input: &mut dyn erased_serde::Deserializer<'_>,
+/// Reads a list of `(position, value)` pairs of `T`: from an erased
+/// deserializer for the registration of `T`, from the format's own for a
+/// typed snapshot.
+pub(super) fn read_values<'de, T: Component + DeserializeOwned, D: Deserializer<'de>>(
+    input: D,
     map: Option<MapFn<T>>,
-) -> Result<Box<dyn Column>, erased_serde::Error> {
+) -> Result<Box<dyn Column>, D::Error> {
     let (positions, values) = input.deserialize_seq(PairsVisitor::<T>(PhantomData))?;
     Ok(Box::new(Values {
         positions,
@@ -162,9 +163,34 @@ pub(crate) struct Parsed {
     pub(crate) columns: Vec<Box<dyn Column>>,
 }
 
-/// Reads a whole snapshot.
-pub(crate) fn parse<'de, D: Deserializer<'de>>(input: D) -> Result<Parsed, D::Error> {
-    input.deserialize_struct("Snapshot", FIELDS, SnapshotVisitor)
+/// Reads the values of one component type, given its name: the
+/// registry's erased reader ([`Registered`]), or a typed snapshot's, which
+/// reads the types of its list itself.
+pub(crate) trait ReadColumn {
+    /// Reads the values of the type declared with `name`, as the next
+    /// element of `seq` (`None` if `seq` has none).
+    fn read_column<'de, A: SeqAccess<'de>>(&self, name: &str, seq: &mut A)
+    -> Result<Option<Box<dyn Column>>, A::Error>;
+}
+
+/// Reads any type listed in [`snapshot!`](crate::snapshot!), through its
+/// registration (and an erased deserializer).
+pub(crate) struct Registered;
+
+impl ReadColumn for Registered {
+    fn read_column<'de, A: SeqAccess<'de>>(
+        &self,
+        name: &str,
+        seq: &mut A,
+    ) -> Result<Option<Box<dyn Column>>, A::Error> {
+        let ty = snapshot_types().named(name).map_err(de::Error::custom)?;
+        seq.next_element_seed(ValuesSeed(ty))
+    }
+}
+
+/// Reads a whole snapshot, each type's values with `reader`.
+pub(crate) fn parse<'de, D: Deserializer<'de>, R: ReadColumn>(input: D, reader: &R) -> Result<Parsed, D::Error> {
+    input.deserialize_struct("Snapshot", FIELDS, SnapshotVisitor(reader))
 }
 
 const FIELDS: &[&str] = &["entities", "components"];
@@ -204,9 +230,9 @@ impl<'de> Deserialize<'de> for Field {
     }
 }
 
-struct SnapshotVisitor;
+struct SnapshotVisitor<'r, R>(&'r R);
 
-impl<'de> Visitor<'de> for SnapshotVisitor {
+impl<'de, R: ReadColumn> Visitor<'de> for SnapshotVisitor<'_, R> {
     type Value = Parsed;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -218,7 +244,7 @@ impl<'de> Visitor<'de> for SnapshotVisitor {
             .next_element::<u32>()?
             .ok_or_else(|| de::Error::invalid_length(0, &self))?;
         let columns = seq
-            .next_element_seed(ColumnsSeed)?
+            .next_element_seed(ColumnsSeed(self.0))?
             .ok_or_else(|| de::Error::invalid_length(1, &self))?;
         Ok(Parsed { entities, columns })
     }
@@ -230,7 +256,7 @@ impl<'de> Visitor<'de> for SnapshotVisitor {
                 Field::Entities if entities.is_some() => return Err(de::Error::duplicate_field("entities")),
                 Field::Entities => entities = Some(map.next_value::<u32>()?),
                 Field::Components if columns.is_some() => return Err(de::Error::duplicate_field("components")),
-                Field::Components => columns = Some(map.next_value_seed(ColumnsSeed)?),
+                Field::Components => columns = Some(map.next_value_seed(ColumnsSeed(self.0))?),
             }
         }
         Ok(Parsed {
@@ -241,9 +267,9 @@ impl<'de> Visitor<'de> for SnapshotVisitor {
 }
 
 /// The `components` field: a list of `(name, values)` pairs.
-struct ColumnsSeed;
+struct ColumnsSeed<'r, R>(&'r R);
 
-impl<'de> DeserializeSeed<'de> for ColumnsSeed {
+impl<'de, R: ReadColumn> DeserializeSeed<'de> for ColumnsSeed<'_, R> {
     type Value = Vec<Box<dyn Column>>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
@@ -251,7 +277,7 @@ impl<'de> DeserializeSeed<'de> for ColumnsSeed {
     }
 }
 
-impl<'de> Visitor<'de> for ColumnsSeed {
+impl<'de, R: ReadColumn> Visitor<'de> for ColumnsSeed<'_, R> {
     type Value = Vec<Box<dyn Column>>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -261,7 +287,7 @@ impl<'de> Visitor<'de> for ColumnsSeed {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut seen = ComponentSet::new();
         let mut columns = Vec::new();
-        while let Some(column) = seq.next_element_seed(ColumnSeed)? {
+        while let Some(column) = seq.next_element_seed(ColumnSeed(self.0))? {
             if !seen.insert(column.id()) {
                 return Err(de::Error::custom(format!(
                     "component `{}` is listed twice",
@@ -275,9 +301,9 @@ impl<'de> Visitor<'de> for ColumnsSeed {
 }
 
 /// One `(name, values)` pair: the name says which type reads the values.
-struct ColumnSeed;
+struct ColumnSeed<'r, R>(&'r R);
 
-impl<'de> DeserializeSeed<'de> for ColumnSeed {
+impl<'de, R: ReadColumn> DeserializeSeed<'de> for ColumnSeed<'_, R> {
     type Value = Box<dyn Column>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
@@ -285,7 +311,7 @@ impl<'de> DeserializeSeed<'de> for ColumnSeed {
     }
 }
 
-impl<'de> Visitor<'de> for ColumnSeed {
+impl<'de, R: ReadColumn> Visitor<'de> for ColumnSeed<'_, R> {
     type Value = Box<dyn Column>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -295,8 +321,8 @@ impl<'de> Visitor<'de> for ColumnSeed {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let name: std::borrow::Cow<'de, str> =
             seq.next_element()?.ok_or_else(|| de::Error::invalid_length(0, &self))?;
-        let ty = snapshot_types().named(&name).map_err(de::Error::custom)?;
-        seq.next_element_seed(ValuesSeed(ty))?
+        self.0
+            .read_column(&name, &mut seq)?
             .ok_or_else(|| de::Error::invalid_length(1, &self))
     }
 }

@@ -2,6 +2,7 @@
 //! and their type-erased serialize / deserialize functions, found by
 //! component id (to write) and by declared name (to read).
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::OnceLock;
@@ -31,6 +32,9 @@ pub trait SnapshotType: Sync {
     fn value<'a>(&self, component: &ComponentRef<'a>) -> Option<&'a dyn erased_serde::Serialize>;
     /// Reads a list of `(entity position, value)` pairs of this type.
     fn read(&self, input: &mut dyn erased_serde::Deserializer<'_>) -> Result<Box<dyn Column>, erased_serde::Error>;
+    /// The registration itself, to be taken back as its type (by typed
+    /// snapshots, which know the type).
+    fn as_any(&self) -> &dyn Any;
 }
 
 /// What [`snapshot!`](crate::snapshot!) makes for one component type.
@@ -66,8 +70,20 @@ impl<T: Component + Serialize + DeserializeOwned> SnapshotType for SnapshotRegis
     }
 
     fn read(&self, input: &mut dyn erased_serde::Deserializer<'_>) -> Result<Box<dyn Column>, erased_serde::Error> {
-        read_values::<T>(input, (self.map)())
+        read_values::<T, _>(input, (self.map)())
     }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// The [`MapEntities`] implementation of listed type `T`, if it has one
+/// (`None` too if `T` is not listed, which typed snapshots check first).
+pub(crate) fn map_fn_of<T: Component>() -> Option<MapFn<T>> {
+    let registration = snapshot_types().of(T::component_id())?;
+    let registration = registration.as_any().downcast_ref::<SnapshotRegistration<T>>()?;
+    (registration.map)()
 }
 
 /// What [`snapshot!`](crate::snapshot!) submits to `inventory`.

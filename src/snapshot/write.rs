@@ -15,7 +15,7 @@ use crate::context::Context;
 use crate::entity::Entity;
 
 /// The entities of the snapshot being written, by position.
-struct Positions {
+pub(super) struct Positions {
     /// The live entities, in creation order: entity `p` of the snapshot is
     /// `handles[p]`.
     handles: Vec<Entity>,
@@ -24,14 +24,34 @@ struct Positions {
 }
 
 impl Positions {
-    fn of(context: &Context) -> Self {
-        let mut handles: Vec<Entity> = context.entities.alive().collect();
-        handles.sort_by_cached_key(|&entity| context.entities.creation_index(entity));
+    pub(super) fn of(context: &Context) -> Self {
+        let handles = context.entities.alive_in_creation_order();
         let mut by_slot = vec![DANGLING; context.entities.slot_capacity()];
         for (position, entity) in handles.iter().enumerate() {
             by_slot[entity.index() as usize] = position as u32;
         }
         Positions { handles, by_slot }
+    }
+
+    /// How many entities the snapshot holds, as it writes it: `Err` with
+    /// the message if the context has more than a snapshot holds.
+    pub(super) fn count(&self, context: &Context) -> Result<u32, String> {
+        u32::try_from(self.handles.len())
+            .ok()
+            .filter(|&count| count <= MAX_ENTITIES)
+            .ok_or_else(|| {
+                format!(
+                    "context `{}` has {} entities, more than a snapshot holds ({MAX_ENTITIES})",
+                    context.name,
+                    self.handles.len()
+                )
+            })
+    }
+
+    /// The position of the live entity in slot `slot`.
+    #[inline(always)]
+    pub(super) fn of_slot(&self, slot: u32) -> u32 {
+        self.by_slot[slot as usize]
     }
 
     /// The position of `entity`, if it is one of the snapshot's.
@@ -49,10 +69,10 @@ thread_local! {
 /// Makes `Entity`'s `Serialize` write positions in a snapshot while it lives;
 /// puts back what was there before (a snapshot written inside another's
 /// value) when dropped, also on an error or a panic.
-struct Writing(Option<Rc<Positions>>);
+pub(super) struct Writing(Option<Rc<Positions>>);
 
 impl Writing {
-    fn enter(positions: Rc<Positions>) -> Self {
+    pub(super) fn enter(positions: Rc<Positions>) -> Self {
         Writing(WRITING.with(|writing| writing.replace(Some(positions))))
     }
 }
@@ -89,16 +109,7 @@ impl Serialize for Snapshot<'_> {
         let context = self.context;
         let types = snapshot_types();
         let positions = Rc::new(Positions::of(context));
-        let count = u32::try_from(positions.handles.len())
-            .ok()
-            .filter(|&count| count <= MAX_ENTITIES)
-            .ok_or_else(|| {
-                S::Error::custom(format!(
-                    "context `{}` has {} entities, more than a snapshot holds ({MAX_ENTITIES})",
-                    context.name,
-                    positions.handles.len()
-                ))
-            })?;
+        let count = positions.count(context).map_err(S::Error::custom)?;
         // Per component id, the values to write with their entities'
         // positions (views into storage: nothing is copied).
         let mut columns: Vec<Vec<(u32, ComponentRef<'_>)>> = (0..types.id_count()).map(|_| Vec::new()).collect();

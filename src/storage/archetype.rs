@@ -298,8 +298,11 @@ impl Archetype {
         (0..self.chunks.len()).flat_map(|c| self.chunk_entities(c).iter().copied())
     }
 
-    /// The values of component `id` in chunk `chunk`, if they are `T`s.
-    #[cfg(test)]
+    /// The values of component `id` in chunk `chunk`, if they are `T`s (row
+    /// by row, as [`chunk_entities`](Archetype::chunk_entities) lists their
+    /// entities).
+    #[cfg(any(test, feature = "serde"))]
+    #[inline]
     pub(crate) fn column_slice<T: 'static>(&self, id: ComponentId, chunk: usize) -> Option<&[T]> {
         let col = self.typed_column::<T>(id)?;
         if chunk >= self.chunks.len() {

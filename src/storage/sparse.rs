@@ -187,6 +187,14 @@ impl SparseSet {
         Some((values, &mut self.index, &mut self.slots))
     }
 
+    /// The slots with a value and the values, entry by entry, if they are
+    /// `T`s.
+    #[cfg(feature = "serde")]
+    #[inline]
+    pub(crate) fn entries<T: 'static>(&self) -> Option<(&[u32], &[T])> {
+        Some((&self.slots, self.typed::<T>()?))
+    }
+
     /// The index by slot and the values, if they are `T`s.
     #[inline]
     pub(super) fn typed_parts<T: 'static>(&self) -> Option<(&[u32], &[T])> {
