@@ -2,7 +2,7 @@
 //! `Bundle` (a tuple of component values, to create an entity with).
 
 use crate::component::{Component, ComponentId, ComponentRef};
-use crate::storage::RowWriter;
+use crate::storage::{RowValues, RowWriter};
 
 mod sealed {
     pub trait Sealed {}
@@ -31,7 +31,7 @@ pub trait ComponentTuple: sealed::Sealed + 'static {
     label = "expected a component value, or a tuple such as `(Position {{ .. }}, Velocity {{ .. }})`",
     note = "declare component types with `reactecs::component!(MyType)`"
 )]
-pub trait Bundle: ComponentTuple + Send + Sync {
+pub trait Bundle: ComponentTuple + RowValues + Send + Sync {
     /// Writes each value into the row, in tuple order. Every value is either
     /// written or, if `put` refuses it, dropped here.
     #[doc(hidden)]

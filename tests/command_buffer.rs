@@ -247,6 +247,75 @@ fn placeholders_are_used_by_later_commands() {
 }
 
 #[test]
+fn runs_of_creates_nobody_hears_of_end_as_the_direct_calls_would() {
+    let counter = Counter::default();
+    let record = |commands: &mut CommandBuffer| {
+        let mut made = Vec::new();
+        for i in 0..40 {
+            made.push(commands.create_entity_with((at(i as f32), counter.make("c"))));
+        }
+        commands.add(made[3], vel(3.0)).destroy_entity(made[5]);
+        made.push(commands.create_entity_with((at(40.0), counter.make("c"))));
+        made.push(commands.create_entity_with((at(41.0), vel(1.0))));
+        made.push(commands.create_entity_with((at(42.0), vel(2.0))));
+        // Runs whose bundle is refused: each create fails on its own.
+        made.push(commands.create_entity_with((at(0.0), at(1.0))));
+        made.push(commands.create_entity_with((at(0.0), at(1.0))));
+        made.push(commands.create_entity_with(Gold(7)));
+        made.push(commands.create_entity_with(Gold(8)));
+        commands.add(made[44], vel(0.0));
+        made
+    };
+    // Nobody listens to `quiet`: its runs of creates go in at once.
+    let mut quiet = Context::with_name("Game");
+    let mut commands = CommandBuffer::new();
+    let placeholders = record(&mut commands);
+    let quiet_failures = failures(commands.playback(&mut quiet));
+    let made: Vec<Option<Entity>> = placeholders.iter().map(|&p| commands.resolve(p)).collect();
+    // A subscriber makes `heard` play every command on its own.
+    let mut heard = Context::with_name("Game");
+    let _spy = Spy::attach(&mut heard);
+    let mut one_by_one = CommandBuffer::new();
+    let placeholders = record(&mut one_by_one);
+    let heard_failures = failures(one_by_one.playback(&mut heard));
+    let expected: Vec<Option<Entity>> = placeholders.iter().map(|&p| one_by_one.resolve(p)).collect();
+
+    let described = |failures: &[CommandFailure]| {
+        failures
+            .iter()
+            .map(|f| (f.index, f.command.clone(), by_slot(&f.error.to_string())))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(described(&quiet_failures), described(&heard_failures));
+    assert_eq!(
+        quiet_failures.iter().map(|f| f.index).collect::<Vec<_>>(),
+        [45, 46, 48, 49],
+        "the duplicate bundles, the second unique, and the add to a failed create"
+    );
+    assert_eq!(
+        made.iter().map(|e| e.map(|e| e.index())).collect::<Vec<_>>(),
+        expected.iter().map(|e| e.map(|e| e.index())).collect::<Vec<_>>()
+    );
+    assert_eq!(quiet.len(), heard.len());
+    for (q, h) in made.iter().zip(&expected) {
+        let (Some(q), Some(h)) = (*q, *h) else { continue };
+        assert_eq!(quiet.is_alive(q), heard.is_alive(h));
+        if quiet.is_alive(q) {
+            assert_eq!(quiet.creation_index(q), heard.creation_index(h));
+            assert_eq!(quiet.get::<Position>(q).ok(), heard.get::<Position>(h).ok());
+            assert_eq!(quiet.get::<Velocity>(q).ok(), heard.get::<Velocity>(h).ok());
+            assert_eq!(quiet.has::<Counted>(q), heard.has::<Counted>(h));
+        }
+    }
+    assert_eq!(quiet.get::<Velocity>(made[3].unwrap()), Ok(&vel(3.0)));
+    assert!(!quiet.is_alive(made[5].unwrap()));
+    assert_eq!(quiet.unique::<Gold>(), Some(&Gold(7)));
+    check(&quiet);
+    drop((quiet, heard, commands, one_by_one));
+    assert_eq!(counter.live(), 0, "each value dropped once");
+}
+
+#[test]
 fn a_command_on_a_stale_entity_fails_and_the_rest_is_applied() {
     let (mut game, log, collector) = observed();
     let alive = game.create_entity_with((at(0.0),)).unwrap();

@@ -122,6 +122,65 @@ fn a_single_component_is_a_bundle_of_one() {
     check(&game);
 }
 
+/// A flag, for bundles with a component kept out of archetypes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Lit;
+reactecs::component!(flag Lit);
+
+#[test]
+fn a_batch_made_by_storage_alone_equals_entities_made_one_by_one() {
+    let counter = Counter::default();
+    let bundles = |counter: Counter| {
+        (0..300u64).map(move |i| {
+            (
+                pos(i as f32),
+                counter.make(&format!("c{i}")),
+                Name(format!("n{i}")),
+                Opaque(i),
+            )
+        })
+    };
+    // Nobody listens to `batch`: its entities go in as one batch.
+    let mut batch = Context::new();
+    let made = batch.create_entities_with(bundles(counter.clone())).unwrap();
+    // A subscriber makes `single` create them one by one.
+    let mut single = Context::new();
+    let _spy = Spy::attach(&mut single);
+    let one_by_one = single.create_entities_with(bundles(counter.clone())).unwrap();
+    assert_eq!(counter.live(), 600, "every value moved in, none dropped");
+    assert_eq!(made.len(), 300);
+    assert_eq!(batch.entities().collect::<Vec<_>>(), made, "in creation order");
+    for (i, (&b, &s)) in made.iter().zip(&one_by_one).enumerate() {
+        assert_eq!(b.index(), s.index());
+        assert_eq!(batch.creation_index(b), Ok(i as u64));
+        assert_eq!(batch.get::<Position>(b), single.get::<Position>(s));
+        assert_eq!(batch.get::<Name>(b), Ok(&Name(format!("n{i}"))));
+        assert_eq!(batch.get::<Opaque>(b).map(|o| o.0), Ok(i as u64));
+        assert_eq!(
+            batch.get::<Counted>(b).map(|c| c.label.as_str()),
+            Ok(format!("c{i}").as_str())
+        );
+    }
+    check(&batch);
+    // Single components, empty bundles and bundles with a flag (kept out of
+    // archetypes: written row by row) are batches too.
+    let positions = batch.create_entities_with((0..5).map(|i| pos(i as f32))).unwrap();
+    assert_eq!(batch.get::<Position>(positions[4]), Ok(&pos(4.0)));
+    let empty = batch.create_entities_with(vec![(); 3]).unwrap();
+    assert!(empty.iter().all(|&e| batch.entity(e).unwrap().is_empty()));
+    let lit = batch
+        .create_entities_with((0..4).map(|i| (pos(i as f32), Lit)))
+        .unwrap();
+    assert!(
+        lit.iter()
+            .all(|&e| batch.is_flag::<Lit>(e) && batch.get::<Position>(e).is_ok())
+    );
+    check(&batch);
+    drop(batch);
+    drop(single);
+    assert_eq!(counter.live(), 0, "each value dropped once");
+}
+
 #[test]
 fn has_all_and_has_any() {
     let mut game = Context::new();

@@ -6,66 +6,12 @@
 //! non-empty target are errors that leave the target empty and usable.
 #![cfg(feature = "serde")]
 
+mod snapshot_fixture;
+
+use reactecs::StorageKind;
 use reactecs::prelude::*;
-use reactecs::{MapEntities, StorageKind};
 use serde::{Deserialize, Serialize};
-
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-struct Position {
-    x: f32,
-    y: f32,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-struct Velocity(f32, f32);
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-struct Frozen;
-
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-struct Poison(u32);
-
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-struct Score(u32);
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct Name(String);
-
-/// Holds a handle: mapped at restore.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-struct Target(Entity);
-
-impl MapEntities for Target {
-    fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
-        self.0 = map(self.0);
-    }
-}
-
-/// Holds several handles, some maybe absent.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct Squad {
-    members: Vec<Entity>,
-    leader: Option<Entity>,
-}
-
-impl MapEntities for Squad {
-    fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
-        self.members.map_entities(map);
-        self.leader.map_entities(map);
-    }
-}
-
-/// Declared, but not listed for snapshots.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-struct Secret(u64);
-
-/// Keyed by a primary index in one test.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-struct NetId(u64);
-
-reactecs::component!(Position, Velocity, flag Frozen, sparse Poison, unique Score, Name, Target, Squad, Secret, NetId);
-reactecs::snapshot!(Position, Velocity, Frozen, Poison, Score, Name, Target);
-reactecs::snapshot!(Squad, NetId);
+use snapshot_fixture::*;
 
 /// A small game: a player holding the unique score, two orcs (one frozen,
 /// one poisoned), an archer targeting the first orc, a squad, an entity
@@ -96,13 +42,6 @@ fn game() -> Context {
     game.destroy_entity(gone).unwrap();
     game.check_invariants().unwrap();
     game
-}
-
-/// The entities in creation order.
-fn in_creation_order(context: &Context) -> Vec<Entity> {
-    let mut all: Vec<Entity> = context.entities().collect();
-    all.sort_by_key(|&e| context.creation_index(e).unwrap());
-    all
 }
 
 /// Checks that `restored` holds `game()`'s entities and values, with
@@ -166,24 +105,6 @@ fn to_bytes(context: &Context) -> Vec<u8> {
 
 fn from_bytes(context: &mut Context, bytes: &[u8]) -> Result<(), Error> {
     context.restore(&mut postcard::Deserializer::from_bytes(bytes))
-}
-
-/// After a failed restore: no entities, invariants hold, and a new entity
-/// is the first in creation order.
-fn assert_empty_and_usable(context: &mut Context) {
-    assert!(context.is_empty());
-    assert_eq!(context.entities().count(), 0);
-    assert_eq!(context.unique_entity::<Score>(), None);
-    context.check_invariants().unwrap();
-    let e = context.create_entity_with(Position { x: 1.0, y: 1.0 }).unwrap();
-    assert_eq!(context.creation_index(e), Ok(0));
-    context.check_invariants().unwrap();
-    let collectors: Vec<CollectorId> = context.collectors().map(|c| c.id()).collect();
-    context.destroy_entity(e).unwrap();
-    for id in collectors {
-        context.clear_collector(id).unwrap();
-    }
-    context.reset().unwrap();
 }
 
 #[test]
@@ -349,85 +270,18 @@ fn restoring_into_a_context_with_entities_is_an_error_that_changes_nothing() {
     target.check_invariants().unwrap();
 }
 
-/// Restores `json` into a context with a group, a collector and an index,
-/// expects an `InvalidSnapshot` whose reason contains `says`, and checks
-/// the context is left empty and usable.
+/// [`refused_by`] through the registry's restore.
 fn refused(json: &str, says: &str) {
-    let mut target = Context::with_name("Game");
-    let group = target.group(Matcher::all_of::<Position>());
-    let collector = target.collector(Matcher::all_of::<Position>().added());
-    let err = from_json(&mut target, json).unwrap_err();
-    match &err {
-        Error::InvalidSnapshot { context, reason } => {
-            assert_eq!(*context, "Game");
-            assert!(reason.contains(says), "{reason:?} should say {says:?}");
-        }
-        other => panic!("expected InvalidSnapshot, got {other:?}"),
-    }
-    assert!(
-        err.to_string()
-            .starts_with("cannot restore a snapshot into context `Game`"),
-        "{err}"
-    );
-    assert!(!err.to_string().contains("  "), "one space between words: {err}");
-    assert_eq!(target.get_group(group).unwrap().len(), 0);
-    assert_eq!(target.get_collector(collector).unwrap().len(), 0);
-    assert_empty_and_usable(&mut target);
+    refused_by(json, says, from_json);
 }
 
 #[test]
-fn invalid_json_is_an_error_that_leaves_the_target_empty() {
+fn bad_input_is_an_error_that_leaves_the_target_empty_and_usable() {
     let json = to_json(&game());
     refused(&json[..json.len() / 2], "EOF");
-    refused("not json", "expected");
-    refused("[]", "invalid length 0");
-    refused(r#"{"entities":1}"#, "missing field `components`");
-    refused(r#"{"entities":1,"components":[],"extra":0}"#, "unknown field `extra`");
-}
-
-#[test]
-fn an_unknown_or_unlisted_component_name_is_an_error() {
-    refused(
-        r#"{"entities":1,"components":[["Position",[[0,{"x":1.0,"y":2.0}]]],["Nope",[[0,1]]]]}"#,
-        "no component is declared with the name `Nope`",
-    );
-    refused(
-        r#"{"entities":1,"components":[["Secret",[[0,1]]]]}"#,
-        "component `Secret` is not listed for snapshots",
-    );
-}
-
-#[test]
-fn a_value_of_the_wrong_type_is_an_error() {
-    refused(
-        r#"{"entities":2,"components":[["Position",[[0,{"x":1.0,"y":2.0}],[1,"fast"]]]]}"#,
-        "in the values of component `Position`",
-    );
-    refused(r#"{"entities":1,"components":[["Name",[[0,12]]]]}"#, "invalid type");
-}
-
-#[test]
-fn out_of_range_or_repeated_positions_are_errors() {
-    refused(
-        r#"{"entities":1,"components":[["Velocity",[[0,[1.0,0.0]],[1,[2.0,0.0]]]]]}"#,
-        "given to entity 1, but the snapshot has 1 entities",
-    );
-    refused(
-        r#"{"entities":2,"components":[["Velocity",[[1,[1.0,0.0]],[1,[2.0,0.0]]]]]}"#,
-        "not in increasing entity order",
-    );
-    refused(
-        r#"{"entities":2,"components":[["Target",[[0,5]]]]}"#,
-        "refers to entity 5, but the snapshot has 2 entities",
-    );
-    refused(
-        r#"{"entities":2,"components":[["Score",[[0,1],[1,2]]]]}"#,
-        "unique component `Score` is held by 2 entities",
-    );
-    refused(
-        r#"{"entities":1,"components":[["Velocity",[[0,[1.0,0.0]]]],["Velocity",[]]]}"#,
-        "component `Velocity` is listed twice",
-    );
+    for &(bad, says) in BAD_SNAPSHOTS {
+        refused(bad, says);
+    }
 }
 
 #[test]

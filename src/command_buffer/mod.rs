@@ -26,7 +26,8 @@ use std::fmt;
 
 use self::command::{
     Apply, Command, Kind, Names, apply_add, apply_create, apply_create_with, apply_destroy, apply_remove,
-    apply_remove_unique, apply_replace, apply_set_flag, apply_set_unique, bundle_names, component_name, no_names,
+    apply_remove_unique, apply_replace, apply_set_flag, apply_set_unique, bundle_names, component_name, create_run,
+    no_names,
 };
 use self::queues::Queues;
 use crate::bundle::Bundle;
@@ -54,7 +55,9 @@ use crate::error::{CommandFailure, Error};
 /// events (and feeds exactly the groups, collectors and entity indices) the
 /// same calls made directly, in that order, would; each command sees the
 /// changes of the commands before it. Nothing is merged or reordered: an add
-/// then a remove of the same component on an entity fires both.
+/// then a remove of the same component on an entity fires both. (A run of
+/// creates of one bundle type that nobody hears of is carried out as one
+/// batch, which ends exactly as the creates one by one would.)
 ///
 /// # Placeholders
 ///
@@ -184,6 +187,9 @@ impl CommandBuffer {
             bundle_names::<B>,
             bundle,
         );
+        if let Some(command) = self.commands.last() {
+            self.queues.set_create_run(command.queue, create_run::<B>);
+        }
         placeholder
     }
 
@@ -309,7 +315,25 @@ impl CommandBuffer {
             created,
             ..
         } = &mut *emptying.0;
-        for (index, command) in commands.iter().enumerate() {
+        // Commands before `single` were found not to form a run of creates
+        // that can be carried out at once.
+        let mut single = 0;
+        let mut index = 0;
+        while let Some(command) = commands.get(index) {
+            if command.kind == Kind::CreateWith
+                && index >= single
+                && let Some(run) = queues.create_run(command.queue)
+            {
+                let count = commands[index..]
+                    .iter()
+                    .take_while(|next| next.kind == Kind::CreateWith && next.queue == command.queue)
+                    .count();
+                if count > 1 && run(queues, command.queue, count, context, created) {
+                    index += count;
+                    continue;
+                }
+                single = index + count;
+            }
             let target = if command.targets() {
                 resolve_target(command.entity, created, commands, context.name())
             } else {
@@ -334,6 +358,7 @@ impl CommandBuffer {
                     });
                 }
             }
+            index += 1;
         }
         drop(emptying);
         if failures.is_empty() {

@@ -12,6 +12,8 @@
 use std::any::{Any, TypeId};
 use std::collections::{HashMap, VecDeque};
 
+use super::command::CreateRun;
+
 /// A slot no queue has: for commands without a value.
 pub(super) const NO_QUEUE: u32 = u32::MAX;
 
@@ -59,6 +61,9 @@ pub(super) struct Queues {
     queues: Vec<Box<dyn ValueQueue>>,
     /// The value type of each queue, by slot.
     types: Vec<TypeId>,
+    /// For a queue of bundles, by slot: how to play a run of creates with
+    /// them at once.
+    create_runs: Vec<Option<CreateRun>>,
     /// The slot of each value type's queue.
     slots: HashMap<TypeId, u32, foldhash::fast::RandomState>,
 }
@@ -94,6 +99,21 @@ impl Queues {
             .expect("each recorded value is taken once, in recorded order")
     }
 
+    /// The next `count` values of the queue in slot `slot`, which holds
+    /// `T`s, in recorded order (taken as the iterator is used; those it did
+    /// not reach when dropped are dropped).
+    ///
+    /// # Panics
+    /// As [`pop`](Queues::pop), if the queue is not of `T` or holds fewer
+    /// than `count` values.
+    pub(super) fn drain<T: 'static>(&mut self, slot: u32, count: usize) -> std::collections::vec_deque::Drain<'_, T> {
+        let queue: &mut dyn Any = &mut *self.queues[slot as usize];
+        queue
+            .downcast_mut::<VecDeque<T>>()
+            .expect("each recorded value is taken once, in recorded order")
+            .drain(..count)
+    }
+
     /// The slot of the queue for values of type `ty`, made like `like` if
     /// there is none.
     fn slot_like(&mut self, ty: TypeId, like: &dyn ValueQueue) -> u32 {
@@ -111,6 +131,7 @@ impl Queues {
             .expect("fewer than 2^32 - 1 value types");
         self.queues.push(queue);
         self.types.push(ty);
+        self.create_runs.push(None);
         self.slots.insert(ty, slot);
         slot
     }
@@ -119,17 +140,38 @@ impl Queues {
     /// (made empty if `self` has none).
     pub(super) fn adopt(&mut self, other: &Queues, slot: u32) -> u32 {
         let slot = slot as usize;
-        self.slot_like(other.types[slot], &*other.queues[slot])
+        let adopted = self.slot_like(other.types[slot], &*other.queues[slot]);
+        if let Some(run) = other.create_runs[slot] {
+            self.create_runs[adopted as usize] = Some(run);
+        }
+        adopted
+    }
+
+    /// The values of the queue in `slot` are bundles, which `run` creates
+    /// entities with, a run at a time.
+    #[inline]
+    pub(super) fn set_create_run(&mut self, slot: u32, run: CreateRun) {
+        self.create_runs[slot as usize] = Some(run);
+    }
+
+    /// How to play a run of creates with the bundles of the queue in
+    /// `slot`, if it holds bundles.
+    #[inline]
+    pub(super) fn create_run(&self, slot: u32) -> Option<CreateRun> {
+        self.create_runs.get(slot as usize).copied().flatten()
     }
 
     /// Moves every value of `other` to the back of its type's queue here
     /// (made if there is none). `other`'s queues are left empty, with their
     /// capacity.
     pub(super) fn take_all(&mut self, other: &mut Queues) {
-        for (queue, &ty) in other.queues.iter_mut().zip(&other.types) {
+        for ((queue, &ty), &run) in other.queues.iter_mut().zip(&other.types).zip(&other.create_runs) {
             if queue.len() > 0 {
                 let slot = self.slot_like(ty, &**queue) as usize;
                 queue.move_into(&mut *self.queues[slot]);
+                if run.is_some() {
+                    self.create_runs[slot] = run;
+                }
             }
         }
     }

@@ -118,8 +118,7 @@ impl Context {
         let unique = self.unique_bundle(plan);
         let quiet = self.creation_is_quiet(archetype);
         if quiet && !unique {
-            // Nothing hears of it: storage alone.
-            created.extend(bundles.map(|bundle| self.spawn_row(plan, bundle).0));
+            self.spawn_quietly(plan, bundles, &mut created);
             return Ok(created);
         }
         for bundle in bundles {
@@ -132,6 +131,48 @@ impl Context {
             created.push(self.spawn(plan, bundle, unique));
         }
         Ok(created)
+    }
+
+    /// Creates an entity per bundle `bundles` gives (appended to `created`)
+    /// as [`create_entities_with`](Context::create_entities_with) does, when
+    /// that is storage alone and cannot fail: nobody hears of the
+    /// creations, the bundle holds no unique component and is valid for
+    /// this context. Otherwise returns `false` without calling `bundles`.
+    pub(crate) fn create_quietly<B: Bundle, I: Iterator<Item = B>>(
+        &mut self,
+        bundles: impl FnOnce() -> I,
+        created: &mut Vec<Entity>,
+    ) -> bool {
+        let Ok(plan) = self.bundle::<B>() else {
+            return false;
+        };
+        let archetype = self.archetypes.bundle_archetype(plan);
+        if self.unique_bundle(plan) || !self.creation_is_quiet(archetype) {
+            return false;
+        }
+        let bundles = bundles();
+        self.entities.reserve(bundles.size_hint().0);
+        created.reserve(bundles.size_hint().0);
+        self.spawn_quietly(plan, bundles, created);
+        true
+    }
+
+    /// Creates an entity per bundle of plan `plan` (appended to `created`)
+    /// in storage alone, which nobody hears of: in one batch unless the
+    /// bundle has components kept out of archetypes.
+    fn spawn_quietly<B: Bundle>(
+        &mut self,
+        plan: BundleId,
+        bundles: impl Iterator<Item = B>,
+        created: &mut Vec<Entity>,
+    ) {
+        let Context {
+            archetypes, entities, ..
+        } = self;
+        let batch = archetypes.spawn_batch(plan, bundles, |at| entities.alloc(at), |entity| created.push(entity));
+        if let Err(bundles) = batch {
+            created.extend(bundles.map(|bundle| self.spawn_row(plan, bundle).0));
+        }
     }
 
     /// Whether creating an entity in `archetype` concerns no one: no entity

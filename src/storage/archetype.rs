@@ -399,10 +399,7 @@ impl Archetype {
     /// wrote); a panic in between must be guarded so that this still happens.
     #[inline(always)]
     pub(super) unsafe fn alloc_row(&mut self, entity: Entity) -> u32 {
-        let row = u32::try_from(self.len)
-            .ok()
-            .filter(|&row| row != u32::MAX)
-            .expect("more than 2^32 - 1 rows in one archetype");
+        let row = self.next_row();
         if self.row_in_chunk(row) == 0 {
             let chunk = self.spare.pop().unwrap_or_else(|| Chunk::new(&self.layout));
             self.chunks.push(chunk);
@@ -411,6 +408,46 @@ impl Archetype {
         // `row & mask < rows_per_chunk`, so the entity slot is in bounds and
         // aligned; writing initialises it.
         unsafe { self.entity_ptr(row).write(entity) };
+        self.len += 1;
+        self.version += 1;
+        row
+    }
+
+    /// The row a new row gets (the archetype's length).
+    #[inline(always)]
+    pub(super) fn next_row(&self) -> u32 {
+        u32::try_from(self.len)
+            .ok()
+            .filter(|&row| row != u32::MAX)
+            .expect("more than 2^32 - 1 rows in one archetype")
+    }
+
+    /// Adds a live row for `entity` whose values `write` writes, given the
+    /// base of the row's chunk and the row's position in it; returns the row.
+    ///
+    /// # Safety
+    /// `write` must initialise the row's value in every column (column `c`'s
+    /// at `base + offset + position * size`, as [`value_ptr`] computes it)
+    /// and must not unwind: the row's chunk may be new, and the row is only
+    /// counted after `write` returns.
+    ///
+    /// [`value_ptr`]: Archetype::value_ptr
+    #[inline(always)]
+    pub(super) unsafe fn push_row_with(&mut self, entity: Entity, write: impl FnOnce(*mut u8, usize)) -> u32 {
+        let row = self.next_row();
+        if self.row_in_chunk(row) == 0 {
+            let chunk = self.spare.pop().unwrap_or_else(|| Chunk::new(&self.layout));
+            self.chunks.push(chunk);
+        }
+        let (base, position) = (self.chunk_base(row), self.row_in_chunk(row));
+        // The chunk's entity array comes first (as `entity_ptr` finds it).
+        let entity_slot = base.cast::<Entity>().wrapping_add(position);
+        write(base, position);
+        // SAFETY: the row's chunk exists (pushed above when the row starts one)
+        // and `position < rows_per_chunk`, so the entity slot is in bounds and
+        // aligned; writing initialises it. `write` initialised every column's
+        // value (the contract), so the row is complete when it is counted.
+        unsafe { entity_slot.write(entity) };
         self.len += 1;
         self.version += 1;
         row

@@ -68,22 +68,7 @@ impl Archetypes {
     /// Marks slot `slot` held by a live row; `false` if it was already.
     #[inline]
     pub(super) fn claim(&mut self, slot: u32) -> bool {
-        let (word, bit) = (slot as usize / 64, 1u64 << (slot % 64));
-        let held = match self.occupied.get_mut(word) {
-            Some(held) => held,
-            None => self.grow_occupied(word),
-        };
-        let free = *held & bit == 0;
-        *held |= bit;
-        free
-    }
-
-    /// Room for the held bits of word `word`, which it gives.
-    #[cold]
-    #[inline(never)]
-    fn grow_occupied(&mut self, word: usize) -> &mut u64 {
-        self.occupied.resize((word + 1).next_power_of_two(), 0);
-        &mut self.occupied[word]
+        claim(&mut self.occupied, slot)
     }
 
     /// Marks slot `slot` free (its row was removed).
@@ -311,4 +296,26 @@ impl<'a> Iterator for VisitMut<'a> {
         self.offset = id + 1;
         Some(ArchetypeMut(archetype))
     }
+}
+
+/// Marks `slot` as held by a row in the held bits `occupied`; false if it
+/// already was.
+#[inline(always)]
+pub(super) fn claim(occupied: &mut Vec<u64>, slot: u32) -> bool {
+    let (word, bit) = (slot as usize / 64, 1u64 << (slot % 64));
+    let held = match occupied.get_mut(word) {
+        Some(held) => held,
+        None => grow_occupied(occupied, word),
+    };
+    let free = *held & bit == 0;
+    *held |= bit;
+    free
+}
+
+/// Room for the held bits of word `word`, which it gives.
+#[cold]
+#[inline(never)]
+fn grow_occupied(occupied: &mut Vec<u64>, word: usize) -> &mut u64 {
+    occupied.resize((word + 1).next_power_of_two(), 0);
+    &mut occupied[word]
 }

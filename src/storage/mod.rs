@@ -91,6 +91,7 @@ mod moves;
 mod sparse;
 mod sparse_access;
 mod spawn;
+mod spawn_batch;
 mod stats;
 mod type_info;
 
@@ -110,6 +111,7 @@ pub(crate) use sparse_access::SparseLend;
 pub use sparse_access::{SparseChunk, SparseChunkMut, SparseRows, SparseRowsMut};
 pub(crate) use spawn::BundleId;
 pub use spawn::RowWriter;
+pub(crate) use spawn_batch::RowValues;
 pub use stats::StorageStats;
 pub(crate) use type_info::{ErasedRef, TypeIdHasher, TypeInfo};
 

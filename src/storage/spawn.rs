@@ -26,15 +26,15 @@ pub(crate) struct BundleId(u32);
 /// listing an id twice is refused), so a row written by following the plan
 /// to its end is complete.
 pub(super) struct BundlePlan {
-    archetype: ArchetypeId,
-    elements: Box<[Element]>,
+    pub(super) archetype: ArchetypeId,
+    pub(super) elements: Box<[Element]>,
     /// The bundle's components kept out of archetypes.
     sparse: ComponentSet,
 }
 
 /// Where one element of a bundle goes.
 #[derive(Clone, Copy, Debug)]
-enum Element {
+pub(super) enum Element {
     /// To a column of the new row.
     Column(ColumnSlot),
     /// To the sparse set of this component.
@@ -87,6 +87,12 @@ impl Archetypes {
             self.bundles.insert(bundle, id);
         }
         Ok(id)
+    }
+
+    /// Bundle plan `bundle`.
+    #[inline]
+    pub(super) fn plan(&self, bundle: BundleId) -> &BundlePlan {
+        &self.plans[bundle.0 as usize]
     }
 
     /// The archetype a bundle's entities go to.
@@ -169,7 +175,7 @@ impl Archetypes {
 /// `spawn`'s refusal of a row for slot `slot` (out of line).
 #[cold]
 #[inline(never)]
-fn refused_slot(slot: u32) -> ! {
+pub(super) fn refused_slot(slot: u32) -> ! {
     panic!("slot {slot} already holds a live entity, or the entity is not in it")
 }
 
@@ -195,7 +201,7 @@ pub struct RowWriter<'a> {
 impl RowWriter<'_> {
     /// Writes the next element of the bundle; gives `value` back if the bundle
     /// has no more elements or the next one is not a `T`.
-    #[inline]
+    #[inline(always)]
     pub fn put<T: Send + Sync + 'static>(&mut self, value: T) -> Result<(), T> {
         match self.plan.get(self.next) {
             Some(Element::Sparse(info)) => {

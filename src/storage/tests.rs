@@ -165,6 +165,19 @@ impl Fixture {
         entity
     }
 
+    /// Spawns one entity per item of `rows` in one batch, with the plan of
+    /// `ids`; `Err` (nothing made) if the plan is not `B`'s columns.
+    fn spawn_batch<B: RowValues>(&mut self, ids: &[usize], rows: Vec<B>) -> Result<Vec<Entity>, Vec<B>> {
+        let ids: Vec<ComponentId> = ids.iter().map(|&i| id(i)).collect();
+        let bundle = self.storage.register_bundle(None, &ids).unwrap();
+        let keys = &mut self.keys;
+        let mut made = Vec::new();
+        self.storage
+            .spawn_batch(bundle, rows.into_iter(), |at| keys.alloc(at), |e| made.push(e))
+            .map_err(|rows| rows.collect::<Vec<B>>())?;
+        Ok(made)
+    }
+
     /// Spawns with `write` (which may stop early or panic): no row may be
     /// left, and no entity made.
     fn spawn_incomplete(&mut self, bundle: BundleId, write: impl FnOnce(&mut RowWriter<'_>)) {
@@ -1115,5 +1128,91 @@ fn a_value_the_recycler_leaves_or_a_panicking_recycler_drops_it_once() {
     assert!(!f.sparse.any_of(9));
     assert_eq!(live(), before + 2);
     f.despawn(c);
+    assert_eq!(live(), before);
+}
+
+#[test]
+fn a_batch_writes_whole_rows_across_chunks_and_drops_each_value_once() {
+    let before = live();
+    let mut f = Fixture::new();
+    // `Big` rows: about 30 per chunk, so 100 rows span four chunks.
+    let rows: Vec<(Tracked, Big, u8)> = (0..100u8)
+        .map(|i| (Tracked::new(&format!("t{i}")), Big([u64::from(i); 64]), i))
+        .collect();
+    let made = f
+        .spawn_batch(&[TRACKED, BIG, U8], rows)
+        .unwrap_or_else(|_| panic!("the plan is the tuple's"));
+    assert_eq!(made.len(), 100);
+    assert_eq!(live() - before, 100, "every value was moved in, none dropped");
+    f.check();
+    let archetype = f.storage.get(f.loc(made[0]).archetype);
+    assert!(archetype.chunk_count() > 3, "the test must span chunks");
+    for (i, &e) in made.iter().enumerate() {
+        let loc = f.loc(e);
+        assert_eq!(loc.row as usize, i, "rows in batch order");
+        assert_eq!(
+            f.get::<Tracked>(e, TRACKED).map(|t| t.0.as_str()),
+            Some(format!("t{i}").as_str())
+        );
+        assert_eq!(f.get::<Big>(e, BIG), Some(&Big([i as u64; 64])));
+        assert_eq!(f.get::<u8>(e, U8), Some(&(i as u8)));
+    }
+    for &e in made.iter().rev() {
+        f.despawn(e);
+    }
+    f.check();
+    drop(f);
+    assert_eq!(live(), before, "each value dropped exactly once");
+}
+
+#[test]
+fn a_batch_refuses_a_plan_that_is_not_its_columns() {
+    let before = live();
+    let mut f = Fixture::new();
+    // A component kept in a sparse set: the batch leaves it to row-by-row writes.
+    let sparse = f.spawn_batch(&[U8, SPARSE_TRACKED], vec![(1u8, Tracked::new("s"))]);
+    let rows = sparse.expect_err("a plan with a sparse element is refused");
+    assert_eq!(rows.len(), 1, "the rows come back untouched");
+    drop(rows);
+    // Another order, or another type, than the plan's.
+    assert!(f.spawn_batch(&[U8, U64], vec![(2u64, 3u8)]).is_err());
+    assert!(f.spawn_batch(&[U8, U64], vec![(2u8, 3u32)]).is_err());
+    assert!(f.spawn_batch(&[U8, U64], vec![(2u8,)]).is_err());
+    f.check();
+    assert_eq!(f.keys.len(), 0, "no entity made");
+    assert_eq!(live(), before);
+}
+
+#[test]
+fn a_batch_whose_entity_maker_panics_keeps_the_rows_before_and_drops_the_refused_values() {
+    let before = live();
+    let mut f = Fixture::new();
+    let bundle = f.storage.register_bundle(None, &[id(TRACKED), id(U64)]).unwrap();
+    let rows: Vec<(Tracked, u64)> = (0..5).map(|i| (Tracked::new("t"), i)).collect();
+    let keys = &mut f.keys;
+    let mut made = Vec::new();
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        f.storage.spawn_batch(
+            bundle,
+            rows.into_iter(),
+            |at| {
+                assert!(at.row < 3, "no entity for row 3");
+                keys.alloc(at)
+            },
+            |e| made.push(e),
+        )
+    }));
+    assert!(outcome.is_err(), "the entity maker panicked");
+    assert_eq!(made.len(), 3, "the three rows before stay");
+    f.check();
+    for (i, &e) in made.iter().enumerate() {
+        assert_eq!(f.get::<u64>(e, U64), Some(&(i as u64)));
+    }
+    assert_eq!(
+        live() - before,
+        3,
+        "the refused row's value and those not reached were dropped"
+    );
+    drop(f);
     assert_eq!(live(), before);
 }
