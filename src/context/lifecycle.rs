@@ -114,13 +114,13 @@ impl Context {
         let expected = bundles.size_hint().0;
         self.entities.reserve(expected);
         let mut created = Vec::with_capacity(expected);
-        let archetype = self.archetypes.bundle_archetype(plan);
-        let unique = self.unique_bundle(plan);
-        let quiet = self.creation_is_quiet(archetype);
-        if quiet && !unique {
+        if self.spawns_quietly(plan) {
             self.spawn_quietly(plan, bundles, &mut created);
             return Ok(created);
         }
+        let archetype = self.archetypes.bundle_archetype(plan);
+        let unique = self.unique_bundle(plan);
+        let quiet = self.creation_is_quiet(archetype);
         for bundle in bundles {
             if unique {
                 self.check_unique_free(plan)?;
@@ -146,8 +146,7 @@ impl Context {
         let Ok(plan) = self.bundle::<B>() else {
             return false;
         };
-        let archetype = self.archetypes.bundle_archetype(plan);
-        if self.unique_bundle(plan) || !self.creation_is_quiet(archetype) {
+        if !self.spawns_quietly(plan) {
             return false;
         }
         let bundles = bundles();
@@ -173,6 +172,15 @@ impl Context {
         if let Err(bundles) = batch {
             created.extend(bundles.map(|bundle| self.spawn_row(plan, bundle).0));
         }
+    }
+
+    /// Whether creating an entity of bundle plan `plan` is storage alone:
+    /// nobody hears of it and the bundle holds no unique component (so it
+    /// cannot fail).
+    #[inline]
+    pub(super) fn spawns_quietly(&mut self, plan: BundleId) -> bool {
+        let archetype = self.archetypes.bundle_archetype(plan);
+        !self.unique_bundle(plan) && self.creation_is_quiet(archetype)
     }
 
     /// Whether creating an entity in `archetype` concerns no one: no entity

@@ -17,7 +17,7 @@ use crate::id::CollectorId;
 use crate::snapshot::{
     Column, Parsed, ReadColumn, Registered, SnapshotTuple, TypedReader, checked_ids, dangling, parse,
 };
-use crate::storage::{BundleId, ComponentSet};
+use crate::storage::{BundleId, ComponentSet, Location};
 
 /// The bundle plans made for the component sets of restored entities, so
 /// that restoring again after a `reset` makes no new ones.
@@ -249,16 +249,10 @@ impl Context {
             let present: SmallVec<[usize; 16]> = held.columns_of(start).collect();
             let set: ComponentSet = present.iter().map(|&k| plain[k].id()).collect();
             let plan = self.restore_plan(&set);
-            let archetype = self.archetypes.bundle_archetype(plan);
-            if !self.unique_bundle(plan) && self.creation_is_quiet(archetype) {
+            if self.spawns_quietly(plan) {
                 // Nothing hears of these creations: storage alone.
                 for _ in start..end {
-                    let (entity, _) = self.spawn_row_with(plan, |row| {
-                        for &k in &present {
-                            plain[k].write_next(row);
-                        }
-                    });
-                    handles.push(entity);
+                    handles.push(self.spawn_restored_row(plan, &mut plain, &present).0);
                 }
             } else {
                 for _ in start..end {
@@ -321,13 +315,24 @@ impl Context {
             self.prepare_spawn_with(plan, archetype, value_of)?;
         }
         let ids: SmallVec<[ComponentId; 16]> = present.iter().map(|&k| columns[k].id()).collect();
-        let (entity, location) = self.spawn_row_with(plan, |row| {
+        let (entity, location) = self.spawn_restored_row(plan, columns, present);
+        self.spawned(plan, entity, location, unique, |f| ids.iter().for_each(|&id| f(id)));
+        Ok(entity)
+    }
+
+    /// Makes the storage row of one entity from the next value of each
+    /// column of `present` (in id order, as plan `plan` writes them).
+    fn spawn_restored_row(
+        &mut self,
+        plan: BundleId,
+        columns: &mut [Box<dyn Column>],
+        present: &[usize],
+    ) -> (Entity, Location) {
+        self.spawn_row_with(plan, |row| {
             for &k in present {
                 columns[k].write_next(row);
             }
-        });
-        self.spawned(plan, entity, location, unique, |f| ids.iter().for_each(|&id| f(id)));
-        Ok(entity)
+        })
     }
 
     /// Takes a failed restore back: destroys what it created and empties
