@@ -1,0 +1,646 @@
+//! reactecs' columns, one per way a user would write each workload: batch
+//! and one-by-one creation, `query_mut().for_each` and `par_for_each`, a
+//! component declared `sparse` or kept in archetypes, and for the reactive
+//! workloads one observed write per entity (`modify_with`, or two `get`s and
+//! a `replace`) or one `modify_each` over a group, each feeding a reactive
+//! system whose collector gathers exactly the changed entities.
+
+use std::marker::PhantomData;
+
+use reactecs::prelude::*;
+use reactecs::system::{Reactive, ReactiveSystem};
+
+use crate::cell::{Cell, Column, Held as Kept};
+use crate::data::*;
+use crate::params::Params;
+use crate::work::{self, Doubling, Keys, Seen, SparsePlan};
+
+/// reactecs' columns.
+pub fn columns() -> Vec<Column> {
+    vec![
+        Column::timed(
+            "simple_insert",
+            "reactecs:create_entities_with",
+            "Context::new, then create_entities_with over an iterator of 4-tuples",
+            |p| {
+                Box::new(Insert {
+                    p: p.clone(),
+                    game: None,
+                    batched: true,
+                })
+            },
+        ),
+        Column::timed(
+            "simple_insert",
+            "reactecs:create_entity_with",
+            "Context::new, then create_entity_with per entity",
+            |p| {
+                Box::new(Insert {
+                    p: p.clone(),
+                    game: None,
+                    batched: false,
+                })
+            },
+        ),
+        Column::timed(
+            "simple_iter",
+            "reactecs:for_each",
+            "query_mut::<(&mut Position, &Velocity)>().for_each",
+            |p| Box::new(Iter::new(p)),
+        ),
+        Column::timed(
+            "fragmented_iter",
+            "reactecs:for_each",
+            "query_mut::<&mut Data>().for_each over 26 archetypes",
+            |p| Box::new(Fragmented::new(p)),
+        ),
+        Column::timed(
+            "heavy_compute",
+            "reactecs:par_for_each",
+            "query_mut::<(&mut Position, &mut Transform)>().par_for_each (rayon, chunks as work items)",
+            |p| Box::new(Heavy::new(p)),
+        ),
+        Column::timed(
+            "add_remove",
+            "reactecs:sparse",
+            "B declared `sparse`: add then take per entity by handle",
+            |p| Box::new(AddRemove::<AddB>::new(p)),
+        ),
+        Column::timed(
+            "add_remove",
+            "reactecs:archetype",
+            "B kept in archetypes (each add and take moves the row): add then take per entity",
+            |p| Box::new(AddRemove::<ArchB>::new(p)),
+        ),
+        Column::timed(
+            "reactive_replace",
+            "reactecs:modify_with",
+            "modify_with::<Pos, &Vel> per entity from a kept entity list; a reactive system on AllOf(Pos).added() reads each with get",
+            |p| Box::new(Replace::new(p, Write::ModifyWith)),
+        ),
+        Column::timed(
+            "reactive_replace",
+            "reactecs:modify_each",
+            "modify_each::<Pos, &Vel> over a group of (Pos, Vel); the same reactive system",
+            |p| Box::new(Replace::new(p, Write::ModifyEach)),
+        ),
+        Column::timed(
+            "reactive_replace",
+            "reactecs:replace",
+            "two gets and a replace per entity (Entitas style); the same reactive system",
+            |p| Box::new(Replace::new(p, Write::Replace)),
+        ),
+        Column::timed(
+            "reactive_replace_sparse",
+            "reactecs:modify_with",
+            "modify_with::<Pos, &Vel> per changed entity; a reactive system on AllOf(Pos).added() reads each with get",
+            |p| Box::new(Sparse::new(p, Write::ModifyWith)),
+        ),
+        Column::timed(
+            "reactive_replace_sparse",
+            "reactecs:replace",
+            "two gets and a replace per changed entity; the same reactive system",
+            |p| Box::new(Sparse::new(p, Write::Replace)),
+        ),
+        Column::timed(
+            "reactive_add_remove",
+            "reactecs:flag",
+            "the tag declared `flag`; add / remove per entity; reactive systems on AllOf(Held, Tag).added() and .removed()",
+            |p| Box::new(Tags::<FlagTag>::new(p)),
+        ),
+        Column::timed(
+            "reactive_add_remove",
+            "reactecs:archetype",
+            "the tag kept in archetypes (each change moves the row); the same two reactive systems",
+            |p| Box::new(Tags::<Tag>::new(p)),
+        ),
+        Column::timed(
+            "index_lookup",
+            "reactecs:index",
+            "a PrimaryEntityIndex on Id: index(id) once per run, then index.get(key) and Context::get::<Value> per key",
+            |p| Box::new(Lookup::new(p)),
+        ),
+        Column::memory(
+            "reactecs:create_entities_with",
+            "create_entities_with over 1M (Position, Velocity)",
+            memory,
+        ),
+    ]
+}
+
+fn checked(game: &Context) -> Result<(), String> {
+    game.check_invariants().map_err(|e| format!("invariants: {e}"))
+}
+
+struct Insert {
+    p: Params,
+    game: Option<Context>,
+    batched: bool,
+}
+
+impl Cell for Insert {
+    fn prepare(&mut self) {
+        self.game = None;
+    }
+
+    fn run(&mut self) {
+        let mut game = Context::new();
+        if self.batched {
+            game.create_entities_with((0..self.p.insert_entities).map(work::insert_bundle))
+                .expect("no duplicate components");
+        } else {
+            for i in 0..self.p.insert_entities {
+                game.create_entity_with(work::insert_bundle(i))
+                    .expect("no duplicate components");
+            }
+        }
+        self.game = Some(game);
+    }
+
+    fn verify(&mut self) -> Result<(), String> {
+        let game = self.game.as_ref().ok_or("no run yet")?;
+        let sum = game.query::<&Position>().iter().map(|p| f64::from(p.0[0])).sum();
+        work::check_insert(&self.p, game.len(), sum)?;
+        checked(game)
+    }
+}
+
+struct Iter {
+    p: Params,
+    game: Context,
+    runs: usize,
+}
+
+impl Iter {
+    fn new(p: &Params) -> Self {
+        let mut game = Context::new();
+        game.create_entities_with((0..p.iter_entities).map(|_| work::iter_bundle()))
+            .expect("no duplicate components");
+        Iter {
+            p: p.clone(),
+            game,
+            runs: 0,
+        }
+    }
+}
+
+impl Cell for Iter {
+    fn run(&mut self) {
+        self.game
+            .query_mut::<(&mut Position, &Velocity)>()
+            .expect("no aliasing")
+            .for_each(|(p, v)| work::advance(&mut p.0, &v.0));
+        self.runs += 1;
+    }
+
+    fn verify(&mut self) -> Result<(), String> {
+        work::check_iter(&self.p, self.runs, self.game.query::<&Position>().iter().map(|p| &p.0))
+    }
+}
+
+struct Fragmented {
+    p: Params,
+    game: Context,
+    doubling: Doubling,
+}
+
+impl Fragmented {
+    fn new(p: &Params) -> Self {
+        let mut game = Context::new();
+        let n = p.fragment_per_kind;
+        macro_rules! spawn {
+            ($($kind:ident),+) => {$(
+                game.create_entities_with((0..n).map(|_| ($kind(0.0), Data(1.0))))
+                    .expect("no duplicate components");
+            )+};
+        }
+        spawn!(
+            A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z
+        );
+        Fragmented {
+            p: p.clone(),
+            game,
+            doubling: Doubling::default(),
+        }
+    }
+}
+
+impl Cell for Fragmented {
+    fn prepare(&mut self) {
+        if self.doubling.before_run(&self.p) {
+            self.game
+                .query_mut::<&mut Data>()
+                .expect("no aliasing")
+                .for_each(|d| d.0 = 1.0);
+        }
+    }
+
+    fn run(&mut self) {
+        self.game
+            .query_mut::<&mut Data>()
+            .expect("no aliasing")
+            .for_each(|d| work::double(&mut d.0));
+    }
+
+    fn verify(&mut self) -> Result<(), String> {
+        self.doubling
+            .check(&self.p, self.game.query::<&Data>().iter().map(|d| d.0))
+    }
+}
+
+struct Heavy {
+    p: Params,
+    game: Context,
+    runs: usize,
+}
+
+impl Heavy {
+    fn new(p: &Params) -> Self {
+        let mut game = Context::new();
+        game.create_entities_with((0..p.heavy_entities).map(|_| work::heavy_bundle()))
+            .expect("no duplicate components");
+        Heavy {
+            p: p.clone(),
+            game,
+            runs: 0,
+        }
+    }
+}
+
+impl Cell for Heavy {
+    fn run(&mut self) {
+        let inversions = self.p.heavy_inversions;
+        self.game
+            .query_mut::<(&mut Position, &mut Transform)>()
+            .expect("no aliasing")
+            .par_for_each(|(p, t)| work::heavy(&mut t.0, &mut p.0, inversions));
+        self.runs += 1;
+    }
+
+    fn verify(&mut self) -> Result<(), String> {
+        let rows = self.game.query::<(&Transform, &Position)>();
+        work::check_heavy(&self.p, self.runs, rows.iter().map(|(t, p)| (&t.0, &p.0)))
+    }
+}
+
+/// `AddB` (declared sparse) or `ArchB` (in archetypes), built from an f32.
+trait Comes: Component + Clone {
+    fn of(value: f32) -> Self;
+    fn value(&self) -> f32;
+}
+
+impl Comes for AddB {
+    fn of(value: f32) -> Self {
+        AddB(value)
+    }
+    fn value(&self) -> f32 {
+        self.0
+    }
+}
+
+impl Comes for ArchB {
+    fn of(value: f32) -> Self {
+        ArchB(value)
+    }
+    fn value(&self) -> f32 {
+        self.0
+    }
+}
+
+struct AddRemove<B> {
+    p: Params,
+    game: Context,
+    entities: Vec<Entity>,
+    taken: f64,
+    runs: usize,
+    _b: PhantomData<B>,
+}
+
+impl<B: Comes> AddRemove<B> {
+    fn new(p: &Params) -> Self {
+        let mut game = Context::new();
+        let entities = game
+            .create_entities_with((0..p.add_remove_entities).map(|i| (AddA(i as f32),)))
+            .expect("no duplicate components");
+        AddRemove {
+            p: p.clone(),
+            game,
+            entities,
+            taken: 0.0,
+            runs: 0,
+            _b: PhantomData,
+        }
+    }
+}
+
+impl<B: Comes> Cell for AddRemove<B> {
+    fn run(&mut self) {
+        for (i, &e) in self.entities.iter().enumerate() {
+            self.game.add(e, B::of(work::add_remove_b(i))).expect("no B yet");
+        }
+        for &e in &self.entities {
+            self.taken += f64::from(self.game.take::<B>(e).expect("has B").value());
+        }
+        self.runs += 1;
+    }
+
+    fn verify(&mut self) -> Result<(), String> {
+        let a = self
+            .entities
+            .iter()
+            .map(|&e| self.game.get::<AddA>(e).map_or(f32::NAN, |a| a.0));
+        let left = self.entities.iter().filter(|&&e| self.game.has::<B>(e)).count();
+        work::check_add_remove(&self.p, self.runs, self.taken, a, left)?;
+        checked(&self.game)
+    }
+}
+
+/// The reactive system of both replace workloads: visits the entities whose
+/// Pos changed, reading each one's x.
+#[derive(Default)]
+struct SumMoved {
+    seen: Seen,
+}
+
+impl ReactiveSystem for SumMoved {
+    fn trigger(&mut self, game: &mut Context) -> CollectorId {
+        game.collector(Matcher::all_of::<Pos>().added())
+    }
+
+    fn execute(&mut self, game: &mut Context, moved: &[Entity]) {
+        for &e in moved {
+            let p = game.get::<Pos>(e).expect("collected: alive with Pos");
+            self.seen.visit(f64::from(p.0[0]));
+        }
+    }
+}
+
+/// How a reactive column writes the new positions.
+#[derive(Clone, Copy)]
+enum Write {
+    /// One `modify_with::<Pos, &Vel>` per entity.
+    ModifyWith,
+    /// Two `get`s and one `replace` per entity.
+    Replace,
+    /// One `modify_each` over the group of movers.
+    ModifyEach,
+}
+
+fn write_one(game: &mut Context, e: Entity, write: Write) {
+    match write {
+        Write::ModifyWith => game
+            .modify_with::<Pos, &Vel, _>(e, |p, v| p.0 = work::moved(&p.0, &v.0))
+            .expect("alive with Pos and Vel"),
+        Write::Replace => {
+            let (p, v) = (
+                game.get::<Pos>(e).expect("alive").0,
+                game.get::<Vel>(e).expect("alive").0,
+            );
+            game.replace(e, Pos(work::moved(&p, &v))).expect("alive");
+        }
+        Write::ModifyEach => unreachable!("modify_each writes a whole group"),
+    }
+}
+
+/// A context of movers with the reactive system set up.
+fn movers(n: usize) -> (Context, Vec<Entity>, GroupId, Reactive<SumMoved>) {
+    let mut game = Context::new();
+    let entities = game
+        .create_entities_with((0..n).map(|i| (Pos(work::start_position(i)), Vel(work::VELOCITY))))
+        .expect("no duplicate components");
+    let group = game.group(Matcher::all_of::<(Pos, Vel)>());
+    let mut system = Reactive::new(SumMoved::default());
+    system.initialize(&mut game);
+    (game, entities, group, system)
+}
+
+fn sum_x(game: &Context) -> f64 {
+    game.query::<&Pos>().iter().map(|p| f64::from(p.0[0])).sum()
+}
+
+struct Replace {
+    p: Params,
+    game: Context,
+    entities: Vec<Entity>,
+    group: GroupId,
+    system: Reactive<SumMoved>,
+    write: Write,
+    frames: usize,
+}
+
+impl Replace {
+    fn new(p: &Params, write: Write) -> Self {
+        let (game, entities, group, system) = movers(p.replace_entities);
+        Replace {
+            p: p.clone(),
+            game,
+            entities,
+            group,
+            system,
+            write,
+            frames: 0,
+        }
+    }
+}
+
+impl Cell for Replace {
+    fn run(&mut self) {
+        if let Write::ModifyEach = self.write {
+            self.game
+                .modify_each::<Pos, &Vel>(self.group, |p, v| p.0 = work::moved(&p.0, &v.0))
+                .expect("the context's group");
+        } else {
+            for &e in &self.entities {
+                write_one(&mut self.game, e, self.write);
+            }
+        }
+        self.system.execute(&mut self.game);
+        self.frames += 1;
+    }
+
+    fn verify(&mut self) -> Result<(), String> {
+        work::check_replace(&self.p, self.frames, self.system.system().seen, sum_x(&self.game))?;
+        checked(&self.game)
+    }
+}
+
+struct Sparse {
+    p: Params,
+    plan: SparsePlan,
+    game: Context,
+    entities: Vec<Entity>,
+    system: Reactive<SumMoved>,
+    write: Write,
+    frames: usize,
+}
+
+impl Sparse {
+    fn new(p: &Params, write: Write) -> Self {
+        let (game, entities, _, system) = movers(p.sparse_entities);
+        Sparse {
+            p: p.clone(),
+            plan: SparsePlan::new(p),
+            game,
+            entities,
+            system,
+            write,
+            frames: 0,
+        }
+    }
+}
+
+impl Cell for Sparse {
+    fn run(&mut self) {
+        for &i in self.plan.frame(self.frames) {
+            write_one(&mut self.game, self.entities[i as usize], self.write);
+        }
+        self.system.execute(&mut self.game);
+        self.frames += 1;
+    }
+
+    fn verify(&mut self) -> Result<(), String> {
+        let seen = self.system.system().seen;
+        self.plan.check(&self.p, self.frames, seen, sum_x(&self.game))?;
+        checked(&self.game)
+    }
+}
+
+/// Visits the entities that gained (or lost) tag `T`, summing what they hold.
+struct Visit<T> {
+    removed: bool,
+    seen: Seen,
+    _tag: PhantomData<fn() -> T>,
+}
+
+impl<T: Component> ReactiveSystem for Visit<T> {
+    fn trigger(&mut self, game: &mut Context) -> CollectorId {
+        let matcher = Matcher::all_of::<(Held, T)>();
+        game.collector(if self.removed {
+            matcher.removed()
+        } else {
+            matcher.added()
+        })
+    }
+
+    fn execute(&mut self, game: &mut Context, entities: &[Entity]) {
+        for &e in entities {
+            self.seen.visit(game.get::<Held>(e).expect("alive with Held").0 as f64);
+        }
+    }
+}
+
+struct Tags<T> {
+    p: Params,
+    game: Context,
+    entities: Vec<Entity>,
+    joined: Reactive<Visit<T>>,
+    left: Reactive<Visit<T>>,
+    frames: usize,
+}
+
+impl<T: Component + Default> Tags<T> {
+    fn new(p: &Params) -> Self {
+        let mut game = Context::new();
+        let entities = game
+            .create_entities_with((0..p.tag_entities as u64).map(|i| (Held(i),)))
+            .expect("no duplicate components");
+        let visit = |removed| {
+            Reactive::new(Visit {
+                removed,
+                seen: Seen::default(),
+                _tag: PhantomData,
+            })
+        };
+        let (mut joined, mut left) = (visit(false), visit(true));
+        joined.initialize(&mut game);
+        left.initialize(&mut game);
+        Tags {
+            p: p.clone(),
+            game,
+            entities,
+            joined,
+            left,
+            frames: 0,
+        }
+    }
+}
+
+impl<T: Component + Default> Cell for Tags<T> {
+    fn run(&mut self) {
+        for &e in self.entities.iter().step_by(2) {
+            self.game.add(e, T::default()).expect("no tag yet");
+        }
+        self.joined.execute(&mut self.game);
+        for &e in self.entities.iter().step_by(2) {
+            self.game.remove::<T>(e).expect("has the tag");
+        }
+        self.left.execute(&mut self.game);
+        self.frames += 1;
+    }
+
+    fn verify(&mut self) -> Result<(), String> {
+        let still = self.entities.iter().filter(|&&e| self.game.has::<T>(e)).count();
+        let (joined, left) = (self.joined.system().seen, self.left.system().seen);
+        work::check_tags(&self.p, self.frames, joined, left, still)?;
+        checked(&self.game)
+    }
+}
+
+struct Lookup {
+    keys: Keys,
+    game: Context,
+    index: IndexId<PrimaryEntityIndex<u64>>,
+    total: f64,
+    runs: usize,
+}
+
+impl Lookup {
+    fn new(p: &Params) -> Self {
+        let keys = Keys::new(p);
+        let mut game = Context::new();
+        let index = game
+            .add_index(PrimaryEntityIndex::new("Id", |id: &Id| id.0))
+            .expect("a new index");
+        game.create_entities_with(
+            keys.keys
+                .iter()
+                .enumerate()
+                .map(|(i, &k)| (Id(k), Value(work::index_value(i)))),
+        )
+        .expect("distinct keys");
+        Lookup {
+            keys,
+            game,
+            index,
+            total: 0.0,
+            runs: 0,
+        }
+    }
+}
+
+impl Cell for Lookup {
+    fn run(&mut self) {
+        let index = self.game.index(self.index).expect("added");
+        let mut sum = 0.0;
+        for key in &self.keys.lookups {
+            let e = index.get(key).expect("every key is filed");
+            sum += f64::from(self.game.get::<Value>(e).expect("alive with a Value").0);
+        }
+        self.total += sum;
+        self.runs += 1;
+    }
+
+    fn verify(&mut self) -> Result<(), String> {
+        self.keys.check(self.runs, self.total)?;
+        checked(&self.game)
+    }
+}
+
+fn memory(p: &Params) -> (Kept, Result<(), String>) {
+    let mut game = Context::new();
+    game.create_entities_with((0..p.memory_entities).map(work::memory_bundle))
+        .expect("no duplicate components");
+    let sum = game.query::<&Position>().iter().map(|p| f64::from(p.0[0])).sum();
+    let check = work::check_memory(p, game.len(), sum);
+    (Box::new(game), check)
+}
