@@ -5,27 +5,49 @@
 //! and row). That is all a lookup reads. Retain counts live in a side table
 //! ([`aerc`](crate::aerc)), touched only by retains and releases.
 //!
-//! Every entity gets a creation number, from a counter that never goes back
-//! (not even at `reset`, which only moves the point that counts as creation
-//! index 0). The counter is shared by every context of the process: a
-//! context takes its numbers in blocks of 2^20 from one atomic counter
-//! (one atomic add per 2^20 entities), so no two contexts' entities ever
-//! have the same creation number. Its low 32 bits are the entity's *tag*,
+//! Every entity gets a creation number, from its context's counter, which
+//! never goes back (not even at `reset`, which only moves the point that
+//! counts as creation index 0). Its low 32 bits are the entity's *tag*,
 //! which its handle carries beside the slot index; a lookup compares the tag
-//! with the slot's. So a handle used on another context than its own does
-//! not match any entity there (tags repeat only every 2^32 creations,
-//! process-wide): it is refused as [`Error::ForeignEntity`](crate::Error::ForeignEntity),
-//! for the cost of the tag compare every lookup makes anyway. The high bits
-//! (the *epoch*, which changes once every 2^32 creations) are kept in a
-//! 2-byte side table, read only by `creation_index`; a context's creation
-//! indices count its own entities (the blocks it took are listed, one
-//! 16-byte record per 2^20 creations). Numbers whose low 32 bits are zero
-//! are skipped, so a tag
-//! is never zero (which gives `Option<Entity>` its niche) and a freed slot,
-//! whose tag is cleared, never matches a handle. Numbers whose low 32 bits
-//! are all ones (`u32::MAX`) are skipped too: that tag marks the placeholder
-//! entities a [`CommandBuffer`](crate::CommandBuffer) hands out (and
-//! `Entity::NULL`), so a placeholder never names a real entity.
+//! with the slot's. The high bits (the *epoch*, which changes once every
+//! 2^32 creations) are kept in a 2-byte side table, read only by
+//! `creation_index`. Numbers whose low 32 bits are zero are skipped, so a
+//! tag is never zero (which gives `Option<Entity>` its niche) and a freed
+//! slot, whose tag is cleared, never matches a handle. Numbers whose low 32
+//! bits are all ones (`u32::MAX`) are skipped too: that tag marks the
+//! placeholder entities a [`CommandBuffer`](crate::CommandBuffer) hands out
+//! (and `Entity::NULL`), so a placeholder never names a real entity.
+//!
+//! # Handles of other contexts
+//!
+//! A context's counter starts where its 64-bit instance id says: the
+//! context with instance id `i` (the `i`-th made in the process) numbers
+//! its entities from `i * 0x9E37_79B9 mod 2^32` on, a Weyl sequence (the
+//! multiplier is 2^32 over the golden ratio), which spreads the starts of
+//! consecutive contexts as far apart as 32 bits allow, and with no shared
+//! counter (no atomic per creation or per block). A handle used on another
+//! context names nothing there unless that context's entity in the same
+//! slot has exactly the handle's tag, which needs the two contexts' tag
+//! ranges to overlap:
+//!
+//! - Among any `n` contexts made one after another, the starts are at least
+//!   1,946,557 apart for `n` = 1,000, 287,291 for 10,000 and 11,703 for
+//!   100,000 (`every_start_is_far_from_the_others` checks the first two).
+//!   So a handle is refused by every other of those contexts, always, while
+//!   each has created fewer entities than that gap: a test suite, or a
+//!   server making a context per request or match, does not come near it.
+//! - Past that (contexts far apart in the sequence, or creating millions of
+//!   entities), two contexts' ranges overlap for about `(a + b) / 2^32` of
+//!   the pairs that created `a` and `b` entities (10^-5 for two contexts of
+//!   20,000), and even then a foreign handle is accepted only if the slot
+//!   it names holds the one entity whose tag it has.
+//!
+//! A foreign handle that names nothing is refused as
+//! [`Error::ForeignEntity`](crate::Error::ForeignEntity) (its tag is not
+//! one this context gave out), for the cost of the tag compare every lookup
+//! makes anyway.
+//!
+//! # Stale handles of the same context
 //!
 //! Tags repeat once every 2^32 creations, so a slot is reused only by
 //! entities of the epoch its first entity was created in: a free slot whose
@@ -35,10 +57,13 @@
 //! entities come after (up to 2^48 creations, when the 16-bit epoch record
 //! wraps). A retirement costs one 12-byte record per slot free at an epoch
 //! change, once per 2^32 creations; the check is one compare per reuse.
+//! The numbers are handed out in blocks that end at multiples of 2^20 (so
+//! none spans two epochs); the blocks a context used are listed, one
+//! 24-byte record per 2^20 creations, to count creation indices and to tell
+//! its own stale handles from other contexts' ones.
 
 use std::fmt;
 use std::num::NonZeroU32;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::storage::{ArchetypeId, Location};
 
@@ -52,8 +77,9 @@ use crate::storage::{ArchetypeId, Location};
 /// ([`Error::ForeignEntity`](crate::Error::ForeignEntity)).
 ///
 /// `Display` prints `index v tag`, e.g. `3v1048577` (`Debug`:
-/// `Entity(3v1048577)`; tags are the low bits of process-wide creation
-/// numbers, so they are large and differ between contexts and runs). A
+/// `Entity(3v1048577)`; tags are the low bits of creation numbers whose
+/// start differs per context, so they are large and differ between
+/// contexts and runs). A
 /// placeholder made by a [`CommandBuffer`](crate::CommandBuffer) prints as
 /// `p` and its number, e.g. `p0`: it names no entity of any context until the
 /// buffer is played back ([`CommandBuffer::resolve`](crate::CommandBuffer::resolve)).
@@ -183,7 +209,9 @@ pub(crate) struct Entities {
     /// The end of the block of creation numbers being used: at it, the
     /// next entity takes a new block.
     block_end: u64,
-    /// The blocks taken, in order (so by first number too).
+    /// Where the next block starts.
+    next_block: u64,
+    /// The blocks used, in order (so by first number too).
     blocks: Vec<Block>,
     /// How many entities were created, ever.
     created: u64,
@@ -191,32 +219,42 @@ pub(crate) struct Entities {
     base: u64,
 }
 
-/// Creation numbers come in blocks of this many (a power of two that
-/// divides 2^32, so a block never spans two epochs).
+/// Blocks of creation numbers end at multiples of this (a power of two
+/// that divides 2^32, so a block never spans two epochs).
 const BLOCK: u64 = 1 << 20;
 
-/// The next block of creation numbers to hand out, process-wide.
-static NEXT_BLOCK: AtomicU64 = AtomicU64::new(0);
+/// The multiplier that spreads the starts of contexts' creation numbers:
+/// 2^32 over the golden ratio, odd (so instance ids below 2^32 get
+/// distinct starts).
+const SPREAD: u32 = 0x9E37_79B9;
 
-/// The numbers given out from the block starting at `start`: all but a
-/// first one with tag 0 and a last one with tag `u32::MAX`.
-fn block_range(start: u64) -> (u64, u64) {
+/// The first creation number of the context with instance id `instance`.
+fn first_creation(instance: u64) -> u64 {
+    u64::from((instance as u32).wrapping_mul(SPREAD))
+}
+
+/// The numbers given out from the block `start..end`: all but one with
+/// tag 0 (at an epoch's start) and one with tag `u32::MAX` (at its end).
+fn block_range(start: u64, end: u64) -> (u64, u64) {
     let first = if start as u32 == 0 { start + 1 } else { start };
-    let end = start + BLOCK;
     (first, if end as u32 == 0 { end - 1 } else { end })
 }
 
-/// A block of creation numbers a context took.
+/// A block of creation numbers a context used.
 #[derive(Clone, Copy, Debug)]
 struct Block {
     /// The first number given out from it.
     first: u64,
-    /// The context's creation count when it was given out.
+    /// The end of the numbers given out from it.
+    end: u64,
+    /// The context's creation count when it was started.
     count: u64,
 }
 
-impl Default for Entities {
-    fn default() -> Self {
+impl Entities {
+    /// The records of a new context with instance id `instance` (see the
+    /// module docs: it says where the creation numbers start).
+    pub(crate) fn new(instance: u64) -> Self {
         Entities {
             slots: Vec::new(),
             epochs: Vec::new(),
@@ -226,6 +264,7 @@ impl Default for Entities {
             disabled: 0,
             next_creation: 0,
             block_end: 0,
+            next_block: first_creation(instance),
             blocks: Vec::new(),
             created: 0,
             base: 0,
@@ -371,33 +410,46 @@ impl Entities {
         }
     }
 
-    /// Takes the next block of creation numbers from the process-wide
-    /// counter. Tags run 1..=u32::MAX - 1: a block starting an epoch skips
-    /// its first number (tag 0, a freed slot's), one ending an epoch its last
-    /// (tag `u32::MAX`, a placeholder's).
+    /// Starts the next block of this context's creation numbers: up to the
+    /// next multiple of [`BLOCK`]. Tags run 1..=u32::MAX - 1: a block
+    /// starting an epoch skips its first number (tag 0, a freed slot's), one
+    /// ending an epoch its last (tag `u32::MAX`, a placeholder's).
     #[cold]
     fn take_block(&mut self) {
-        let (first, end) = block_range(NEXT_BLOCK.fetch_add(1, Ordering::Relaxed) * BLOCK);
-        self.use_block(first, end);
+        loop {
+            let start = self.next_block;
+            self.next_block = (start / BLOCK + 1) * BLOCK;
+            let (first, end) = block_range(start, self.next_block);
+            // A block of one number with tag `u32::MAX` gives out nothing.
+            if first < end {
+                self.next_creation = first;
+                self.block_end = end;
+                self.blocks.push(Block {
+                    first,
+                    end,
+                    count: self.created,
+                });
+                return;
+            }
+        }
     }
 
-    /// Gives out numbers `first..end` next.
-    fn use_block(&mut self, first: u64, end: u64) {
-        self.next_creation = first;
-        self.block_end = end;
-        self.blocks.push(Block {
-            first,
-            count: self.created,
-        });
-    }
-
-    /// Whether `tag` falls in a block of creation numbers this context took
-    /// (a handle with another tag is another context's).
+    /// Whether `tag` is one this context gave out (a handle with another
+    /// tag is another context's).
     pub(crate) fn took(&self, tag: u32) -> bool {
-        let block_of = |tag: u32| u64::from(tag) / BLOCK;
-        self.blocks
-            .iter()
-            .any(|block| block_of(block.first as u32) == block_of(tag))
+        // A block lies in one epoch: its tags are its numbers' low bits, in
+        // order. The last block is given out up to the next number.
+        let given = self.blocks.iter().enumerate().map(|(at, block)| {
+            let end = if at + 1 == self.blocks.len() {
+                self.next_creation
+            } else {
+                block.end
+            };
+            (block.first, end)
+        });
+        given
+            .filter(|&(first, end)| first < end)
+            .any(|(first, end)| (first as u32..=(end - 1) as u32).contains(&tag))
     }
 
     /// Ends live `entity`'s life: frees its slot if nothing `retained` it
@@ -466,7 +518,7 @@ impl Entities {
             .partition_point(|block| block.first <= creation)
             .checked_sub(1)?;
         let block = self.blocks[at];
-        (creation < block.first + BLOCK).then(|| block.count + (creation - block.first))
+        (creation < block.end).then(|| block.count + (creation - block.first))
     }
 
     /// Creation number `creation` as a creation index.
@@ -524,6 +576,13 @@ impl Entities {
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.slots.reserve(additional);
         self.epochs.reserve(additional);
+    }
+
+    /// Room for `additional` more entities, or why it cannot be had.
+    #[cfg(feature = "serde")]
+    pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), std::collections::TryReserveError> {
+        self.slots.try_reserve(additional)?;
+        self.epochs.try_reserve(additional)
     }
 
     /// Live entities, in slot order.
@@ -641,7 +700,7 @@ mod tests {
 
     #[test]
     fn freed_slots_are_reused_last_freed_first_with_a_new_tag() {
-        let mut entities = Entities::default();
+        let mut entities = Entities::new(0);
         let a = entities.alloc(at(0));
         let b = entities.alloc(at(1));
         assert!(entities.disable(a, false));
@@ -656,7 +715,7 @@ mod tests {
 
     #[test]
     fn a_disabled_entity_is_told_apart_from_a_stale_one() {
-        let mut entities = Entities::default();
+        let mut entities = Entities::new(0);
         let a = entities.alloc(at(0));
         assert!(!entities.disable(a, true));
         assert_eq!(entities.liveness(a), Liveness::Disabled);
@@ -669,27 +728,44 @@ mod tests {
     }
 
     impl Entities {
-        /// Gives out the rest of the block that holds `creation` next, from
-        /// `creation` on, as if the process had come that far (the shared
-        /// counter moves past it, so blocks stay in ascending order).
+        /// Gives out numbers from `creation` on next, as if the context had
+        /// come that far.
         fn jump_to(&mut self, creation: u64) {
-            NEXT_BLOCK.fetch_max(creation / BLOCK + 1, Ordering::Relaxed);
-            let (_, end) = block_range(creation / BLOCK * BLOCK);
-            self.use_block(creation, end);
+            self.next_block = creation;
+            self.take_block();
         }
     }
 
     #[test]
     fn blocks_skip_the_tags_zero_and_all_ones() {
         let epoch = 1u64 << 32;
-        assert_eq!(block_range(epoch), (epoch + 1, epoch + BLOCK));
-        assert_eq!(block_range(epoch - BLOCK), (epoch - BLOCK, epoch - 1));
-        assert_eq!(block_range(3 * BLOCK), (3 * BLOCK, 4 * BLOCK));
+        assert_eq!(block_range(epoch, epoch + BLOCK), (epoch + 1, epoch + BLOCK));
+        assert_eq!(block_range(epoch - BLOCK, epoch), (epoch - BLOCK, epoch - 1));
+        assert_eq!(block_range(3 * BLOCK, 4 * BLOCK), (3 * BLOCK, 4 * BLOCK));
+        // A context starting at the last number of an epoch starts at the
+        // next one's second.
+        let mut entities = Entities::new(0);
+        entities.jump_to(epoch - 1);
+        assert_eq!(entities.alloc(at(0)).generation(), 1);
+    }
+
+    #[test]
+    fn every_start_is_far_from_the_others() {
+        // The starts of any `n` consecutive contexts are as far apart as
+        // those of the first `n` (differences depend on instance ids'
+        // differences only): the gaps the module docs promise.
+        for (n, gap) in [(1_000u64, 1_946_557u64), (10_000, 287_291)] {
+            let mut starts: Vec<u64> = (0..n).map(first_creation).collect();
+            starts.sort_unstable();
+            let around = (1 << 32) - starts[n as usize - 1] + starts[0];
+            let least = starts.windows(2).map(|w| w[1] - w[0]).chain([around]).min();
+            assert_eq!(least, Some(gap), "{n} contexts");
+        }
     }
 
     #[test]
     fn tags_skip_zero_and_all_ones_and_creation_indices_count_every_entity() {
-        let mut entities = Entities::default();
+        let mut entities = Entities::new(0);
         entities.jump_to(u64::from(u32::MAX) - 2);
         let made: Vec<Entity> = (0..4).map(|row| entities.alloc(at(row))).collect();
         let tags: Vec<u32> = made.iter().map(|e| e.generation()).collect();
@@ -711,7 +787,7 @@ mod tests {
 
     #[test]
     fn contexts_never_share_a_tag() {
-        let (mut game, mut input) = (Entities::default(), Entities::default());
+        let (mut game, mut input) = (Entities::new(1), Entities::new(2));
         let ours: Vec<Entity> = (0..100).map(|row| game.alloc(at(row))).collect();
         let theirs: Vec<Entity> = (0..100).map(|row| input.alloc(at(row))).collect();
         for (a, b) in ours.iter().zip(&theirs) {
@@ -731,7 +807,7 @@ mod tests {
         assert_eq!(Entity::NULL.placeholder_number(), None);
         assert_ne!(last, Entity::NULL);
         assert_eq!(first.to_string(), "p0");
-        let mut entities = Entities::default();
+        let mut entities = Entities::new(0);
         let real = entities.alloc(at(0));
         assert_eq!(real.index(), first.index());
         assert_eq!(entities.liveness(first), Liveness::Stale);
@@ -739,7 +815,7 @@ mod tests {
 
     #[test]
     fn a_destroyed_entitys_handle_stays_stale_when_tags_come_round_again() {
-        let mut entities = Entities::default();
+        let mut entities = Entities::new(0);
         let kept = entities.alloc(at(0));
         let old = entities.alloc(at(1));
         entities.disable(old, false);

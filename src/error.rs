@@ -10,11 +10,18 @@ use crate::id::{CollectorId, GroupId};
 /// An operation that returns an `Error` has changed nothing: no entity was
 /// created or destroyed, no component was moved, added, dropped or lost, no
 /// event was fired, and no group, collector, entity index, unique holder or
-/// retain count changed. Storage may remember what the operation looked up
-/// on its way: the archetype the entity would have moved to, left empty and
-/// without a chunk, as a later operation would have made it
+/// retain count changed. Storage may remember what a refused `add`,
+/// `replace` or `set_flag` looked up on its way: the archetype the entity
+/// would have moved to, left empty and without a chunk, as a later operation
+/// would have made it
 /// ([`StorageStats::archetypes`](crate::StorageStats::archetypes) counts it).
 /// That is a cache, not a change: nothing iterates or matches differently.
+/// (Archetypes are never taken back, as in bevy_ecs and hecs: their ids
+/// index the compiled change routes and every group's list of archetypes.
+/// The route that finds an index refusing a key is the one compiled for the
+/// move into that archetype, so the lookup comes first.) A refused creation
+/// leaves no archetype: the unique holders are checked before a new
+/// bundle's archetype is made.
 ///
 /// Messages name the context, the entity (`3v1`) and the component type, and
 /// say what to do instead.

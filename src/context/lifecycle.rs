@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::event::ContextEvent;
 use crate::id::CollectorId;
 use crate::routes::{Gate, Holding, Route};
-use crate::storage::{ArchetypeId, BundleId, Location, RowWriter};
+use crate::storage::{ArchetypeId, BundleId, ComponentSet, Location, RowWriter};
 
 impl Context {
     /// Creates an entity with no components. Fires `EntityCreated` (and group
@@ -211,6 +211,13 @@ impl Context {
         B::for_each_id(|id| ids.push(id));
         for &id in &ids {
             self.check_accepts(id)?;
+        }
+        // A second holder of a unique component is refused before storage
+        // makes the bundle's archetype, so the refused call leaves nothing
+        // behind. (A bundle naming a type twice is refused below.)
+        let set: ComponentSet = ids.iter().copied().collect();
+        if set.len() == ids.len() {
+            self.uniques.check_free(&set, self.name)?;
         }
         let plan = self
             .archetypes

@@ -181,7 +181,7 @@ impl Context {
         Context {
             name,
             instance,
-            entities: Entities::default(),
+            entities: Entities::new(instance),
             retains: Retains::new(aerc),
             archetypes,
             sparse: SparseSets::default(),

@@ -141,7 +141,7 @@ struct Fixture {
 impl Fixture {
     fn new() -> Self {
         Fixture {
-            keys: Entities::default(),
+            keys: Entities::new(0),
             storage: Archetypes::new(infos()),
             sparse: SparseSets::default(),
         }
