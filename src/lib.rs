@@ -91,7 +91,7 @@ pub use matcher::{Matcher, MatcherChain};
 pub use pool::Recycle;
 pub use query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
 #[cfg(feature = "serde")]
-pub use snapshot::{MapEntities, Snapshot, SnapshotTuple, TypedSnapshot};
+pub use snapshot::{MapEntities, RestoreLimits, Snapshot, SnapshotTuple, TypedSnapshot};
 pub use storage::{CHUNK_BYTES, ComponentSet, StorageStats};
 pub use system::{
     ContextEntity, Deferred, DeferredSystem, Feature, InContext, MultiReactive, MultiReactiveSystem, Reactive,

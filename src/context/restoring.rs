@@ -15,7 +15,8 @@ use crate::entity::Entity;
 use crate::error::Error;
 use crate::id::CollectorId;
 use crate::snapshot::{
-    Column, Parsed, ReadColumn, Registered, SnapshotTuple, TypedReader, checked_ids, dangling, parse,
+    ARCHETYPE_BYTES, Budget, Column, Parsed, ReadColumn, Registered, RestoreLimits, SnapshotTuple, TypedReader,
+    checked_ids, dangling, parse,
 };
 use crate::storage::{BundleId, ComponentSet, Location};
 
@@ -52,7 +53,9 @@ impl Context {
     ///   the wrong shape, an entity position out of range, a component
     ///   listed twice for one entity, two holders of a unique component.
     ///   The input is read in full before any entity is created, so nothing
-    ///   changes.
+    ///   changes. Also past a bound of the default [`RestoreLimits`] (more
+    ///   than 65,536 entities that hold no value): see
+    ///   [`restore_limited`](Context::restore_limited).
     /// - [`Error::WrongContext`] if the snapshot has a component this
     ///   (declared) context does not accept; nothing changes.
     /// - [`Error::DuplicatePrimaryKey`] (or another refusal of a creation by
@@ -91,7 +94,49 @@ impl Context {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn restore<'de, D: Deserializer<'de>>(&mut self, input: D) -> Result<(), Error> {
-        self.restore_with(input, &Registered)
+        self.restore_limited(input, RestoreLimits::default())
+    }
+
+    /// Restores a snapshot as [`restore`](Context::restore) does, within
+    /// `limits`: for input from untrusted sources, bound the entities and
+    /// bytes it may make the restore take (see [`RestoreLimits`] and the
+    /// [`snapshot`](crate::snapshot!) module docs, "Untrusted input").
+    ///
+    /// # Errors
+    /// Those of [`restore`](Context::restore), with its guarantee (the
+    /// context has no entities after an error, and is usable), and
+    /// [`Error::InvalidSnapshot`] naming the bound if the snapshot holds
+    /// more entities, more entities without values, or takes more bytes
+    /// than `limits` allow; reading stops at the bound, and nothing is
+    /// created.
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::{Context, Error, RestoreLimits};
+    /// #[derive(serde::Serialize, serde::Deserialize)]
+    /// struct Gold(u32);
+    /// reactecs::component!(Gold);
+    /// reactecs::snapshot!(Gold);
+    ///
+    /// let mut game = Context::new();
+    /// for amount in 0..100 {
+    ///     game.create_entity_with(Gold(amount))?;
+    /// }
+    /// let bytes = postcard::to_stdvec(&game.snapshot()).unwrap();
+    ///
+    /// let small = RestoreLimits::default().max_entities(10);
+    /// let mut loaded = Context::new();
+    /// let err = loaded.restore_limited(&mut postcard::Deserializer::from_bytes(&bytes), small).unwrap_err();
+    /// assert!(matches!(err, Error::InvalidSnapshot { .. }));
+    /// assert!(loaded.is_empty());
+    ///
+    /// let fair = RestoreLimits::default().max_bytes(64 * bytes.len() + 64 * 1024);
+    /// loaded.restore_limited(&mut postcard::Deserializer::from_bytes(&bytes), fair)?;
+    /// assert_eq!(loaded.len(), 100);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn restore_limited<'de, D: Deserializer<'de>>(&mut self, input: D, limits: RestoreLimits) -> Result<(), Error> {
+        self.restore_with(input, &Registered, limits)
     }
 
     /// Restores a snapshot as [`restore`](Context::restore) does (same
@@ -145,12 +190,32 @@ impl Context {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn restore_of<'de, C: SnapshotTuple>(&mut self, input: impl Deserializer<'de>) -> Result<(), Error> {
-        let ids = checked_ids::<C>(self.name)?;
-        self.restore_with(input, &TypedReader::<C>::new(ids))
+        self.restore_of_limited::<C>(input, RestoreLimits::default())
     }
 
-    /// Restores a snapshot whose values `reader` reads.
-    fn restore_with<'de, D: Deserializer<'de>, R: ReadColumn>(&mut self, input: D, reader: &R) -> Result<(), Error> {
+    /// Restores a snapshot as [`restore_of`](Context::restore_of) does,
+    /// within `limits`, as [`restore_limited`](Context::restore_limited)
+    /// does.
+    ///
+    /// # Errors
+    /// Those of [`restore_of`](Context::restore_of) and
+    /// [`restore_limited`](Context::restore_limited).
+    pub fn restore_of_limited<'de, C: SnapshotTuple>(
+        &mut self,
+        input: impl Deserializer<'de>,
+        limits: RestoreLimits,
+    ) -> Result<(), Error> {
+        let ids = checked_ids::<C>(self.name)?;
+        self.restore_with(input, &TypedReader::<C>::new(ids), limits)
+    }
+
+    /// Restores a snapshot whose values `reader` reads, within `limits`.
+    fn restore_with<'de, D: Deserializer<'de>, R: ReadColumn>(
+        &mut self,
+        input: D,
+        reader: &R,
+        limits: RestoreLimits,
+    ) -> Result<(), Error> {
         let held = self.entities.len() + self.entities.disabled_len();
         if held > 0 {
             return Err(Error::RestoreTargetNotEmpty {
@@ -158,12 +223,17 @@ impl Context {
                 entities: held,
             });
         }
-        let mut parsed = parse(input, reader).map_err(|error| self.invalid_snapshot(error.to_string()))?;
-        self.check_snapshot(&mut parsed)?;
+        let budget = Budget::new(&limits);
+        let mut parsed = parse(input, reader, &budget).map_err(|error| match budget.exceeded() {
+            true => self.over_budget(&budget, format!("its values ({error})")),
+            false => self.invalid_snapshot(error.to_string()),
+        })?;
+        self.check_snapshot(&mut parsed, &limits)?;
+        let (plain, mapped, held) = self.plan_restore(parsed, &budget)?;
         // As a new context: creation indices and slots from 0.
         self.entities.restart_creation_indices();
         self.entities.relink_free_slots();
-        let restored = self.restore_entities(parsed);
+        let restored = self.restore_entities(plain, mapped, &held);
         if restored.is_err() {
             self.undo_restore();
         }
@@ -179,10 +249,24 @@ impl Context {
 
     /// Checks what was read against itself and this context, before any
     /// change.
-    fn check_snapshot(&self, parsed: &mut Parsed) -> Result<(), Error> {
+    fn check_snapshot(&self, parsed: &mut Parsed, limits: &RestoreLimits) -> Result<(), Error> {
         let count = parsed.entities;
         if count > u32::MAX - 2 {
             return Err(self.invalid_snapshot(format!("it claims {count} entities, more than a snapshot holds")));
+        }
+        if count > limits.max_entities {
+            return Err(self.invalid_snapshot(format!(
+                "it claims {count} entities, more than the {} its `RestoreLimits` allow (`max_entities`)",
+                limits.max_entities
+            )));
+        }
+        // Entities that hold no value cost the input nothing: a count with
+        // fewer values behind it than that is refused before anything is
+        // allocated for the entities (the exact count is checked once the
+        // positions are known good).
+        let values: usize = parsed.columns.iter().map(|column| column.positions().len()).sum();
+        if count as usize > values.saturating_add(limits.max_empty_entities as usize) {
+            return Err(self.too_many_empty(count, values.min(count as usize), limits));
         }
         for column in &mut parsed.columns {
             self.check_accepts(column.id())?;
@@ -225,24 +309,72 @@ impl Context {
                 )));
             }
         }
+        let holders = holders(&parsed.columns, count as usize).map_err(|reason| self.invalid_snapshot(reason))?;
+        if count as usize - holders > limits.max_empty_entities as usize {
+            return Err(self.too_many_empty(count, holders, limits));
+        }
         Ok(())
+    }
+
+    /// [`Error::InvalidSnapshot`]: `count` entities of which only `holders`
+    /// hold a value, more without than `limits` allow.
+    fn too_many_empty(&self, count: u32, holders: usize, limits: &RestoreLimits) -> Error {
+        self.invalid_snapshot(format!(
+            "it claims {count} entities, of which {} hold no value, more than the {} its `RestoreLimits` allow \
+             (`max_empty_entities`: entities none of whose components are listed in `snapshot!`)",
+            count as usize - holders,
+            limits.max_empty_entities
+        ))
+    }
+
+    /// Sorts a checked snapshot's columns for creation (plain ones, then
+    /// those whose values map entities), finds which entity holds which, and
+    /// charges `budget` for the entities and the archetypes new to this
+    /// context: all before any entity is created.
+    fn plan_restore(&self, parsed: Parsed, budget: &Budget) -> Result<(Columns, Columns, Holdings), Error> {
+        let count = parsed.entities as usize;
+        if !budget.charge(count.saturating_mul(RestoreLimits::ENTITY_BYTES)) {
+            return Err(self.over_budget(budget, format!("its {count} entities")));
+        }
+        let (mut plain, mut mapped): (Columns, Columns) =
+            parsed.columns.into_iter().partition(|column| !column.maps_entities());
+        // By id, so that each entity's components come in id order, as a
+        // `ComponentSet` lists them.
+        plain.sort_by_key(|column| column.id());
+        mapped.sort_by_key(|column| column.id());
+        let held = Holdings::of(&plain, count).map_err(|reason| self.invalid_snapshot(reason))?;
+        let mut sets = std::collections::HashSet::new();
+        let mut start = 0;
+        while start < count {
+            let set: ComponentSet = held.columns_of(start).map(|k| plain[k].id()).collect();
+            if !self.restore_plans.contains_key(&set) && sets.insert(set) && !budget.charge(ARCHETYPE_BYTES) {
+                return Err(self.over_budget(budget, format!("the archetypes of its {} component sets", sets.len())));
+            }
+            start = held.run_end(start);
+        }
+        Ok((plain, mapped, held))
+    }
+
+    /// [`Error::InvalidSnapshot`]: `what` takes more bytes than `budget`
+    /// had left.
+    fn over_budget(&self, budget: &Budget, what: String) -> Error {
+        self.invalid_snapshot(format!(
+            "{what} take more than the {} bytes its `RestoreLimits` allow (`max_bytes`)",
+            budget.limit()
+        ))
     }
 
     /// Creates the entities of a checked snapshot: run by run of entities
     /// with the same components; those nothing hears of straight into
     /// storage, as [`create_entities_with`](Context::create_entities_with)
     /// does.
-    fn restore_entities(&mut self, parsed: Parsed) -> Result<(), Error> {
-        let count = parsed.entities as usize;
-        let (mut plain, mut mapped): (Vec<_>, Vec<_>) =
-            parsed.columns.into_iter().partition(|column| !column.maps_entities());
-        // By id, so that each entity's components come in id order, as a
-        // `ComponentSet` lists them.
-        plain.sort_by_key(|column| column.id());
-        mapped.sort_by_key(|column| column.id());
-        let held = Holdings::of(&plain, count);
-        let mut handles = Vec::with_capacity(count);
-        self.entities.reserve(count);
+    fn restore_entities(&mut self, mut plain: Columns, mut mapped: Columns, held: &Holdings) -> Result<(), Error> {
+        let count = held.count;
+        let mut handles = Vec::new();
+        handles
+            .try_reserve_exact(count)
+            .and_then(|()| self.entities.try_reserve(count))
+            .map_err(|error| self.invalid_snapshot(format!("its {count} entities cannot be had: {error}")))?;
         let mut start = 0;
         while start < count {
             let end = held.run_end(start);
@@ -351,6 +483,31 @@ impl Context {
     }
 }
 
+/// A snapshot's columns of values.
+type Columns = Vec<Box<dyn Column>>;
+
+/// How many of `count` entities hold a value in `columns` (whose positions
+/// are below `count`: checked).
+fn holders(columns: &[Box<dyn Column>], count: usize) -> Result<usize, String> {
+    let mut held = zeroed(count.div_ceil(64))?;
+    for column in columns {
+        for &position in column.positions() {
+            held[position as usize / 64] |= 1 << (position % 64);
+        }
+    }
+    Ok(held.iter().map(|word| word.count_ones() as usize).sum())
+}
+
+/// `len` zero words, or why they cannot be had.
+fn zeroed(len: usize) -> Result<Vec<u64>, String> {
+    let mut words = Vec::new();
+    words
+        .try_reserve_exact(len)
+        .map_err(|error| format!("{len} words of bookkeeping cannot be had: {error}"))?;
+    words.resize(len, 0);
+    Ok(words)
+}
+
 /// Which of a snapshot's columns each of its entities has a value in: a bit
 /// per column, `words` words per entity.
 struct Holdings {
@@ -363,15 +520,15 @@ struct Holdings {
 impl Holdings {
     /// The holdings of the `count` entities in `columns`, whose positions
     /// are below `count` (checked).
-    fn of(columns: &[Box<dyn Column>], count: usize) -> Self {
+    fn of(columns: &[Box<dyn Column>], count: usize) -> Result<Self, String> {
         let words = columns.len().div_ceil(64);
-        let mut bits = vec![0u64; count * words];
+        let mut bits = zeroed(count.saturating_mul(words))?;
         for (k, column) in columns.iter().enumerate() {
             for &position in column.positions() {
                 bits[position as usize * words + k / 64] |= 1 << (k % 64);
             }
         }
-        Holdings { count, words, bits }
+        Ok(Holdings { count, words, bits })
     }
 
     /// The bits of entity `position`.

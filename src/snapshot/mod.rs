@@ -7,7 +7,9 @@
 //!   are left out.
 //! - [`Context::snapshot`] gives a [`Snapshot`], which implements
 //!   `Serialize` and writes straight from storage (nothing is copied).
-//! - [`Context::restore`] reads one into an empty context: all or nothing.
+//! - [`Context::restore`] reads one into an empty context: all or nothing;
+//!   [`Context::restore_limited`] within the bounds of [`RestoreLimits`],
+//!   for input from strangers (the threat model is on `RestoreLimits`).
 //! - [`Context::snapshot_of`] and [`Context::restore_of`] do the same for
 //!   the types of a [`SnapshotTuple`] (`(Position, Velocity)`), in the same
 //!   format, with each value's own serde code compiled for the format: a
@@ -76,6 +78,11 @@
 //! `MapEntities` keeps the placeholders, which name no entity either.
 //! Serializing an `Entity` outside a snapshot is an error.
 //!
+//! # Untrusted input
+//!
+//! What a hostile snapshot can and cannot do, and the bounds a caller
+//! sets, are on [`RestoreLimits`] (public docs).
+//!
 //! # Decisions
 //!
 //! - Opt-in by a separate macro, `reactecs::snapshot!(Position, Target)`,
@@ -117,6 +124,7 @@
 //!   collector or subscriber, no unique component) goes straight into
 //!   storage, as `create_entities_with` does.
 
+mod limits;
 mod read;
 mod read_typed;
 mod registry;
@@ -127,6 +135,8 @@ mod write_typed;
 use crate::context::Context;
 use crate::entity::Entity;
 
+pub use limits::RestoreLimits;
+pub(crate) use limits::{ARCHETYPE_BYTES, Budget};
 pub(crate) use read::{Column, Parsed, ReadColumn, Registered, dangling, parse};
 pub(crate) use read_typed::TypedReader;
 #[doc(hidden)]

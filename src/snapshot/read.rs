@@ -10,6 +10,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde::{Deserialize, de::DeserializeOwned};
 
 use super::DANGLING;
+use super::limits::Budget;
 use super::registry::{MapFn, SnapshotType, snapshot_types};
 use crate::component::{Component, ComponentId, ComponentRef};
 use crate::context::Context;
@@ -122,8 +123,9 @@ impl<T: Component> Column for Values<T> {
 pub(super) fn read_values<'de, T: Component + DeserializeOwned, D: Deserializer<'de>>(
     input: D,
     map: Option<MapFn<T>>,
+    budget: &Budget,
 ) -> Result<Box<dyn Column>, D::Error> {
-    let (positions, values) = input.deserialize_seq(PairsVisitor::<T>(PhantomData))?;
+    let (positions, values) = input.deserialize_seq(PairsVisitor::<T>(budget, PhantomData))?;
     Ok(Box::new(Values {
         positions,
         values: values.into_iter(),
@@ -132,12 +134,18 @@ pub(super) fn read_values<'de, T: Component + DeserializeOwned, D: Deserializer<
 }
 
 /// A cap on what a length read from the input reserves up front (a
-/// corrupt length then fails when the input ends, not with an allocation).
-const RESERVE_AT_MOST: usize = 1 << 16;
+/// corrupt length then fails when the input ends, not with an allocation;
+/// the lists grow as values actually arrive).
+const RESERVE_AT_MOST: usize = 1 << 10;
 
-struct PairsVisitor<T>(PhantomData<fn() -> T>);
+/// What one value read takes: the value and its entity's position.
+pub(super) const fn pair_bytes<T>() -> usize {
+    size_of::<T>() + size_of::<u32>()
+}
 
-impl<'de, T: DeserializeOwned> Visitor<'de> for PairsVisitor<T> {
+struct PairsVisitor<'b, T>(&'b Budget, PhantomData<fn() -> T>);
+
+impl<'de, T: DeserializeOwned> Visitor<'de> for PairsVisitor<'_, T> {
     type Value = (Vec<u32>, Vec<T>);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -148,6 +156,9 @@ impl<'de, T: DeserializeOwned> Visitor<'de> for PairsVisitor<T> {
         let reserve = seq.size_hint().unwrap_or(0).min(RESERVE_AT_MOST);
         let (mut positions, mut values) = (Vec::with_capacity(reserve), Vec::with_capacity(reserve));
         while let Some((position, value)) = seq.next_element::<(u32, T)>()? {
+            if !self.0.charge(pair_bytes::<T>()) {
+                return Err(de::Error::custom("the byte budget of its `RestoreLimits` ran out"));
+            }
             positions.push(position);
             values.push(value);
         }
@@ -169,8 +180,12 @@ pub(crate) struct Parsed {
 pub(crate) trait ReadColumn {
     /// Reads the values of the type declared with `name`, as the next
     /// element of `seq` (`None` if `seq` has none).
-    fn read_column<'de, A: SeqAccess<'de>>(&self, name: &str, seq: &mut A)
-    -> Result<Option<Box<dyn Column>>, A::Error>;
+    fn read_column<'de, A: SeqAccess<'de>>(
+        &self,
+        name: &str,
+        seq: &mut A,
+        budget: &Budget,
+    ) -> Result<Option<Box<dyn Column>>, A::Error>;
 }
 
 /// Reads any type listed in [`snapshot!`](crate::snapshot!), through its
@@ -182,15 +197,21 @@ impl ReadColumn for Registered {
         &self,
         name: &str,
         seq: &mut A,
+        budget: &Budget,
     ) -> Result<Option<Box<dyn Column>>, A::Error> {
         let ty = snapshot_types().named(name).map_err(de::Error::custom)?;
-        seq.next_element_seed(ValuesSeed(ty))
+        seq.next_element_seed(ValuesSeed(ty, budget))
     }
 }
 
-/// Reads a whole snapshot, each type's values with `reader`.
-pub(crate) fn parse<'de, D: Deserializer<'de>, R: ReadColumn>(input: D, reader: &R) -> Result<Parsed, D::Error> {
-    input.deserialize_struct("Snapshot", FIELDS, SnapshotVisitor(reader))
+/// Reads a whole snapshot, each type's values with `reader`, charging
+/// them to `budget`.
+pub(crate) fn parse<'de, D: Deserializer<'de>, R: ReadColumn>(
+    input: D,
+    reader: &R,
+    budget: &Budget,
+) -> Result<Parsed, D::Error> {
+    input.deserialize_struct("Snapshot", FIELDS, SnapshotVisitor(reader, budget))
 }
 
 const FIELDS: &[&str] = &["entities", "components"];
@@ -230,7 +251,7 @@ impl<'de> Deserialize<'de> for Field {
     }
 }
 
-struct SnapshotVisitor<'r, R>(&'r R);
+struct SnapshotVisitor<'r, R>(&'r R, &'r Budget);
 
 impl<'de, R: ReadColumn> Visitor<'de> for SnapshotVisitor<'_, R> {
     type Value = Parsed;
@@ -244,7 +265,7 @@ impl<'de, R: ReadColumn> Visitor<'de> for SnapshotVisitor<'_, R> {
             .next_element::<u32>()?
             .ok_or_else(|| de::Error::invalid_length(0, &self))?;
         let columns = seq
-            .next_element_seed(ColumnsSeed(self.0))?
+            .next_element_seed(ColumnsSeed(self.0, self.1))?
             .ok_or_else(|| de::Error::invalid_length(1, &self))?;
         Ok(Parsed { entities, columns })
     }
@@ -256,7 +277,7 @@ impl<'de, R: ReadColumn> Visitor<'de> for SnapshotVisitor<'_, R> {
                 Field::Entities if entities.is_some() => return Err(de::Error::duplicate_field("entities")),
                 Field::Entities => entities = Some(map.next_value::<u32>()?),
                 Field::Components if columns.is_some() => return Err(de::Error::duplicate_field("components")),
-                Field::Components => columns = Some(map.next_value_seed(ColumnsSeed(self.0))?),
+                Field::Components => columns = Some(map.next_value_seed(ColumnsSeed(self.0, self.1))?),
             }
         }
         Ok(Parsed {
@@ -267,7 +288,7 @@ impl<'de, R: ReadColumn> Visitor<'de> for SnapshotVisitor<'_, R> {
 }
 
 /// The `components` field: a list of `(name, values)` pairs.
-struct ColumnsSeed<'r, R>(&'r R);
+struct ColumnsSeed<'r, R>(&'r R, &'r Budget);
 
 impl<'de, R: ReadColumn> DeserializeSeed<'de> for ColumnsSeed<'_, R> {
     type Value = Vec<Box<dyn Column>>;
@@ -287,7 +308,7 @@ impl<'de, R: ReadColumn> Visitor<'de> for ColumnsSeed<'_, R> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut seen = ComponentSet::new();
         let mut columns = Vec::new();
-        while let Some(column) = seq.next_element_seed(ColumnSeed(self.0))? {
+        while let Some(column) = seq.next_element_seed(ColumnSeed(self.0, self.1))? {
             if !seen.insert(column.id()) {
                 return Err(de::Error::custom(format!(
                     "component `{}` is listed twice",
@@ -301,7 +322,7 @@ impl<'de, R: ReadColumn> Visitor<'de> for ColumnsSeed<'_, R> {
 }
 
 /// One `(name, values)` pair: the name says which type reads the values.
-struct ColumnSeed<'r, R>(&'r R);
+struct ColumnSeed<'r, R>(&'r R, &'r Budget);
 
 impl<'de, R: ReadColumn> DeserializeSeed<'de> for ColumnSeed<'_, R> {
     type Value = Box<dyn Column>;
@@ -322,22 +343,22 @@ impl<'de, R: ReadColumn> Visitor<'de> for ColumnSeed<'_, R> {
         let name: std::borrow::Cow<'de, str> =
             seq.next_element()?.ok_or_else(|| de::Error::invalid_length(0, &self))?;
         self.0
-            .read_column(&name, &mut seq)?
+            .read_column(&name, &mut seq, self.1)?
             .ok_or_else(|| de::Error::invalid_length(1, &self))
     }
 }
 
 /// The values of one type, read by that type's registration through an
 /// erased deserializer.
-struct ValuesSeed(&'static dyn SnapshotType);
+struct ValuesSeed<'b>(&'static dyn SnapshotType, &'b Budget);
 
-impl<'de> DeserializeSeed<'de> for ValuesSeed {
+impl<'de> DeserializeSeed<'de> for ValuesSeed<'_> {
     type Value = Box<dyn Column>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         let mut erased = <dyn erased_serde::Deserializer<'de>>::erase(deserializer);
         self.0
-            .read(&mut erased)
+            .read(&mut erased, self.1)
             .map_err(|error| de::Error::custom(format_args!("in the values of component `{}`: {error}", self.0.name())))
     }
 }

@@ -8,6 +8,7 @@ use std::marker::PhantomData;
 use serde::Serialize;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, SeqAccess};
 
+use super::limits::Budget;
 use super::read::{Column, ReadColumn, Registered, read_values};
 use super::registry::map_fn_of;
 use super::tuple::{ElementVisitor, SnapshotTuple, TypeIds};
@@ -37,35 +38,36 @@ impl<C: SnapshotTuple> ReadColumn for TypedReader<C> {
         &self,
         name: &str,
         seq: &mut A,
+        budget: &Budget,
     ) -> Result<Option<Box<dyn Column>>, A::Error> {
         match self.ids.iter().position(|id| id.name() == name) {
-            Some(index) => C::visit(index, ReadValues(seq, PhantomData)).expect("a place of the list"),
-            None => Registered.read_column(name, seq),
+            Some(index) => C::visit(index, ReadValues(seq, budget, PhantomData)).expect("a place of the list"),
+            None => Registered.read_column(name, seq, budget),
         }
     }
 }
 
 /// Reads the values of the visited type as the next element of a sequence.
-struct ReadValues<'s, 'de, A>(&'s mut A, PhantomData<&'de ()>);
+struct ReadValues<'s, 'de, A>(&'s mut A, &'s Budget, PhantomData<&'de ()>);
 
 impl<'de, A: SeqAccess<'de>> ElementVisitor for ReadValues<'_, 'de, A> {
     type Output = Result<Option<Box<dyn Column>>, A::Error>;
 
     #[inline]
     fn visit<T: Component + Serialize + DeserializeOwned>(self) -> Self::Output {
-        self.0.next_element_seed(ValuesOf::<T>(PhantomData))
+        self.0.next_element_seed(ValuesOf::<T>(self.1, PhantomData))
     }
 }
 
 /// The `(position, value)` pairs of `T`, read with the format's own
 /// deserializer.
-struct ValuesOf<T>(PhantomData<fn() -> T>);
+struct ValuesOf<'b, T>(&'b Budget, PhantomData<fn() -> T>);
 
-impl<'de, T: Component + DeserializeOwned> DeserializeSeed<'de> for ValuesOf<T> {
+impl<'de, T: Component + DeserializeOwned> DeserializeSeed<'de> for ValuesOf<'_, T> {
     type Value = Box<dyn Column>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        read_values::<T, D>(deserializer, map_fn_of::<T>()).map_err(|error| {
+        read_values::<T, D>(deserializer, map_fn_of::<T>(), self.0).map_err(|error| {
             let name = T::component_info().name();
             de::Error::custom(format_args!("in the values of component `{name}`: {error}"))
         })

@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::MapEntities;
+use super::limits::Budget;
 use super::read::{Column, read_values};
 use crate::component::{Component, ComponentId, ComponentRef, registry};
 use crate::entity::Entity;
@@ -30,8 +31,13 @@ pub trait SnapshotType: Sync {
     fn name(&self) -> &'static str;
     /// The value `component` views, to serialize (`None`: another type's).
     fn value<'a>(&self, component: &ComponentRef<'a>) -> Option<&'a dyn erased_serde::Serialize>;
-    /// Reads a list of `(entity position, value)` pairs of this type.
-    fn read(&self, input: &mut dyn erased_serde::Deserializer<'_>) -> Result<Box<dyn Column>, erased_serde::Error>;
+    /// Reads a list of `(entity position, value)` pairs of this type,
+    /// charging them to `budget`.
+    fn read(
+        &self,
+        input: &mut dyn erased_serde::Deserializer<'_>,
+        budget: &Budget,
+    ) -> Result<Box<dyn Column>, erased_serde::Error>;
     /// The registration itself, to be taken back as its type (by typed
     /// snapshots, which know the type).
     fn as_any(&self) -> &dyn Any;
@@ -69,8 +75,12 @@ impl<T: Component + Serialize + DeserializeOwned> SnapshotType for SnapshotRegis
         component.get::<T>().map(|value| value as &dyn erased_serde::Serialize)
     }
 
-    fn read(&self, input: &mut dyn erased_serde::Deserializer<'_>) -> Result<Box<dyn Column>, erased_serde::Error> {
-        read_values::<T, _>(input, (self.map)())
+    fn read(
+        &self,
+        input: &mut dyn erased_serde::Deserializer<'_>,
+        budget: &Budget,
+    ) -> Result<Box<dyn Column>, erased_serde::Error> {
+        read_values::<T, _>(input, (self.map)(), budget)
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -4,6 +4,8 @@
 //! or refused context.
 #![allow(dead_code)]
 
+pub mod hostile;
+
 use reactecs::MapEntities;
 use reactecs::prelude::*;
 use serde::{Deserialize, Serialize};
