@@ -118,7 +118,13 @@ pub fn columns() -> Vec<Column> {
             "index_lookup",
             "reactecs:index",
             "a PrimaryEntityIndex on Id: index(id) once per run, then index.get(key) and Context::get::<Value> per key",
-            |p| Box::new(Lookup::new(p)),
+            |p| Box::new(Lookup::new(p, false)),
+        ),
+        Column::timed(
+            "index_lookup",
+            "reactecs:entity_with",
+            "the same index: Context::entity_with(index, key), then Context::get::<Value>, per key",
+            |p| Box::new(Lookup::new(p, true)),
         ),
         Column::memory(
             "reactecs:create_entities_with",
@@ -590,12 +596,13 @@ struct Lookup {
     keys: Keys,
     game: Context,
     index: IndexId<PrimaryEntityIndex<u64>>,
+    per_key: bool,
     total: f64,
     runs: usize,
 }
 
 impl Lookup {
-    fn new(p: &Params) -> Self {
+    fn new(p: &Params, per_key: bool) -> Self {
         let keys = Keys::new(p);
         let mut game = Context::new();
         let index = game
@@ -612,6 +619,7 @@ impl Lookup {
             keys,
             game,
             index,
+            per_key,
             total: 0.0,
             runs: 0,
         }
@@ -620,11 +628,22 @@ impl Lookup {
 
 impl Cell for Lookup {
     fn run(&mut self) {
-        let index = self.game.index(self.index).expect("added");
         let mut sum = 0.0;
-        for key in &self.keys.lookups {
-            let e = index.get(key).expect("every key is filed");
-            sum += f64::from(self.game.get::<Value>(e).expect("alive with a Value").0);
+        if self.per_key {
+            for key in &self.keys.lookups {
+                let e = self
+                    .game
+                    .entity_with(self.index, key)
+                    .expect("added")
+                    .expect("every key is filed");
+                sum += f64::from(self.game.get::<Value>(e).expect("alive with a Value").0);
+            }
+        } else {
+            let index = self.game.index(self.index).expect("added");
+            for key in &self.keys.lookups {
+                let e = index.get(key).expect("every key is filed");
+                sum += f64::from(self.game.get::<Value>(e).expect("alive with a Value").0);
+            }
         }
         self.total += sum;
         self.runs += 1;

@@ -268,7 +268,7 @@ impl Cell for AddRemove {
                 bs.add_component_unchecked(e, AddB(work::add_remove_b(i)));
             }
             for &e in entities {
-                *taken += f64::from((&mut bs).remove(e).expect("has B").0);
+                *taken += f64::from(bs.remove(e).expect("has B").0);
             }
         });
         self.runs += 1;
@@ -395,7 +395,7 @@ impl Cell for Tags {
         });
         self.world.run(|mut tags: ViewMut<Tag>| {
             for &e in entities.iter().step_by(2) {
-                (&mut tags).remove(e).expect("has the tag");
+                tags.remove(e).expect("has the tag");
             }
         });
         let left = &mut self.left;
