@@ -229,11 +229,11 @@ impl Context {
             false => self.invalid_snapshot(error.to_string()),
         })?;
         self.check_snapshot(&mut parsed, &limits)?;
-        let (plain, mapped, held) = self.plan_restore(parsed, &budget)?;
+        let plan = self.plan_restore(parsed, &limits, &budget)?;
         // As a new context: creation indices and slots from 0.
         self.entities.restart_creation_indices();
         self.entities.relink_free_slots();
-        let restored = self.restore_entities(plain, mapped, &held);
+        let restored = self.restore_entities(plan);
         if restored.is_err() {
             self.undo_restore();
         }
@@ -262,8 +262,8 @@ impl Context {
         }
         // Entities that hold no value cost the input nothing: a count with
         // fewer values behind it than that is refused before anything is
-        // allocated for the entities (the exact count is checked once the
-        // positions are known good).
+        // allocated for the entities (the exact count is checked when the
+        // holdings are known).
         let values: usize = parsed.columns.iter().map(|column| column.positions().len()).sum();
         if count as usize > values.saturating_add(limits.max_empty_entities as usize) {
             return Err(self.too_many_empty(count, values.min(count as usize), limits));
@@ -309,10 +309,6 @@ impl Context {
                 )));
             }
         }
-        let holders = holders(&parsed.columns, count as usize).map_err(|reason| self.invalid_snapshot(reason))?;
-        if count as usize - holders > limits.max_empty_entities as usize {
-            return Err(self.too_many_empty(count, holders, limits));
-        }
         Ok(())
     }
 
@@ -328,10 +324,11 @@ impl Context {
     }
 
     /// Sorts a checked snapshot's columns for creation (plain ones, then
-    /// those whose values map entities), finds which entity holds which, and
-    /// charges `budget` for the entities and the archetypes new to this
-    /// context: all before any entity is created.
-    fn plan_restore(&self, parsed: Parsed, budget: &Budget) -> Result<(Columns, Columns, Holdings), Error> {
+    /// those whose values map entities), finds which entity holds which and
+    /// the runs of entities holding the same, checks the entities holding
+    /// nothing against `limits`, and charges `budget` for the entities and
+    /// the archetypes new to this context: all before any entity is created.
+    fn plan_restore(&self, parsed: Parsed, limits: &RestoreLimits, budget: &Budget) -> Result<RestorePlan, Error> {
         let count = parsed.entities as usize;
         if !budget.charge(count.saturating_mul(RestoreLimits::ENTITY_BYTES)) {
             return Err(self.over_budget(budget, format!("its {count} entities")));
@@ -342,17 +339,35 @@ impl Context {
         // `ComponentSet` lists them.
         plain.sort_by_key(|column| column.id());
         mapped.sort_by_key(|column| column.id());
-        let held = Holdings::of(&plain, count).map_err(|reason| self.invalid_snapshot(reason))?;
-        let mut sets = std::collections::HashSet::new();
+        let held = {
+            let columns: SmallVec<[&[u32]; 16]> =
+                plain.iter().chain(&mapped).map(|column| column.positions()).collect();
+            Holdings::of(&columns, count).map_err(|reason| self.invalid_snapshot(reason))?
+        };
+        let (mut runs, mut sets, mut empty) = (Vec::new(), std::collections::HashSet::new(), 0);
         let mut start = 0;
         while start < count {
-            let set: ComponentSet = held.columns_of(start).map(|k| plain[k].id()).collect();
+            let end = held.run_end(start);
+            let mut present = held.columns_of(start).peekable();
+            if present.peek().is_none() {
+                empty += end - start;
+            }
+            let set: ComponentSet = present.filter(|&k| k < plain.len()).map(|k| plain[k].id()).collect();
             if !self.restore_plans.contains_key(&set) && sets.insert(set) && !budget.charge(ARCHETYPE_BYTES) {
                 return Err(self.over_budget(budget, format!("the archetypes of its {} component sets", sets.len())));
             }
-            start = held.run_end(start);
+            runs.push(end);
+            start = end;
         }
-        Ok((plain, mapped, held))
+        if empty > limits.max_empty_entities as usize {
+            return Err(self.too_many_empty(parsed.entities, count - empty, limits));
+        }
+        Ok(RestorePlan {
+            plain,
+            mapped,
+            held,
+            runs,
+        })
     }
 
     /// [`Error::InvalidSnapshot`]: `what` takes more bytes than `budget`
@@ -368,7 +383,13 @@ impl Context {
     /// with the same components; those nothing hears of straight into
     /// storage, as [`create_entities_with`](Context::create_entities_with)
     /// does.
-    fn restore_entities(&mut self, mut plain: Columns, mut mapped: Columns, held: &Holdings) -> Result<(), Error> {
+    fn restore_entities(&mut self, plan: RestorePlan) -> Result<(), Error> {
+        let RestorePlan {
+            mut plain,
+            mut mapped,
+            held,
+            runs,
+        } = plan;
         let count = held.count;
         let mut handles = Vec::new();
         handles
@@ -376,9 +397,8 @@ impl Context {
             .and_then(|()| self.entities.try_reserve(count))
             .map_err(|error| self.invalid_snapshot(format!("its {count} entities cannot be had: {error}")))?;
         let mut start = 0;
-        while start < count {
-            let end = held.run_end(start);
-            let present: SmallVec<[usize; 16]> = held.columns_of(start).collect();
+        for end in runs {
+            let present: SmallVec<[usize; 16]> = held.columns_of(start).filter(|&k| k < plain.len()).collect();
             let set: ComponentSet = present.iter().map(|&k| plain[k].id()).collect();
             let plan = self.restore_plan(&set);
             if self.spawns_quietly(plan) {
@@ -486,16 +506,15 @@ impl Context {
 /// A snapshot's columns of values.
 type Columns = Vec<Box<dyn Column>>;
 
-/// How many of `count` entities hold a value in `columns` (whose positions
-/// are below `count`: checked).
-fn holders(columns: &[Box<dyn Column>], count: usize) -> Result<usize, String> {
-    let mut held = zeroed(count.div_ceil(64))?;
-    for column in columns {
-        for &position in column.positions() {
-            held[position as usize / 64] |= 1 << (position % 64);
-        }
-    }
-    Ok(held.iter().map(|word| word.count_ones() as usize).sum())
+/// A checked snapshot, ready to be created: its columns, plain ones (in id
+/// order) and those whose values map entities, which entity holds which
+/// (over both, in that order), and the ends of the runs of entities that
+/// hold the same columns.
+struct RestorePlan {
+    plain: Columns,
+    mapped: Columns,
+    held: Holdings,
+    runs: Vec<usize>,
 }
 
 /// `len` zero words, or why they cannot be had.
@@ -518,13 +537,13 @@ struct Holdings {
 }
 
 impl Holdings {
-    /// The holdings of the `count` entities in `columns`, whose positions
-    /// are below `count` (checked).
-    fn of(columns: &[Box<dyn Column>], count: usize) -> Result<Self, String> {
+    /// The holdings of the `count` entities in the columns whose positions
+    /// `columns` lists (each below `count`: checked).
+    fn of(columns: &[&[u32]], count: usize) -> Result<Self, String> {
         let words = columns.len().div_ceil(64);
         let mut bits = zeroed(count.saturating_mul(words))?;
-        for (k, column) in columns.iter().enumerate() {
-            for &position in column.positions() {
+        for (k, positions) in columns.iter().enumerate() {
+            for &position in *positions {
                 bits[position as usize * words + k / 64] |= 1 << (k % 64);
             }
         }

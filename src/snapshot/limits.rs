@@ -27,8 +27,10 @@ use crate::storage::CHUNK_BYTES;
 ///   flip of valid snapshots, crafted claims and random mutations, through
 ///   both paths and both formats; a fuzz target, `restore`, does the same).
 /// - It cannot make the restore reserve memory for what it only claims.
-///   Lists grow as values arrive (at most 1,024 entries are reserved up
-///   front, whatever length the input announces), and the entity count is
+///   Lists grow as values arrive (whatever length the input announces, at
+///   most 1,024 entries are reserved before the first value, and a list
+///   grows to at most 16 times the values that arrived), and the entity
+///   count is
 ///   checked against the values behind it: an entity that holds no value
 ///   costs the input nothing but the count, so `RestoreLimits` allows
 ///   65,536 of those by default (`{"entities":4294967293,"components":[]}`,
@@ -117,8 +119,9 @@ impl RestoreLimits {
         self
     }
 
-    /// The most bytes the restore's values, entity records and new
-    /// archetypes may take, as counted above (what a value's own
+    /// The most bytes the restore's values (the room reserved for them:
+    /// each a value's size and 4 bytes), entity records and new archetypes
+    /// may take (what a value's own
     /// `Deserialize` allocates, such as a `String`'s text, follows the
     /// input's size and is the format's matter). Checked as the values are
     /// read, so reading stops at the bound.

@@ -138,8 +138,14 @@ pub(super) fn read_values<'de, T: Component + DeserializeOwned, D: Deserializer<
 /// the lists grow as values actually arrive).
 const RESERVE_AT_MOST: usize = 1 << 10;
 
-/// What one value read takes: the value and its entity's position.
-pub(super) const fn pair_bytes<T>() -> usize {
+/// How far a full list trusts the length the input announced: it grows to
+/// at most this many times the values that arrived, so what it holds stays
+/// in proportion to the input read, in a few steps rather than a doubling
+/// (and a copy of the values) per power of two.
+const GROW_AT_MOST: usize = 16;
+
+/// What room for one value takes: the value and its entity's position.
+const fn pair_bytes<T>() -> usize {
     size_of::<T>() + size_of::<u32>()
 }
 
@@ -153,11 +159,22 @@ impl<'de, T: DeserializeOwned> Visitor<'de> for PairsVisitor<'_, T> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let reserve = seq.size_hint().unwrap_or(0).min(RESERVE_AT_MOST);
-        let (mut positions, mut values) = (Vec::with_capacity(reserve), Vec::with_capacity(reserve));
+        let announced = seq.size_hint().unwrap_or(0);
+        let (mut positions, mut values) = (Vec::new(), Vec::new());
         while let Some((position, value)) = seq.next_element::<(u32, T)>()? {
-            if !self.0.charge(pair_bytes::<T>()) {
-                return Err(de::Error::custom("the byte budget of its `RestoreLimits` ran out"));
+            if values.len() == values.capacity() {
+                // Room is charged to the budget as it is reserved.
+                let len = values.len();
+                let more = match len {
+                    0 => announced.clamp(1, RESERVE_AT_MOST),
+                    _ if announced > len => (announced - len).min(len * (GROW_AT_MOST - 1)),
+                    _ => len,
+                };
+                if !self.0.charge(more.saturating_mul(pair_bytes::<T>())) {
+                    return Err(de::Error::custom("the byte budget of its `RestoreLimits` ran out"));
+                }
+                positions.reserve_exact(more);
+                values.reserve_exact(more);
             }
             positions.push(position);
             values.push(value);
