@@ -50,7 +50,7 @@ impl ComponentId {
     /// on indices they were given by ids).
     #[inline]
     pub(crate) fn at(index: usize) -> Self {
-        ComponentId(u32::try_from(index).expect("component index exceeds u32"))
+        ComponentId(u32::try_from(index).expect("an index of the registry or of a u32 id fits in u32"))
     }
 
     /// This id as an index, `0..ComponentInfo::all().len()` for declared types.
@@ -225,7 +225,7 @@ impl ComponentInfo {
         debug: Option<DebugFn>,
     ) -> Self {
         ComponentInfo {
-            id: ComponentId(u32::MAX),
+            id: ComponentId(UNASSIGNED),
             name,
             ty: TypeInfo::of::<T>(),
             unique,
@@ -473,8 +473,12 @@ impl<T: Component> ComponentRegistration<T> {
 pub trait Registration: Sync {
     /// The registered type's info (with a placeholder id).
     fn describe(&self) -> ComponentInfo;
-    /// Records the id the registry gave the type.
-    fn assign_id(&self, id: ComponentId);
+    /// Records the id the registry gave the type, from its info. Ignores the
+    /// info of another type, and one without an id (from `describe`), so ids
+    /// and types correspond one to one whoever calls it (the trait is
+    /// reachable through [`RegisteredComponent`]): a type's id always names
+    /// columns and a sparse set of that type.
+    fn assign_id(&self, info: &ComponentInfo);
 }
 
 impl<T: Component> Registration for ComponentRegistration<T> {
@@ -485,8 +489,10 @@ impl<T: Component> Registration for ComponentRegistration<T> {
         }
     }
 
-    fn assign_id(&self, id: ComponentId) {
-        self.id.store(id.0, Ordering::Relaxed);
+    fn assign_id(&self, info: &ComponentInfo) {
+        if info.ty.type_id() == std::any::TypeId::of::<T>() && info.id.0 != UNASSIGNED {
+            self.id.store(info.id.0, Ordering::Relaxed);
+        }
     }
 }
 
@@ -512,7 +518,7 @@ pub(crate) fn registry() -> &'static [ComponentInfo] {
         found.dedup_by(|a, b| a.0.ty.type_id() == b.0.ty.type_id());
         for (index, (info, registration)) in found.iter_mut().enumerate() {
             info.id = ComponentId::at(index);
-            registration.assign_id(info.id);
+            registration.assign_id(info);
         }
         found.into_iter().map(|(info, _)| info).collect()
     })

@@ -108,3 +108,117 @@ impl Component for Manual {
 fn a_component_implemented_by_hand_without_registering_gets_no_id() {
     Manual::component_id();
 }
+
+/// Declared for the reassignment test only (no other test names them).
+#[derive(Clone, Debug, PartialEq)]
+struct Holder(u32);
+#[derive(Clone, Debug, PartialEq)]
+struct Impostor(u64);
+#[derive(Clone, Debug, PartialEq)]
+struct SparseHolder(u32);
+#[derive(Clone, Debug, PartialEq)]
+struct SparseImpostor(u64);
+#[derive(Clone, Debug, PartialEq)]
+struct UniqueHolder(u32);
+#[derive(Clone, Debug, PartialEq)]
+struct UniqueImpostor(u64);
+reactecs::component!(
+    Holder,
+    Impostor,
+    sparse SparseHolder,
+    sparse SparseImpostor,
+    unique UniqueHolder,
+    unique UniqueImpostor
+);
+
+/// The hidden registration path (`RegisteredComponent`'s `assign_id`, which
+/// the registry calls) cannot give a type another type's id, nor take its
+/// id away: it ignores another type's info and one without an id. So `get`,
+/// `get_mut` and every accessor of the would-be impostor see a component of
+/// its own, absent where it is absent (`ComponentAbsent`, as `get` says),
+/// never a column of another type, and nothing panics.
+#[test]
+fn a_component_id_cannot_be_reassigned_through_the_hidden_registration() {
+    use reactecs::__private::RegisteredComponent;
+    use reactecs::prelude::*;
+
+    let ids = [
+        Impostor::component_id(),
+        SparseImpostor::component_id(),
+        UniqueImpostor::component_id(),
+    ];
+    RegisteredComponent(Impostor::registration())
+        .0
+        .assign_id(Holder::component_info());
+    RegisteredComponent(SparseImpostor::registration())
+        .0
+        .assign_id(SparseHolder::component_info());
+    RegisteredComponent(Impostor::registration())
+        .0
+        .assign_id(SparseHolder::component_info());
+    RegisteredComponent(SparseImpostor::registration())
+        .0
+        .assign_id(Holder::component_info());
+    RegisteredComponent(UniqueImpostor::registration())
+        .0
+        .assign_id(UniqueHolder::component_info());
+    // The info `describe` gives has no id yet: it cannot unassign one.
+    let described = RegisteredComponent(Impostor::registration()).0.describe();
+    RegisteredComponent(Impostor::registration()).0.assign_id(&described);
+    assert_eq!(
+        [
+            Impostor::component_id(),
+            SparseImpostor::component_id(),
+            UniqueImpostor::component_id()
+        ],
+        ids
+    );
+    assert_ne!(Impostor::component_id(), Holder::component_id());
+
+    let mut game = Context::new();
+    let e = game.create_entity_with((Holder(1), SparseHolder(2))).unwrap();
+    game.set_unique(UniqueHolder(3)).unwrap();
+    let absent = |component| Error::ComponentAbsent {
+        context: "Context",
+        entity: e,
+        component,
+    };
+    assert_eq!(game.get::<Impostor>(e).unwrap_err(), absent("Impostor"));
+    assert_eq!(game.get_mut::<Impostor>(e).unwrap_err(), absent("Impostor"));
+    assert_eq!(game.get_mut::<SparseImpostor>(e).unwrap_err(), absent("SparseImpostor"));
+    assert!(!game.has::<Impostor>(e));
+    assert_eq!(game.entity(e).unwrap().get::<Impostor>(), None);
+    {
+        let mut view = game.entity_mut(e).unwrap();
+        assert_eq!(view.get_mut::<Impostor>().unwrap_err(), absent("Impostor"));
+        assert_eq!(view.query::<&mut Impostor>().unwrap_err(), absent("Impostor"));
+        assert_eq!(
+            view.query::<&mut SparseImpostor>().unwrap_err(),
+            absent("SparseImpostor")
+        );
+        assert!(view.query::<Option<&mut Impostor>>().unwrap().is_none());
+    }
+    assert_eq!(game.query::<&Impostor>().iter().count(), 0);
+    assert_eq!(game.query_mut::<&mut SparseImpostor>().unwrap().iter().count(), 0);
+    assert_eq!(game.modify(e, |v: &mut Impostor| v.0).unwrap_err(), absent("Impostor"));
+    assert_eq!(
+        game.modify_with::<Holder, &SparseImpostor, _>(e, |_, _| ())
+            .unwrap_err(),
+        absent("SparseImpostor")
+    );
+    assert_eq!(game.remove::<Impostor>(e).unwrap_err(), absent("Impostor"));
+    assert_eq!(game.unique::<UniqueImpostor>(), None);
+    assert_eq!(game.unique_mut::<UniqueImpostor>(), None);
+
+    // Writes make a component of the impostor's own, beside the holder's.
+    game.replace(e, Impostor(5)).unwrap();
+    game.add(e, SparseImpostor(6)).unwrap();
+    game.set_unique(UniqueImpostor(7)).unwrap();
+    game.create_entity_with((Impostor(8), SparseImpostor(9))).unwrap();
+    assert_eq!(game.get_mut::<Impostor>(e).unwrap(), &mut Impostor(5));
+    assert_eq!(game.get::<Holder>(e).unwrap(), &Holder(1));
+    assert_eq!(game.get::<SparseHolder>(e).unwrap(), &SparseHolder(2));
+    assert_eq!(game.unique::<UniqueHolder>(), Some(&UniqueHolder(3)));
+    assert_eq!(game.unique::<UniqueImpostor>(), Some(&UniqueImpostor(7)));
+    assert_eq!(game.query::<(&Impostor, &SparseImpostor)>().iter().count(), 2);
+}

@@ -284,7 +284,8 @@ impl Collectors {
                 }
             }
             None => {
-                let index = u32::try_from(self.slots.len()).expect("fewer than 2^32 collectors");
+                let index = u32::try_from(self.slots.len())
+                    .expect("fewer than 2^32 collector slots: each costs memory, which runs out first");
                 self.slots.push(Slot {
                     generation: 1,
                     data: Some(data),
@@ -306,7 +307,7 @@ impl Collectors {
     fn routed(&mut self, key: CollectorKey) -> &mut CollectorData {
         match &mut self.slots[key.index as usize].data {
             Some(data) => data,
-            None => unreachable!("routes name existing collectors"),
+            None => unreachable!("routes name existing collectors: `remove_collector` detaches one from its routes"),
         }
     }
 

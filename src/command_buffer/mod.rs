@@ -451,7 +451,7 @@ impl CommandBuffer {
         let offset = self.placeholders;
         let placeholders = offset
             .checked_add(other.placeholders) // at most `Entity::PLACEHOLDERS`, `u32::MAX`
-            .expect("at most 2^32 - 1 creates in one command buffer");
+            .expect("at most 2^32 - 1 creates in one command buffer (the documented panic of `append`)");
         self.commands.reserve(other.commands.len());
         for mut command in other.commands.drain(..) {
             if let Some(number) = command.entity.placeholder_number() {

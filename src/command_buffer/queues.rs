@@ -49,7 +49,7 @@ impl<T: Send + Sync + 'static> ValueQueue for VecDeque<T> {
     fn move_into(&mut self, to: &mut dyn ValueQueue) {
         let to: &mut dyn Any = to;
         to.downcast_mut::<VecDeque<T>>()
-            .expect("queues are matched by value type")
+            .expect("queues are matched by value type: `slot_like` finds or makes the queue of `ty`")
             .append(self);
     }
 }
@@ -80,7 +80,7 @@ impl Queues {
         let queue: &mut dyn Any = &mut *self.queues[slot as usize];
         queue
             .downcast_mut::<VecDeque<T>>()
-            .expect("a slot holds the queue of its type")
+            .expect("a slot holds the queue of its type: `slots` maps each type to its own queue")
             .push_back(value);
         slot
     }
@@ -128,7 +128,7 @@ impl Queues {
         let slot = u32::try_from(self.queues.len())
             .ok()
             .filter(|&slot| slot != NO_QUEUE)
-            .expect("fewer than 2^32 - 1 value types");
+            .expect("fewer than 2^32 - 1 value types: each queue costs memory, which runs out first");
         self.queues.push(queue);
         self.types.push(ty);
         self.create_runs.push(None);

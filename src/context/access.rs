@@ -72,11 +72,11 @@ impl Context {
         let Some(column) = self.archetypes.get(at.archetype).column_index(T::component_id()) else {
             return Err(self.absent(entity, T::component_id()));
         };
-        Ok(self
-            .archetypes
-            .lend_mut(at.archetype)
-            .into_mut_at(column, at.row)
-            .expect("the entity's live row has a `T`"))
+        // `None` only if the column is not of type `T`: refused like `get`.
+        match self.archetypes.lend_mut(at.archetype).into_mut_at(column, at.row) {
+            Some(value) => Ok(value),
+            None => Err(Error::absent(self.name, entity, T::component_id())),
+        }
     }
 
     /// Whether the entity is alive and has a `T`.
@@ -285,8 +285,15 @@ impl EntityMut<'_> {
         if let Some(missing) = access.missing(self.archetype.set(), |id| self.sparse.contains(id, slot)) {
             return Err(self.absent(missing));
         }
+        let (context, entity) = (self.context, self.entity);
         let mut columns = ColumnAccess::exclusive_row(self.archetype.reborrow(), self.sparse, plan.columns());
-        Ok(Q::fetch_row(&mut columns, self.row).expect("checked: present and not aliased"))
+        // Present and not aliased (checked above), so `None` only if a column
+        // is not of its component's type: refused as absent, like `get`.
+        Q::fetch_row(&mut columns, self.row).ok_or_else(|| Error::ComponentAbsent {
+            context,
+            entity,
+            component: access.first().map_or(std::any::type_name::<Q>(), ComponentId::name),
+        })
     }
 
     /// A read-only view of the entity.

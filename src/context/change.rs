@@ -76,7 +76,10 @@ impl Context {
         }
         let moved = match self.archetypes.insert_along(transition, from, value) {
             Ok(moved) => moved,
-            Err(_) => unreachable!("the transition adds `T` to the entity's live row"),
+            Err(_) => unreachable!(
+                "`from` is the entity's live row and the transition adds a column of `T`s (ids and types \
+                 correspond one to one: `assign_id` refuses another type's info)"
+            ),
         };
         self.relocate(entity, from, moved);
         if unique {
@@ -181,7 +184,10 @@ impl Context {
             }
         }
         let Some((value, moved)) = self.archetypes.take_along::<T>(transition, from) else {
-            unreachable!("the transition takes `T` out of the entity's live row");
+            unreachable!(
+                "`from` is the entity's live row and the transition takes out a column of `T`s (ids and \
+                 types correspond one to one: `assign_id` refuses another type's info)"
+            );
         };
         self.relocate(entity, from, moved);
         if T::registration().is_unique() {
@@ -240,7 +246,9 @@ impl Context {
             ..
         } = self;
         if routes.is_idle() {
-            let slot = value_slot::<T>(archetypes, sparse, at, column, entity);
+            let Some(slot) = value_slot::<T>(archetypes, sparse, at, column, entity) else {
+                return Err(Error::absent(name, entity, id));
+            };
             pools.put(std::mem::replace(slot, value));
             return Ok(());
         }
@@ -255,7 +263,9 @@ impl Context {
             ask,
         );
         let skip = skipped(route, membership, archetype.set(), sparse, entity);
-        let slot = value_slot::<T>(archetypes, sparse, at, column, entity);
+        let Some(slot) = value_slot::<T>(archetypes, sparse, at, column, entity) else {
+            return Err(Error::absent(name, entity, id));
+        };
         if route.lean {
             pools.put(std::mem::replace(slot, value));
             collectors.collect_each(&route.collectors, entity, retains);
@@ -383,14 +393,16 @@ impl Context {
             }
             None => {
                 let archetype = archetypes.get(at.archetype);
-                let row = RowAccess::shared(archetype, at.row).expect("the entity's row is live");
+                let row = RowAccess::shared(archetype, at.row)
+                    .expect("the entity's row is live: `at` is its location, read above");
                 let Some(items) = Q::read_row(&row) else {
                     return Err(cannot_fetch::<T, Q>(archetype.set(), sparse, name, entity));
                 };
-                (
-                    sparse.get_mut::<T>(id, entity.index()).expect("the entity has a `T`"),
-                    items,
-                )
+                // Present (checked above): `None` only if the set does not hold `T`s.
+                let Some(value) = sparse.get_mut::<T>(id, entity.index()) else {
+                    return Err(Error::absent(name, entity, id));
+                };
+                (value, items)
             }
         };
         let result = match route {
@@ -503,8 +515,11 @@ impl Context {
             );
             let lens = columns.chunk_lens();
             let mut entities = columns.entities();
+            // The archetype has `T` and `Q`'s components, and the plan has no
+            // aliasing: `None` only if a column does not hold its component's
+            // type, whose entities are then passed over as lacking it.
             let (Some(mut state), Some(Some(mut values))) = (Q::fetch(&mut columns), columns.write::<T>()) else {
-                unreachable!("the archetype has `T` and `Q`'s components, without aliasing");
+                continue;
             };
             for len in lens {
                 let chunk = values.next().unwrap_or_default();
@@ -609,7 +624,8 @@ fn skipped(
 }
 
 /// The entity's `T`, which it has: in column `column` of its row, or (for
-/// `None`) in `T`'s sparse set.
+/// `None`) in `T`'s sparse set. `None` only if that column or set does not
+/// hold `T`s (refused as absent, like `get`).
 #[inline(always)]
 fn value_slot<'a, T: Component>(
     archetypes: &'a mut Archetypes,
@@ -617,12 +633,11 @@ fn value_slot<'a, T: Component>(
     at: Location,
     column: Option<usize>,
     entity: Entity,
-) -> &'a mut T {
-    let slot = match column {
+) -> Option<&'a mut T> {
+    match column {
         Some(column) => archetypes.lend_mut(at.archetype).into_mut_at::<T>(column, at.row),
         None => sparse.get_mut::<T>(T::component_id(), entity.index()),
-    };
-    slot.expect("the entity has a `T`")
+    }
 }
 
 /// Why `T` (written) and `Q` could not be fetched from an entity whose
@@ -663,13 +678,16 @@ fn fetch_with_sparse<'a, T: Component, Q: QueryParam>(
         return Err(Error::absent(context, entity, missing));
     }
     let mut columns = ColumnAccess::exclusive_row(archetypes.lend_mut(at.archetype), sparse, plan.columns());
-    let items = Q::fetch_row(&mut columns, at.row).expect("checked: present, and no aliasing");
+    // Present and not aliased (checked above): `None` only if a column or set
+    // does not hold its component's type, refused as absent, like `get`.
+    let mismatched = || Error::absent(context, entity, T::component_id());
+    let items = Q::fetch_row(&mut columns, at.row).ok_or_else(mismatched)?;
     let value = if T::STORAGE.is_sparse() {
         columns.write_sparse_row::<T>(at.row)
     } else {
         columns.write_row::<T>(at.row)
     };
-    Ok((value.flatten().expect("checked: present"), items))
+    Ok((value.flatten().ok_or_else(mismatched)?, items))
 }
 
 /// `replace` of `entity`'s `slot` by `value` along a route that re-keys

@@ -132,7 +132,10 @@ impl Context {
     /// [`Error::UnknownCollector`].
     pub fn remove_collector(&mut self, id: CollectorId) -> Result<(), Error> {
         self.clear_collector(id)?;
-        let data = self.collectors.remove(id.key).expect("found by clear_collector");
+        let data = self
+            .collectors
+            .remove(id.key)
+            .expect("the collector exists: `clear_collector` found it just above");
         for &(index, _) in &data.triggers {
             self.routes.detach_collector(index, id.key);
         }

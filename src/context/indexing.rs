@@ -104,7 +104,11 @@ impl Context {
             context: self.name,
             index: format!("`{name}`"),
         })?;
-        let store = &*self.indices.get(key).expect("found by name").store;
+        let store = &*self
+            .indices
+            .get(key)
+            .expect("the index exists: `find` gave its key just above")
+            .store;
         if store.as_any().downcast_ref::<I>().is_none() {
             return Err(Error::WrongIndexType {
                 context: self.name,
@@ -168,7 +172,11 @@ impl Context {
     /// empty.
     pub fn activate_index<I: Index>(&mut self, id: IndexId<I>) -> Result<(), Error> {
         let key = self.index_key(id)?;
-        let group = self.indices.get(key).expect("looked up").group;
+        let group = self
+            .indices
+            .get(key)
+            .expect("the index exists: `index_key` found it just above")
+            .group;
         let filled = self.indices.activate(
             key,
             self.routes.membership().group(group),
@@ -201,7 +209,10 @@ impl Context {
     pub fn remove_index<I: Index>(&mut self, id: IndexId<I>) -> Result<(), Error> {
         let key = self.index_key(id)?;
         self.indices.deactivate(key, &mut self.retains);
-        let entry = self.indices.remove(key).expect("looked up");
+        let entry = self
+            .indices
+            .remove(key)
+            .expect("the index exists: `index_key` found it just above");
         self.routes.detach_index(entry.group, key);
         self.invalidate_routes();
         Ok(())

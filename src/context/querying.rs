@@ -24,7 +24,10 @@ impl Context {
     pub fn query<Q: ReadOnlyQueryParam>(&self) -> Query<'_, Q> {
         let plan = match self.queries.get::<Q>() {
             Some(plan) => Cow::Borrowed(plan),
-            None => Cow::Owned(QueryPlan::of::<Q>(self.name).expect("a query that only reads never aliases")),
+            None => Cow::Owned(
+                QueryPlan::of::<Q>(self.name)
+                    .expect("a query that only reads never aliases: `Q` is a `ReadOnlyQueryParam`"),
+            ),
         };
         Query::new(&self.archetypes, self.query_source(), self.name, plan)
     }

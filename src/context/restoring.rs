@@ -114,13 +114,13 @@ impl Context {
     /// ```
     /// use reactecs::{Context, Error, RestoreLimits};
     /// #[derive(serde::Serialize, serde::Deserialize)]
-    /// struct Gold(u32);
-    /// reactecs::component!(Gold);
-    /// reactecs::snapshot!(Gold);
+    /// struct Loot(u32);
+    /// reactecs::component!(Loot);
+    /// reactecs::snapshot!(Loot);
     ///
     /// let mut game = Context::new();
     /// for amount in 0..100 {
-    ///     game.create_entity_with(Gold(amount))?;
+    ///     game.create_entity_with(Loot(amount))?;
     /// }
     /// let bytes = postcard::to_stdvec(&game.snapshot()).unwrap();
     ///

@@ -273,7 +273,9 @@ impl Iterator for GroupIter<'_> {
                 let Some(entity) = entities.live_at(slot) else {
                     continue;
                 };
-                let at = entities.location(entity).expect("a live entity has a location");
+                let at = entities
+                    .location(entity)
+                    .expect("`live_at` gives only live entities, which have locations");
                 if admits(self.gate, self.archetypes.get(at.archetype), entity) {
                     return Some(entity);
                 }
@@ -281,7 +283,9 @@ impl Iterator for GroupIter<'_> {
         }
         loop {
             if let Some(&entity) = self.rows.next() {
-                let archetype = self.current.expect("rows come from the current archetype");
+                let archetype = self
+                    .current
+                    .expect("`rows` is filled only from the chunks of `current`");
                 if admits(self.gate, archetype, entity) {
                     return Some(entity);
                 }

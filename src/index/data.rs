@@ -150,7 +150,7 @@ impl Indices {
     /// How many active indices hold `entity`.
     pub(crate) fn holding(&self, entity: Entity) -> u32 {
         let holding = self.list.values().filter(|entry| entry.store.holds(entity)).count();
-        u32::try_from(holding).expect("fewer than 2^32 indices")
+        u32::try_from(holding).expect("fewer than 2^32 indices: each costs memory, which runs out first")
     }
 }
 
@@ -173,7 +173,9 @@ pub(crate) fn fill(
         for &archetype in &group.archetypes {
             let archetype = archetypes.get(archetype);
             for row in 0..archetype.len() as u32 {
-                let entity = archetype.entity_at(row).expect("a live row");
+                let entity = archetype
+                    .entity_at(row)
+                    .expect("rows below the archetype's length are live");
                 if !group.admits(archetype.set(), Holding::Slot(sparse, entity.index()), None) {
                     continue;
                 }

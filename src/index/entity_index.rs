@@ -181,7 +181,7 @@ where
         let spare = &mut self.spare;
         let list = self.map.entry(key).or_insert_with(|| spare.pop().unwrap_or_default());
         list.push(entity);
-        u32::try_from(list.len() - 1).expect("fewer than 2^32 entities per key")
+        u32::try_from(list.len() - 1).expect("fewer than 2^32 entities per key: entity slots are u32s")
     }
 
     /// Takes the entity at `at` out of `key`'s list, mending the position of

@@ -143,6 +143,11 @@ impl Access {
         })
     }
 
+    /// The first component the query names, if any.
+    pub(crate) fn first(&self) -> Option<ComponentId> {
+        self.entries.first().map(|e| e.id)
+    }
+
     /// Whether an entity with components `set` has every required one.
     #[inline]
     pub(crate) fn fits(&self, set: &ComponentSet) -> bool {

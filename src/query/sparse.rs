@@ -43,7 +43,9 @@ impl<V, I: Iterator<Item = Option<V>>> Iterator for Present<I> {
     #[inline]
     fn next(&mut self) -> Option<V> {
         let value = self.0.next()?;
-        Some(value.expect("a query visits only entities with its required components"))
+        Some(value.expect(
+            "a sparse chunk holds only entities with the required component: the query splits chunks at the others",
+        ))
     }
 
     #[inline]

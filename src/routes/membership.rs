@@ -314,7 +314,8 @@ impl Membership {
         if self.behind(archetypes) {
             self.sync(archetypes);
         }
-        let index = u32::try_from(self.groups.len()).expect("more than 2^32 groups");
+        let index =
+            u32::try_from(self.groups.len()).expect("fewer than 2^32 groups: each costs memory, which runs out first");
         let mut member = Member::new(matcher, archetypes);
         for archetype in archetypes.iter() {
             if member.accepts(archetype.set()) {

@@ -132,7 +132,7 @@ fn record(table: &mut Vec<u32>, at: usize, len: usize, route: usize) {
     if table.len() <= at {
         table.resize(len.max(at + 1), NONE);
     }
-    table[at] = u32::try_from(route).expect("fewer than 2^32 routes");
+    table[at] = u32::try_from(route).expect("fewer than 2^32 routes: each costs memory, which runs out first");
 }
 
 impl Routes {

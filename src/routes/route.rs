@@ -213,7 +213,7 @@ impl Route {
                     changes.push((b, true, gated(b)));
                     j += 1;
                 }
-                (None, None) => unreachable!("the loop condition"),
+                (None, None) => unreachable!("the loop runs while `before` or `after` has an element left"),
             }
         }
         Route::compile(changes.into_iter(), taps, consumers)

@@ -419,7 +419,7 @@ impl Archetype {
         u32::try_from(self.len)
             .ok()
             .filter(|&row| row != u32::MAX)
-            .expect("more than 2^32 - 1 rows in one archetype")
+            .expect("fewer than 2^32 - 1 rows in one archetype: each row holds an entity slot, and slots are u32s")
     }
 
     /// Adds a live row for `entity` whose values `write` writes, given the
@@ -532,7 +532,10 @@ impl Archetype {
         self.len -= 1;
         self.version += 1;
         if self.row_in_chunk(last) == 0 {
-            let empty = self.chunks.pop().expect("the last row was in a chunk");
+            let empty = self
+                .chunks
+                .pop()
+                .expect("the last row was in a chunk: a row is allocated in the last chunk");
             self.spare.push(empty);
         }
         displaced

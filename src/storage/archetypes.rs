@@ -171,7 +171,7 @@ impl Archetypes {
         let id = u32::try_from(self.list.len())
             .ok()
             .filter(|&id| id < u32::MAX - 1)
-            .expect("fewer than 2^32 - 2 archetypes");
+            .expect("fewer than 2^32 - 2 archetypes: each costs memory, which runs out first");
         let id = ArchetypeId(id);
         let infos: Vec<&'static ComponentInfo> = set.iter().map(|c| &self.infos[c.index()]).collect();
         debug_assert!(
@@ -289,7 +289,7 @@ impl<'a> Iterator for VisitMut<'a> {
         let id = self.ids.next()?.index();
         let skip = id
             .checked_sub(self.offset)
-            .expect("archetypes are named in creation order");
+            .expect("the ids visited increase: archetypes are named in creation order");
         let rest = std::mem::take(&mut self.rest);
         let (archetype, after) = rest.get_mut(skip..)?.split_first_mut()?;
         self.rest = after;

@@ -39,7 +39,7 @@ impl ChunkLayout {
             let (end, align, offsets) = place(columns, rows);
             if end <= CHUNK_BYTES || rows == 1 {
                 let layout = Layout::from_size_align(end, align)
-                    .expect("a chunk's size overflows isize: a component row is absurdly large");
+                    .expect("a chunk's size fits in isize: a row of declared component types whose sizes sum past it could never be built");
                 return ChunkLayout {
                     rows,
                     shift: rows.trailing_zeros(),
@@ -74,7 +74,7 @@ fn place(columns: &[Layout], rows: usize) -> (usize, usize, Vec<usize>) {
             .size()
             .checked_mul(rows)
             .and_then(|bytes| end.checked_add(bytes))
-            .expect("a chunk's size overflows usize");
+            .expect("a chunk's size fits in usize: a row of declared component types whose sizes sum past it could never be built");
     }
     (end, align, offsets)
 }

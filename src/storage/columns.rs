@@ -116,7 +116,7 @@ impl ColumnPlan {
                     archetype.column_type(col) == take.ty,
                     "a component's column holds its type"
                 );
-                u32::try_from(archetype.column_geometry(col).0).expect("a chunk is smaller than 4 GiB")
+                u32::try_from(archetype.column_geometry(col).0).expect("a column offset fits in u32: a chunk is `CHUNK_BYTES` long unless one row is longer, and no component value of 4 GiB can be passed by value")
             });
             self.offsets.push(offset);
         }
@@ -575,7 +575,9 @@ impl<'a> RowAccess<'a> {
     /// The row's entity.
     #[inline]
     pub(crate) fn entity(&self) -> Entity {
-        self.archetype.entity_at(self.row).expect("the row is live")
+        self.archetype
+            .entity_at(self.row)
+            .expect("the row is live: a `RowAccess` is made only for a live row")
     }
 }
 

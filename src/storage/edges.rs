@@ -131,7 +131,7 @@ impl Transition {
             .map(|(small_col, info)| {
                 let big_col = bigger
                     .column_index(info.id())
-                    .expect("the bigger set has every column of the smaller");
+                    .expect("the bigger set has every column of the smaller: the sets differ by `component` only");
                 let (small_offset, size) = smaller.column_geometry(small_col);
                 let (big_offset, _) = bigger.column_geometry(big_col);
                 let (from_offset, to_offset) = if added {
@@ -148,7 +148,7 @@ impl Transition {
             .collect();
         let changed_col = bigger
             .column_index(component)
-            .expect("the bigger set has the component");
+            .expect("the bigger set has the component: the sets differ by it");
         Transition {
             from: from.id(),
             to: to.id(),
@@ -199,7 +199,10 @@ impl Archetypes {
         }
         let set = if add { source.with(id) } else { source.without(id) };
         let to = self.find_or_create(&set);
-        let index = TransitionId(u32::try_from(self.transitions.len()).expect("more than 2^32 transitions"));
+        let index = TransitionId(
+            u32::try_from(self.transitions.len())
+                .expect("fewer than 2^32 transitions: each costs memory, which runs out first"),
+        );
         let transition = Transition::new(self.get(from), self.get(to), id);
         self.transitions.push(transition);
         let edges = &mut self.archetype_mut(from).edges;

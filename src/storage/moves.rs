@@ -111,7 +111,7 @@ impl Archetypes {
         let plan = &transitions[transition.index()];
         let [src, dst] = list
             .get_disjoint_mut([plan.from.index(), plan.to.index()])
-            .expect("an edge never leads back to its own archetype");
+            .expect("an edge never leads back to its own archetype: its two sets differ");
         let entity = src.entity_at(loc.row).expect("`loc` is live (caller: `can_transfer`)");
         // SAFETY: every column of the new row is written below, the shared ones by
         // the moves and the added one (if any) by `finish`, with nothing in between

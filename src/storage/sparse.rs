@@ -42,7 +42,8 @@ trait Values: Send + Sync {
 /// and taking it borrows no value).
 #[inline(always)]
 fn start<T>(values: &mut Vec<T>) -> NonNull<u8> {
-    NonNull::new(values.as_mut_ptr().cast::<u8>()).expect("a `Vec`'s pointer is never null")
+    NonNull::new(values.as_mut_ptr().cast::<u8>())
+        .expect("a `Vec`'s pointer is never null, even unallocated (dangling)")
 }
 
 impl<T: Send + Sync + 'static> Values for Vec<T> {
@@ -488,7 +489,9 @@ impl SparseSets {
         let mut first_panic = None;
         for at in 0..self.ids.len() {
             let id = self.ids[at];
-            let set = self.sets[id.index()].as_mut().expect("listed ids have sets");
+            let set = self.sets[id.index()]
+                .as_mut()
+                .expect("listed ids have sets: an id is listed when its set is made, and sets are never removed");
             if let Err(panic) = panic::catch_unwind(AssertUnwindSafe(|| set.remove_recycling(slot, &mut to))) {
                 first_panic.get_or_insert(panic);
             }
@@ -502,7 +505,9 @@ impl SparseSets {
     /// the highest slot with a value).
     pub(crate) fn shrink_to_fit(&mut self) {
         for &id in &self.ids {
-            let set = self.sets[id.index()].as_mut().expect("listed ids have sets");
+            let set = self.sets[id.index()]
+                .as_mut()
+                .expect("listed ids have sets: an id is listed when its set is made, and sets are never removed");
             let used = set.slots.iter().max().map_or(0, |&slot| slot as usize + 1);
             set.index.truncate(used);
             set.index.shrink_to_fit();
@@ -535,7 +540,9 @@ impl SparseSets {
             return Err("the sparse sets are listed wrongly".to_owned());
         }
         for &id in &self.ids {
-            let set = self.set(id).expect("listed");
+            let set = self
+                .set(id)
+                .expect("each listed id has a set: `ids` was checked against `sets` above");
             if set.info.id() != id {
                 return Err(format!("the sparse set of {} is filed under {id:?}", set.info.name()));
             }

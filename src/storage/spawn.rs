@@ -77,7 +77,10 @@ impl Archetypes {
                 None => Element::Sparse(&self.infos[id.index()]),
             })
             .collect();
-        let id = BundleId(u32::try_from(self.plans.len()).expect("more than 2^32 bundle types"));
+        let id = BundleId(
+            u32::try_from(self.plans.len())
+                .expect("fewer than 2^32 bundle plans: each costs memory, which runs out first"),
+        );
         self.plans.push(BundlePlan {
             archetype,
             elements,
@@ -176,7 +179,7 @@ impl Archetypes {
 #[cold]
 #[inline(never)]
 pub(super) fn refused_slot(slot: u32) -> ! {
-    panic!("slot {slot} already holds a live entity, or the entity is not in it")
+    panic!("slot {slot} given twice, or not the slot written: the entity allocator gives each free slot once")
 }
 
 /// Writes the components of a new row, one at a time in bundle order.

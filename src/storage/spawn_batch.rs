@@ -45,7 +45,7 @@ impl<C: Component> RowValues for C {
     #[inline(always)]
     unsafe fn write_row(self, base: *mut u8, position: usize, offsets: &[usize]) {
         let &[offset] = offsets else {
-            unreachable!("one offset for one value")
+            unreachable!("one offset for one value: `spawn_batch` makes one per type `type_ids` lists")
         };
         // SAFETY: per the contract, this address is in bounds, aligned for `C`
         // and free; `write` moves the value in without reading the old bytes.
@@ -71,7 +71,7 @@ macro_rules! row_values {
             unsafe fn write_row(self, base: *mut u8, position: usize, offsets: &[usize]) {
                 let ($($value,)*) = self;
                 let &[$($offset),*] = offsets else {
-                    unreachable!("one offset per value")
+                    unreachable!("one offset per value: `spawn_batch` makes one per type `type_ids` lists")
                 };
                 $(
                     // SAFETY: per the contract, this address is in bounds, aligned for
