@@ -362,7 +362,8 @@ impl Entities {
         if slot.archetype < DISABLED {
             Some(Entity {
                 index,
-                tag: NonZeroU32::new(slot.tag()).expect("a held slot has a tag"),
+                tag: NonZeroU32::new(slot.tag())
+                    .expect("a held slot has a nonzero tag: blocks of creation numbers skip tag 0"),
             })
         } else {
             None
@@ -406,7 +407,7 @@ impl Entities {
         self.len += 1;
         Entity {
             index,
-            tag: NonZeroU32::new(creation as u32).expect("creation numbers skip a zero tag"),
+            tag: NonZeroU32::new(creation as u32).expect("block_range skips the number whose low 32 bits are 0"),
         }
     }
 
@@ -616,7 +617,8 @@ impl Entities {
             .map(|(index, slot)| {
                 let entity = Entity {
                     index: index as u32,
-                    tag: NonZeroU32::new(slot.tag()).expect("a held slot has a tag"),
+                    tag: NonZeroU32::new(slot.tag())
+                        .expect("a held slot has a nonzero tag: blocks of creation numbers skip tag 0"),
                 };
                 (entity, slot.archetype == DISABLED)
             })

@@ -437,7 +437,7 @@ impl Context {
         let plan = self
             .archetypes
             .register_bundle(None, &ids)
-            .expect("a set lists each component once");
+            .expect("a ComponentSet lists each component once, so the bundle names none twice");
         self.routes.sync(&self.archetypes);
         self.restore_plans.insert(set.clone(), plan);
         plan
@@ -494,7 +494,8 @@ impl Context {
         self.destroy_all_entities();
         let collectors: Vec<CollectorId> = self.collectors().map(|c| c.id()).collect();
         for id in collectors {
-            self.clear_collector(id).expect("a listed collector exists");
+            self.clear_collector(id)
+                .expect("the id was just listed from this context's own collectors");
         }
         if self.entities.len() + self.entities.disabled_len() == 0 {
             self.entities.restart_creation_indices();

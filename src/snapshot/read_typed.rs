@@ -41,7 +41,8 @@ impl<C: SnapshotTuple> ReadColumn for TypedReader<C> {
         budget: &Budget,
     ) -> Result<Option<Box<dyn Column>>, A::Error> {
         match self.ids.iter().position(|id| id.name() == name) {
-            Some(index) => C::visit(index, ReadValues(seq, budget, PhantomData)).expect("a place of the list"),
+            Some(index) => C::visit(index, ReadValues(seq, budget, PhantomData))
+                .expect("the index is a position of the tuple, found in its ids just above"),
             None => Registered.read_column(name, seq, budget),
         }
     }

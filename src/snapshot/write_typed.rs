@@ -154,7 +154,7 @@ impl<C: SnapshotTuple> Serialize for ColumnsOut<'_, C> {
                 context: self.context,
                 positions: self.positions,
             };
-            C::visit(index, column).expect("a place of the list")?;
+            C::visit(index, column).expect("the index is a position of the tuple, found in its ids just above")?;
         }
         out.end()
     }
