@@ -503,3 +503,65 @@ pub fn check_memory(p: &Params, count: usize, sum_x: f64) -> Result<(), String> 
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The models refuse results that are off by one entity, one frame or
+    /// one value: a column that skips work cannot pass.
+    #[test]
+    fn models_refuse_near_misses() {
+        let p = Params::small();
+        let n = p.replace_entities;
+        let start: f64 = (0..n).map(|i| f64::from(start_position(i)[0])).sum();
+        let one_frame = Seen {
+            count: n,
+            sum: start + n as f64,
+        };
+        let world = start + n as f64;
+        assert!(check_replace(&p, 1, one_frame, world).is_ok());
+        let short = Seen {
+            count: n - 1,
+            ..one_frame
+        };
+        assert!(check_replace(&p, 1, short, world).is_err());
+        assert!(
+            check_replace(&p, 2, one_frame, world).is_err(),
+            "a frame the consumer missed"
+        );
+        assert!(check_replace(&p, 1, one_frame, world + 1.0).is_err());
+
+        let plan = SparsePlan::new(&p);
+        let (mut x, mut seen) = (
+            (0..p.sparse_entities).map(|i| start_position(i)[0]).collect::<Vec<_>>(),
+            Seen::default(),
+        );
+        for frame in 0..3 {
+            for &i in plan.frame(frame) {
+                x[i as usize] += VELOCITY[0];
+                seen.visit(f64::from(x[i as usize]));
+            }
+        }
+        let sum: f64 = x.iter().map(|&v| f64::from(v)).sum();
+        assert!(plan.check(&p, 3, seen, sum).is_ok());
+        assert!(plan.check(&p, 4, seen, sum).is_err());
+        assert_ne!(plan.frame(0), plan.frame(1), "each frame changes other entities");
+
+        let evens = (0..p.tag_entities).step_by(2);
+        let per_frame = Seen {
+            count: evens.len(),
+            sum: evens.map(|i| i as f64).sum(),
+        };
+        assert!(check_tags(&p, 1, per_frame, per_frame, 0).is_ok());
+        assert!(check_tags(&p, 1, per_frame, Seen::default(), 0).is_err());
+        assert!(check_tags(&p, 1, per_frame, per_frame, 1).is_err());
+
+        let mut doubling = Doubling::default();
+        assert!(!doubling.before_run(&p));
+        let data = 26 * p.fragment_per_kind;
+        assert!(doubling.check(&p, std::iter::repeat_n(2.0, data)).is_ok());
+        assert!(doubling.check(&p, std::iter::repeat_n(1.0, data)).is_err());
+        assert!(doubling.check(&p, std::iter::repeat_n(2.0, data - 1)).is_err());
+    }
+}
