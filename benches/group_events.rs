@@ -128,7 +128,7 @@ fn world<T: Component + Default>() -> (Context, Vec<Entity>, GroupId, Arc<Counts
     let entities = game
         .create_entities_with((0..N).map(|i| Position([i as f32, 0.0, 0.0])))
         .expect("no duplicate components");
-    let group = game.group(Matcher::all_of::<(Position, T)>());
+    let group = game.add_group(Matcher::all_of::<(Position, T)>());
     let counts = Arc::new(Counts::default());
     let sink = Arc::clone(&counts);
     game.subscribe_group(group, move |event: &GroupEvent<'_>| match event {
@@ -144,12 +144,12 @@ fn world<T: Component + Default>() -> (Context, Vec<Entity>, GroupId, Arc<Counts
     for &e in &entities {
         game.add(e, T::default()).unwrap();
     }
-    assert_eq!(game.get_group(group).unwrap().len(), N);
+    assert_eq!(game.group(group).unwrap().len(), N);
     assert_eq!(counts.get(), (N, 0));
     for &e in &entities {
         game.remove::<T>(e).unwrap();
     }
-    assert_eq!(game.get_group(group).unwrap().len(), 0);
+    assert_eq!(game.group(group).unwrap().len(), 0);
     assert_eq!(counts.get(), (N, N));
     assert!(
         entities
@@ -203,7 +203,7 @@ fn bench(c: &mut Criterion) {
             let (added, removed) = counts.get();
             reactecs_round::<Tag>(&mut game, &entities);
             assert_eq!(counts.get(), (added + N, removed + N));
-            assert_eq!(game.get_group(group).unwrap().len(), 0);
+            assert_eq!(game.group(group).unwrap().len(), 0);
         })
     });
     bench_group.bench_function("reactecs_flag", |b| {
@@ -211,7 +211,7 @@ fn bench(c: &mut Criterion) {
             let (added, removed) = flagged_counts.get();
             reactecs_round::<FlagTag>(&mut flagged, &flagged_entities);
             assert_eq!(flagged_counts.get(), (added + N, removed + N));
-            assert!(flagged.get_group(flagged_group).unwrap().is_empty());
+            assert!(flagged.group(flagged_group).unwrap().is_empty());
         })
     });
     bench_group.finish();

@@ -13,8 +13,8 @@
 //!
 //! Two reactecs variants: the index fetched once and `get` per key, then
 //! `Context::get::<Value>` (`index_get`); and the one-call shorthand
-//! `Context::entity_with` per key, which also finds the index by its id
-//! (`entity_with`).
+//! `Context::entity_by_key` per key, which also finds the index by its id
+//! (`entity_by_key`).
 
 mod common;
 
@@ -139,7 +139,7 @@ impl World {
         lookups
             .iter()
             .map(|id| {
-                let e = self.game.entity_with(self.index, black_box(id)).expect("added");
+                let e = self.game.entity_by_key(self.index, black_box(id)).expect("added");
                 f64::from(self.game.get::<Value>(e.expect("every id is filed")).expect("alive").0)
             })
             .sum()

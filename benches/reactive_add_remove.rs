@@ -45,7 +45,7 @@ struct Visit<T> {
 impl<T: Component> ReactiveSystem for Visit<T> {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
         let matcher = Matcher::all_of::<(A, T)>();
-        game.collector(if self.removed {
+        game.add_collector(if self.removed {
             matcher.removed()
         } else {
             matcher.added()

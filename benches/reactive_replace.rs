@@ -33,7 +33,7 @@ struct SumMoved {
 
 impl ReactiveSystem for SumMoved {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-        game.collector(Matcher::all_of::<Position>().added())
+        game.add_collector(Matcher::all_of::<Position>().added())
     }
 
     fn execute(&mut self, game: &mut Context, moved: &[Entity]) {
@@ -93,7 +93,7 @@ fn world() -> (Context, GroupId, Vec<Entity>, Reactive<SumMoved>) {
     let entities = game
         .create_entities_with((0..N).map(|i| (start(i), Velocity([1.0, 0.5, 0.0]))))
         .expect("no duplicate components");
-    let movers = game.group(Matcher::all_of::<(Position, Velocity)>());
+    let movers = game.add_group(Matcher::all_of::<(Position, Velocity)>());
     let mut system = Reactive::new(SumMoved::default());
     system.initialize(&mut game);
     (game, movers, entities, system)
@@ -148,7 +148,7 @@ fn bench(c: &mut Criterion) {
     }
     assert_eq!(game.get::<Position>(entities[7]).unwrap(), &baseline.positions[7]);
     assert_eq!(game3.get::<Position>(entities3[7]).unwrap(), &baseline.positions[7]);
-    assert!(game.get_collector(by_modify.collector().unwrap()).unwrap().is_empty());
+    assert!(game.collector(by_modify.collector().unwrap()).unwrap().is_empty());
     for game in [&game, &game2, &game3] {
         game.check_invariants().unwrap();
     }

@@ -38,13 +38,13 @@ struct Obituaries {
 impl ReactiveSystem for Obituaries {
     fn trigger(&mut self, village: &mut Context) -> CollectorId {
         let died = Matcher::all_of::<(Villager, Health)>().removed();
-        let id = village.collector(CollectorSpec::from(died).keep_removed::<Health>());
+        let id = village.add_collector(CollectorSpec::from(died).keep_removed::<Health>());
         self.collector = Some(id);
         id
     }
 
     fn try_execute(&mut self, village: &mut Context, dead: &[Entity]) -> SystemResult {
-        let collector = village.get_collector(self.collector.ok_or("trigger runs first")?)?;
+        let collector = village.collector(self.collector.ok_or("trigger runs first")?)?;
         let last_health = collector.removed::<Health>();
         let mut written = self.written.lock().map_err(|_| "the obituary list is poisoned")?;
         for &e in dead {
@@ -61,7 +61,7 @@ struct Hurt(Arc<Mutex<Vec<String>>>);
 
 impl ReactiveSystem for Hurt {
     fn trigger(&mut self, village: &mut Context) -> CollectorId {
-        village.collector(Matcher::all_of::<(Villager, Health)>().updated())
+        village.add_collector(Matcher::all_of::<(Villager, Health)>().updated())
     }
 
     fn try_execute(&mut self, _village: &mut Context, hurt: &[Entity]) -> SystemResult {

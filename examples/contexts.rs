@@ -85,7 +85,7 @@ struct Trace;
 
 impl ReactiveSystem for Trace {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-        game.collector(Matcher::all_of::<(Player, Position)>().added())
+        game.add_collector(Matcher::all_of::<(Player, Position)>().added())
     }
 
     fn try_execute(&mut self, game: &mut Context, moved: &[Entity]) -> SystemResult {
@@ -100,7 +100,7 @@ impl ReactiveSystem for Trace {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut contexts = Contexts::new();
     let player = contexts
-        .get_mut::<Game>()
+        .context_mut::<Game>()
         .create_entity_with((Player, Position(0, 0)))?;
     let mut frame = Feature::new("Frame")
         .with_in(Input, Press::default())
@@ -112,13 +112,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         frame.try_execute(&mut contexts)?;
         frame.try_cleanup(&mut contexts)?;
     }
-    assert_eq!(contexts.get::<Game>().get::<Position>(player)?, &Position(1, 0));
-    assert!(contexts.get::<Input>().is_empty(), "every key was consumed");
+    assert_eq!(contexts.context::<Game>().get::<Position>(player)?, &Position(1, 0));
+    assert!(contexts.context::<Input>().is_empty(), "every key was consumed");
 
     // A handle of `Input` names nothing in `Game`, even in a slot `Game` uses.
-    let key = contexts.get_mut::<Input>().create_entity_with(Key('w'))?;
+    let key = contexts.context_mut::<Input>().create_entity_with(Key('w'))?;
     assert_eq!(key.index(), player.index());
-    match contexts.get::<Game>().get::<Position>(key) {
+    match contexts.context::<Game>().get::<Position>(key) {
         Err(error @ Error::ForeignEntity { .. }) => println!("refused: {error}"),
         other => return Err(format!("expected a foreign-entity error, got {other:?}").into()),
     }

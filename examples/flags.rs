@@ -95,7 +95,7 @@ struct Ignite;
 
 impl ReactiveSystem for Ignite {
     fn trigger(&mut self, forest: &mut Context) -> CollectorId {
-        forest.collector(Matcher::all_of::<Heat>().added())
+        forest.add_collector(Matcher::all_of::<Heat>().added())
     }
 
     fn filter(&self, forest: &Context, tree: Entity) -> bool {
@@ -145,7 +145,7 @@ struct Report;
 
 impl ReactiveSystem for Report {
     fn trigger(&mut self, forest: &mut Context) -> CollectorId {
-        forest.collector(Matcher::all_of::<(Tree, Burning)>().added())
+        forest.add_collector(Matcher::all_of::<(Tree, Burning)>().added())
     }
 
     fn execute(&mut self, _: &mut Context, caught: &[Entity]) {

@@ -53,8 +53,8 @@ struct March;
 
 impl System for March {
     fn execute(&mut self, world: &mut Context) {
-        let marching = world.group(Matcher::all_of::<(Footprint, Marching)>());
-        let units = world.get_group(marching).expect("this context's group").entities();
+        let marching = world.add_group(Matcher::all_of::<(Footprint, Marching)>());
+        let units = world.group(marching).expect("this context's group").entities();
         for &unit in units.iter() {
             let mut footprint = *world.get::<Footprint>(unit).expect("a marching unit has a footprint");
             footprint.x += 1;
@@ -71,7 +71,7 @@ struct Bump {
 
 impl ReactiveSystem for Bump {
     fn trigger(&mut self, world: &mut Context) -> CollectorId {
-        world.collector(Matcher::all_of::<Footprint>().added())
+        world.add_collector(Matcher::all_of::<Footprint>().added())
     }
 
     fn execute(&mut self, world: &mut Context, moved: &[Entity]) {
@@ -144,23 +144,23 @@ fn main() -> Result<(), Error> {
             "Knight bumps into Tower at (4, 1)"
         ]
     );
-    assert_eq!(world.entity_with(names, "Knight")?, Some(knight));
-    assert_eq!(world.entities_with(occupancy, &(4, 1))?, [tower, knight]);
+    assert_eq!(world.entity_by_key(names, "Knight")?, Some(knight));
+    assert_eq!(world.entities_by_key(occupancy, &(4, 1))?, [tower, knight]);
     assert!(
-        world.entities_with(occupancy, &(0, 1))?.is_empty(),
+        world.entities_by_key(occupancy, &(0, 1))?.is_empty(),
         "the Knight left its first cell"
     );
-    assert_eq!(world.entities_with(occupancy, &(1, 1))?, [squire]);
+    assert_eq!(world.entities_by_key(occupancy, &(1, 1))?, [squire]);
 
     // The Squire is knighted: a new name, found under it, and no longer under the old one.
     world.replace(squire, Name("Sir Squire".to_owned()))?;
-    assert_eq!(world.entity_with(names, "Sir Squire")?, Some(squire));
-    assert_eq!(world.entity_with(names, "Squire")?, None);
+    assert_eq!(world.entity_by_key(names, "Sir Squire")?, Some(squire));
+    assert_eq!(world.entity_by_key(names, "Squire")?, None);
 
     // The tower falls: every cell it covered is free again.
     world.destroy_entity(tower)?;
-    assert_eq!(world.entities_with(occupancy, &(5, 0))?, &[] as &[Entity]);
-    assert_eq!(world.entities_with(occupancy, &(4, 1))?, [knight]);
+    assert_eq!(world.entities_by_key(occupancy, &(5, 0))?, &[] as &[Entity]);
+    assert_eq!(world.entities_by_key(occupancy, &(4, 1))?, [knight]);
     world.check_invariants().expect("consistent");
 
     turn.teardown(&mut world);
@@ -169,6 +169,6 @@ fn main() -> Result<(), Error> {
 }
 
 fn cells_at(world: &Context, occupancy: Occupancy, cell: (i32, i32)) -> Vec<&str> {
-    let units = world.entities_with(occupancy, &cell).expect("added at start");
+    let units = world.entities_by_key(occupancy, &cell).expect("added at start");
     units.iter().map(|&unit| name_of(world, unit)).collect()
 }

@@ -153,7 +153,7 @@ pub type Fallible<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 /// The entity at `cell` (a piece or a blocker), if any, from the index.
 fn entity_at(game: &Context, board: Board, cell: Position) -> Result<Option<Entity>, Error> {
-    Ok(game.entities_with(board, &cell)?.first().copied())
+    Ok(game.entities_by_key(board, &cell)?.first().copied())
 }
 
 /// The piece at `cell`, if there is one (not a blocker), and its colour.
@@ -211,8 +211,8 @@ impl MultiReactiveSystem for ProcessClick {
     fn trigger(&mut self, contexts: &mut Contexts) -> Vec<CollectorId> {
         vec![
             contexts
-                .get_mut::<Input>()
-                .collector(Matcher::all_of::<Click>().added()),
+                .context_mut::<Input>()
+                .add_collector(Matcher::all_of::<Click>().added()),
         ]
     }
 
@@ -289,7 +289,7 @@ fn left_the_board() -> CollectorSpec {
 /// The columns that `pieces` left, each once, from left to right, as
 /// `collector` kept them.
 fn columns_left(game: &Context, collector: Option<CollectorId>, pieces: &[Entity]) -> Fallible<Vec<i32>> {
-    let collector = game.get_collector(collector.ok_or("`trigger` runs before `execute`")?)?;
+    let collector = game.collector(collector.ok_or("`trigger` runs before `execute`")?)?;
     let cells = collector.removed::<Position>();
     let mut columns = Vec::new();
     for &piece in pieces {
@@ -311,7 +311,7 @@ struct Fall {
 
 impl ReactiveSystem for Fall {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-        *self.left.insert(game.collector(left_the_board()))
+        *self.left.insert(game.add_collector(left_the_board()))
     }
 
     /// The pieces are destroyed by the time this runs: keep them anyway,
@@ -373,7 +373,7 @@ impl Fill {
 
 impl ReactiveSystem for Fill {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-        *self.left.insert(game.collector(left_the_board()))
+        *self.left.insert(game.add_collector(left_the_board()))
     }
 
     fn include_destroyed(&self) -> bool {
@@ -405,7 +405,7 @@ struct KeepScore;
 
 impl ReactiveSystem for KeepScore {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-        game.collector(Matcher::all_of::<(Piece, Destroyed)>().added())
+        game.add_collector(Matcher::all_of::<(Piece, Destroyed)>().added())
     }
 
     /// They were destroyed since they were flagged; they still count.
@@ -429,7 +429,7 @@ struct Render {
 
 impl ReactiveSystem for Render {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-        game.collector(Matcher::all_of::<Position>().added())
+        game.add_collector(Matcher::all_of::<Position>().added())
     }
 
     fn try_execute(&mut self, game: &mut Context, changed: &[Entity]) -> SystemResult {
@@ -546,7 +546,7 @@ impl MatchOne {
     pub fn new(seed: u64, player: Player, colour: bool) -> Fallible<MatchOne> {
         let mut contexts = Contexts::new();
         let board = contexts
-            .get_mut::<Game>()
+            .context_mut::<Game>()
             .add_index(EntityIndex::new("Board", |cell: &Position| *cell))?;
         let mut rng = Rng(seed);
 
@@ -597,7 +597,7 @@ impl MatchOne {
 
     /// Clicks `cell`, for the next frame to process.
     pub fn click(&mut self, cell: Position) -> Result<(), Error> {
-        self.contexts.get_mut::<Input>().create_entity_with(Click(cell))?;
+        self.contexts.context_mut::<Input>().create_entity_with(Click(cell))?;
         Ok(())
     }
 
@@ -614,17 +614,17 @@ impl MatchOne {
 
     /// The `Game` context.
     pub fn game(&self) -> &Context {
-        self.contexts.get::<Game>()
+        self.contexts.context::<Game>()
     }
 
     /// The `Game` context, mutably.
     pub fn game_mut(&mut self) -> &mut Context {
-        self.contexts.get_mut::<Game>()
+        self.contexts.context_mut::<Game>()
     }
 
     /// The `Input` context.
     pub fn input(&self) -> &Context {
-        self.contexts.get::<Input>()
+        self.contexts.context::<Input>()
     }
 
     /// The board index of the `Game` context.

@@ -33,7 +33,7 @@ use reactecs::system::{Reactive, ReactiveSystem};
 
 // The context, declared: `Context::of::<Game>()` builds it, and it accepts
 // only the components declared for it (`Contexts::new()` would build every
-// declared context at once, each reached with `contexts.get_mut::<Game>()`).
+// declared context at once, each reached with `contexts.context_mut::<Game>()`).
 reactecs::context!(Game);
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -171,7 +171,7 @@ impl System for Land {
     fn execute(&mut self, game: &mut Context) {
         // A list that does not borrow the context, so the loop may change the
         // group (adding `Landed` takes each particle out of it).
-        let stopped = game.get_group(self.stopped).expect("a group of Game").entities();
+        let stopped = game.group(self.stopped).expect("a group of Game").entities();
         for &particle in &stopped {
             game.add(particle, Landed)
                 .expect("a stopped particle has not landed yet");
@@ -241,7 +241,7 @@ struct CountLandings {
 
 impl ReactiveSystem for CountLandings {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-        game.collector(Matcher::all_of::<Landed>().added())
+        game.add_collector(Matcher::all_of::<Landed>().added())
     }
 
     fn execute(&mut self, _game: &mut Context, landed: &[Entity]) {
@@ -259,7 +259,7 @@ struct Obituary {
 impl ReactiveSystem for Obituary {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
         let spec = Matcher::all_of::<Colour>().removed().keep_removed::<Colour>();
-        *self.collector.insert(game.collector(spec))
+        *self.collector.insert(game.add_collector(spec))
     }
 
     /// Destroyed entities are what this system is about: keep them (they
@@ -270,7 +270,7 @@ impl ReactiveSystem for Obituary {
 
     fn execute(&mut self, game: &mut Context, dead: &[Entity]) {
         let id = self.collector.expect("trigger runs before execute");
-        let collector = game.get_collector(id).expect("Reactive keeps it until teardown");
+        let collector = game.collector(id).expect("Reactive keeps it until teardown");
         let colours = collector.removed::<Colour>();
         let mut stats = lock(&self.stats);
         for &particle in dead {
@@ -300,10 +300,10 @@ fn main() -> Result<(), Error> {
     });
 
     // Groups are live: they follow every change from now on.
-    let flying = game.group(Matcher::all_of::<(Position, Velocity)>());
-    let stopped = game.group(Matcher::all_of::<Position>().none_of::<(Velocity, Landed)>());
-    let grounded = game.group(Matcher::all_of::<Landed>());
-    let ageing = game.group(Matcher::all_of::<Lifetime>());
+    let flying = game.add_group(Matcher::all_of::<(Position, Velocity)>());
+    let stopped = game.add_group(Matcher::all_of::<Position>().none_of::<(Velocity, Landed)>());
+    let grounded = game.add_group(Matcher::all_of::<Landed>());
+    let ageing = game.add_group(Matcher::all_of::<Lifetime>());
 
     // The frame, in running order; reactive systems run after the systems
     // whose changes they react to, so they see them in the same frame.
@@ -337,7 +337,7 @@ fn main() -> Result<(), Error> {
 
     {
         let stats = lock(&stats);
-        let (flying_now, landed_now) = (game.get_group(flying)?.len(), game.get_group(grounded)?.len());
+        let (flying_now, landed_now) = (game.group(flying)?.len(), game.group(grounded)?.len());
         let clock = game.unique::<Clock>().expect("Tick set the clock up");
         println!("after {} frames:", clock.frame);
         println!(
@@ -350,14 +350,14 @@ fn main() -> Result<(), Error> {
         );
         println!(
             "  alive: {} particles ({flying_now} flying, {landed_now} landed)",
-            game.get_group(ageing)?.len()
+            game.group(ageing)?.len()
         );
         println!(
             "  groups: {}",
             game.groups().map(|g| g.to_string()).collect::<Vec<_>>().join("; ")
         );
         println!("  storage: {:?}", game.storage_stats());
-        if let Some(first) = game.get_group(ageing)?.iter().next() {
+        if let Some(first) = game.group(ageing)?.iter().next() {
             println!("  a live particle: {:?}", game.entity(first)?);
         }
         println!("{}", frame.timings());
@@ -367,7 +367,7 @@ fn main() -> Result<(), Error> {
         assert_eq!(stats.landings, stats.landed); // reactive system vs. component events
         assert_eq!(stats.obituaries.values().sum::<u64>(), stats.destroyed);
         assert_eq!(flying_now + landed_now + 1, game.len()); // every particle, and the clock
-        assert!(game.get_group(stopped)?.is_empty()); // `Land` flagged every stopped particle
+        assert!(game.group(stopped)?.is_empty()); // `Land` flagged every stopped particle
         assert_eq!(clock, &Clock { frame: FRAMES });
         game.check_invariants().expect("storage and groups are consistent");
     } // The stats lock is released here: the subscriber takes it during `reset`.

@@ -84,13 +84,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Loading: a new context, with a collector watching positions.
     let mut loaded = Context::with_name("Game");
-    let placed = loaded.collector(Matcher::all_of::<Position>().added());
+    let placed = loaded.add_collector(Matcher::all_of::<Position>().added());
     loaded.restore(&mut serde_json::Deserializer::from_str(&saved))?;
     loaded.check_invariants()?;
     println!(
         "loaded {} entities; the collector saw {} placed",
         loaded.len(),
-        loaded.get_collector(placed)?.len()
+        loaded.collector(placed)?.len()
     );
 
     let names = loaded.add_index(PrimaryEntityIndex::new("Name", |n: &Name| n.0.clone()))?;

@@ -53,13 +53,13 @@ inventory::collect!(ContextRegistration);
 /// reactecs::component!(Input: Key);
 ///
 /// let mut contexts = Contexts::new();
-/// let game = contexts.get_mut::<Game>();
+/// let game = contexts.context_mut::<Game>();
 /// let e = game.create_entity_with((Position(0.0, 0.0),))?;
 /// // `Key` belongs to `Input`, not `Game`:
 /// assert!(matches!(game.add(e, Key('w')), Err(Error::WrongContext { .. })));
-/// let input = contexts.get_mut::<Input>();
+/// let input = contexts.context_mut::<Input>();
 /// input.create_entity_with((Key('w'),))?;
-/// assert_eq!(contexts.get::<Input>().len(), 1);
+/// assert_eq!(contexts.context::<Input>().len(), 1);
 /// # Ok::<(), Error>(())
 /// ```
 #[macro_export]
@@ -104,9 +104,9 @@ macro_rules! __context_one {
 /// reactecs::context!(Game, Ui);
 ///
 /// let mut contexts = Contexts::new();
-/// contexts.get_mut::<Game>().create_entity();
-/// assert_eq!(contexts.get::<Game>().len(), 1);
-/// assert!(contexts.get::<Ui>().is_empty());
+/// contexts.context_mut::<Game>().create_entity();
+/// assert_eq!(contexts.context::<Game>().len(), 1);
+/// assert!(contexts.context::<Ui>().is_empty());
 /// assert!(contexts.names().any(|name| name == "Ui"));
 /// ```
 pub struct Contexts {
@@ -139,23 +139,35 @@ impl Contexts {
         Contexts { list }
     }
 
-    /// Context `K`.
+    /// Context `K`: the shorthand for a context declared with
+    /// [`context!`](crate::context!), which [`new`](Contexts::new) always
+    /// makes. [`get`](Contexts::get) is the same lookup as an `Option`.
     ///
     /// # Panics
     /// If `K` was not collected by `inventory` (a platform `inventory` does
-    /// not support); every type made by [`context!`](crate::context!) is registered.
-    pub fn get<K: ContextKind>(&self) -> &Context {
-        let index = self.index_of(K::NAME);
-        &self.list[index]
+    /// not support); every type made by [`context!`](crate::context!) is
+    /// registered, so this is a build problem, not a run-time condition.
+    pub fn context<K: ContextKind>(&self) -> &Context {
+        self.get::<K>().unwrap_or_else(|| not_collected(K::NAME))
     }
 
-    /// Context `K`, mutably.
+    /// Context `K`, mutably: the shorthand, as [`context`](Contexts::context).
     ///
     /// # Panics
-    /// As [`get`](Contexts::get).
-    pub fn get_mut<K: ContextKind>(&mut self) -> &mut Context {
-        let index = self.index_of(K::NAME);
-        &mut self.list[index]
+    /// As [`context`](Contexts::context).
+    pub fn context_mut<K: ContextKind>(&mut self) -> &mut Context {
+        self.get_mut::<K>().unwrap_or_else(|| not_collected(K::NAME))
+    }
+
+    /// Context `K`, if it is one of these (as [`by_name`](Contexts::by_name)
+    /// and [`by_id`](Contexts::by_id) answer).
+    pub fn get<K: ContextKind>(&self) -> Option<&Context> {
+        self.by_name(K::NAME)
+    }
+
+    /// Context `K`, mutably, if it is one of these.
+    pub fn get_mut<K: ContextKind>(&mut self) -> Option<&mut Context> {
+        self.by_name_mut(K::NAME)
     }
 
     /// Several distinct contexts, mutably, at once: `K` is a tuple of two to
@@ -169,7 +181,7 @@ impl Contexts {
     /// alias); nothing is lent then.
     ///
     /// # Panics
-    /// As [`get`](Contexts::get), for a context `inventory` did not collect.
+    /// As [`context`](Contexts::context), for a context `inventory` did not collect.
     ///
     /// # Example
     /// ```
@@ -181,7 +193,7 @@ impl Contexts {
     /// reactecs::component!(Input: Click);
     ///
     /// let mut contexts = Contexts::new();
-    /// contexts.get_mut::<Input>().create_entity_with(Click(2, 3))?;
+    /// contexts.context_mut::<Input>().create_entity_with(Click(2, 3))?;
     ///
     /// // Read one context while writing the other, no copying out.
     /// let (game, input) = contexts.get_many_mut::<(Game, Input)>()?;
@@ -189,7 +201,7 @@ impl Contexts {
     ///     game.create_entity_with(Cell(click.0, click.1))?;
     /// }
     /// input.destroy_all_entities();
-    /// assert_eq!(contexts.get::<Game>().len(), 1);
+    /// assert_eq!(contexts.context::<Game>().len(), 1);
     ///
     /// // The same context twice is refused.
     /// assert!(matches!(
@@ -263,14 +275,20 @@ impl Contexts {
         Ok(())
     }
 
+    /// Where context `name` is in the list.
     fn index_of(&self, name: &'static str) -> usize {
         self.list
             .iter()
             .position(|context| context.name() == name)
-            .unwrap_or_else(|| {
-                panic!("context `{name}` was not collected by `inventory`: declare it with `reactecs::context!`")
-            })
+            .unwrap_or_else(|| not_collected(name))
     }
+}
+
+/// The panic of [`Contexts::context`] for a context `inventory` did not
+/// collect.
+#[cold]
+fn not_collected(name: &'static str) -> ! {
+    panic!("context `{name}` was not collected by `inventory`: declare it with `reactecs::context!`")
 }
 
 impl fmt::Debug for Contexts {

@@ -106,7 +106,7 @@ impl Entity {
     /// The entity's tag: the low 32 bits of its creation number, which tell
     /// it apart from the entities that use its slot before and after it.
     #[inline]
-    pub fn generation(self) -> u32 {
+    pub fn tag(self) -> u32 {
         self.tag.get()
     }
 
@@ -748,7 +748,7 @@ mod tests {
         // next one's second.
         let mut entities = Entities::new(0);
         entities.jump_to(epoch - 1);
-        assert_eq!(entities.alloc(at(0)).generation(), 1);
+        assert_eq!(entities.alloc(at(0)).tag(), 1);
     }
 
     #[test]
@@ -770,7 +770,7 @@ mod tests {
         let mut entities = Entities::new(0);
         entities.jump_to(u64::from(u32::MAX) - 2);
         let made: Vec<Entity> = (0..4).map(|row| entities.alloc(at(row))).collect();
-        let tags: Vec<u32> = made.iter().map(|e| e.generation()).collect();
+        let tags: Vec<u32> = made.iter().map(|e| e.tag()).collect();
         assert_eq!(tags[..2], [u32::MAX - 2, u32::MAX - 1]);
         assert!(tags.iter().all(|&tag| tag != 0 && tag != u32::MAX), "{tags:?}");
         assert!(made.iter().all(|e| e.placeholder_number().is_none()));
@@ -781,7 +781,7 @@ mod tests {
             entities.disable(e, false);
         }
         entities.restart_creation_indices();
-        assert!(made.iter().all(|e| entities.took(e.generation())), "still ours, stale");
+        assert!(made.iter().all(|e| entities.took(e.tag())), "still ours, stale");
         let next = entities.alloc(at(4));
         assert_eq!(entities.creation_index(next), 0);
         entities.check().unwrap();
@@ -794,9 +794,9 @@ mod tests {
         let theirs: Vec<Entity> = (0..100).map(|row| input.alloc(at(row))).collect();
         for (a, b) in ours.iter().zip(&theirs) {
             assert_eq!(a.index(), b.index());
-            assert_ne!(a.generation(), b.generation());
+            assert_ne!(a.tag(), b.tag());
             assert_eq!(game.liveness(*b), Liveness::Stale);
-            assert!(game.took(a.generation()) && !game.took(b.generation()));
+            assert!(game.took(a.tag()) && !game.took(b.tag()));
         }
     }
 
@@ -825,9 +825,9 @@ mod tests {
         // `old` has, in the next epoch. `old`'s slot, free with an entity of
         // the last epoch, is retired rather than given to it.
         let next_epoch = (entities.next_creation >> 32) + 1;
-        entities.jump_to((next_epoch << 32) | u64::from(old.generation()));
+        entities.jump_to((next_epoch << 32) | u64::from(old.tag()));
         let new = entities.alloc(at(1));
-        assert_eq!(new.generation(), old.generation(), "the tag came round");
+        assert_eq!(new.tag(), old.tag(), "the tag came round");
         assert_ne!(new.index, old.index, "the slot was retired");
         assert_eq!(entities.liveness(old), Liveness::Stale);
         assert_eq!(entities.location(new), Some(at(1)));

@@ -63,6 +63,7 @@ pub mod index;
 mod matcher;
 mod pool;
 pub mod query;
+mod renamed;
 mod routes;
 #[cfg(feature = "serde")]
 mod snapshot;

@@ -181,23 +181,23 @@ fn a_destroyed_retained_entity_is_disabled_until_its_last_release() {
 #[test]
 fn a_destroyed_retained_entity_is_in_no_group() {
     let mut game = game();
-    let with_position = game.group(Matcher::all_of::<Position>());
-    let not_frozen = game.group(Matcher::none_of::<Frozen>());
+    let with_position = game.add_group(Matcher::all_of::<Position>());
+    let not_frozen = game.add_group(Matcher::none_of::<Frozen>());
     let e = game.create_entity_with(pos(1.0)).unwrap();
-    assert!(game.get_group(with_position).unwrap().contains(e));
-    assert!(game.get_group(not_frozen).unwrap().contains(e));
+    assert!(game.group(with_position).unwrap().contains(e));
+    assert!(game.group(not_frozen).unwrap().contains(e));
 
     game.retain(e, Owner::new()).unwrap();
     game.destroy_entity(e).unwrap();
     for id in [with_position, not_frozen] {
-        let group = game.get_group(id).unwrap();
+        let group = game.group(id).unwrap();
         assert!(!group.contains(e));
         assert_eq!(group.len(), 0);
         assert_eq!(group.iter().count(), 0);
     }
     // New entities join; the disabled one still does not.
     let f = game.create_entity();
-    let group = game.get_group(not_frozen).unwrap();
+    let group = game.group(not_frozen).unwrap();
     assert_eq!(group.iter().collect::<Vec<_>>(), [f]);
     check(&game);
 }
@@ -284,7 +284,7 @@ fn a_retained_destroyed_entitys_slot_is_not_reused_until_its_last_release() {
     assert_eq!(spy.take(), [format!("released {kept}")]);
     let next = game.create_entity();
     assert_eq!(next.index(), kept.index(), "the released slot is reused");
-    assert_ne!(next.generation(), kept.generation());
+    assert_ne!(next.tag(), kept.tag());
     assert_ne!(next, kept);
     assert!(game.is_alive(next));
     assert_eq!(game.is_enabled(kept), Err(stale(kept)));
@@ -519,7 +519,7 @@ fn reset_is_refused_while_an_entity_is_retained_and_changes_nothing() {
     let mut game = game();
     let a = game.create_entity_with((pos(1.0), Name("a".into()))).unwrap();
     let b = game.create_entity_with(pos(2.0)).unwrap();
-    let group = game.group(Matcher::all_of::<Position>());
+    let group = game.add_group(Matcher::all_of::<Position>());
     let me = Owner::new();
     game.retain(b, me).unwrap();
     let spy = Spy::attach(&mut game);
@@ -540,7 +540,7 @@ fn reset_is_refused_while_an_entity_is_retained_and_changes_nothing() {
     assert_eq!(game.get::<Name>(a), Ok(&Name("a".into())));
     assert_eq!(game.get::<Position>(b), Ok(&pos(2.0)));
     assert_eq!(game.creation_index(b), Ok(1));
-    assert_eq!(game.get_group(group).unwrap().len(), 2);
+    assert_eq!(game.group(group).unwrap().len(), 2);
     assert_eq!(game.retain_count(b), Ok(1));
     check(&game);
 
@@ -615,9 +615,9 @@ fn fast_mode_reset_is_refused_while_an_entity_is_retained() {
 #[test]
 fn a_collectors_owner_cannot_be_used_to_retain_or_release() {
     let mut game = Context::new();
-    let id = game.collector(Matcher::all_of::<Position>().added());
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
     let e = game.create_entity_with((Position { x: 0.0, y: 0.0 },)).unwrap();
-    let owner = game.get_collector(id).unwrap().owner();
+    let owner = game.collector(id).unwrap().owner();
     assert!(owner.is_internal() && !Owner::new().is_internal());
     let refused = Err(Error::InternalOwner {
         context: "Context",
@@ -635,7 +635,7 @@ fn a_collectors_owner_cannot_be_used_to_retain_or_release() {
 #[test]
 fn in_fast_mode_a_user_release_cannot_take_a_collectors_retain() {
     let mut game = Context::builder().aerc(AercMode::Fast).build();
-    let id = game.collector(Matcher::all_of::<Position>().added());
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
     let e = game.create_entity_with((Position { x: 0.0, y: 0.0 },)).unwrap();
     let stranger = Owner::new();
     assert_eq!(

@@ -21,15 +21,15 @@ fn vel(x: f32) -> Velocity {
 }
 
 fn collected(game: &Context, id: CollectorId) -> Vec<Entity> {
-    game.get_collector(id).unwrap().entities().to_vec()
+    game.collector(id).unwrap().entities().to_vec()
 }
 
 #[test]
 fn a_new_collector_is_active_and_empty_even_over_a_populated_group() {
     let mut game = game();
     game.create_entity_with(pos(0.0)).unwrap();
-    let id = game.collector(Matcher::all_of::<Position>().added());
-    let collector = game.get_collector(id).unwrap();
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
+    let collector = game.collector(id).unwrap();
     assert!(collector.is_active());
     assert!(collector.is_empty());
     assert_eq!(collector.len(), 0);
@@ -40,7 +40,7 @@ fn a_new_collector_is_active_and_empty_even_over_a_populated_group() {
 #[test]
 fn added_trigger_collects_entities_that_join_in_insertion_order() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Position>().added());
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
     let a = game.create_entity();
     let b = game.create_entity_with(pos(0.0)).unwrap();
     let c = game.create_entity();
@@ -48,7 +48,7 @@ fn added_trigger_collects_entities_that_join_in_insertion_order() {
     game.add(a, pos(2.0)).unwrap();
     game.create_entity_with(vel(1.0)).unwrap(); // never joins
 
-    let collector = game.get_collector(id).unwrap();
+    let collector = game.collector(id).unwrap();
     assert_eq!(collector.entities(), [b, c, a]);
     assert_eq!(collector.iter().collect::<Vec<_>>(), [b, c, a]);
     assert_eq!(collector.into_iter().collect::<Vec<_>>(), [b, c, a]);
@@ -62,7 +62,7 @@ fn added_trigger_collects_a_replace_on_a_member() {
     let mut game = game();
     let a = game.create_entity_with(pos(0.0)).unwrap();
     let b = game.create_entity_with(pos(0.0)).unwrap();
-    let id = game.collector(Matcher::all_of::<Position>().added());
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
     game.replace(b, pos(1.0)).unwrap();
     game.replace(a, pos(1.0)).unwrap();
     assert_eq!(collected(&game, id), [b, a]);
@@ -72,27 +72,27 @@ fn added_trigger_collects_a_replace_on_a_member() {
 fn added_trigger_ignores_a_replace_of_a_component_its_matcher_does_not_name() {
     let mut game = game();
     let e = game.create_entity_with((pos(0.0), vel(0.0))).unwrap();
-    let id = game.collector(Matcher::all_of::<Position>().added());
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
     game.replace(e, vel(1.0)).unwrap();
-    assert!(game.get_collector(id).unwrap().is_empty());
+    assert!(game.collector(id).unwrap().is_empty());
 }
 
 #[test]
 fn silent_writes_collect_nothing() {
     let mut game = game();
     let e = game.create_entity_with(pos(0.0)).unwrap();
-    let id = game.collector(Matcher::all_of::<Position>().added_or_removed());
+    let id = game.add_collector(Matcher::all_of::<Position>().added_or_removed());
     game.get_mut::<Position>(e).unwrap().x = 3.0;
-    assert!(game.get_collector(id).unwrap().is_empty());
+    assert!(game.collector(id).unwrap().is_empty());
 }
 
 #[test]
 fn removed_trigger_collects_entities_that_leave_by_removal_or_destroy() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Position>().removed());
+    let id = game.add_collector(Matcher::all_of::<Position>().removed());
     let a = game.create_entity_with(pos(0.0)).unwrap();
     let b = game.create_entity_with((pos(0.0), vel(0.0))).unwrap();
-    assert!(game.get_collector(id).unwrap().is_empty(), "joining is not leaving");
+    assert!(game.collector(id).unwrap().is_empty(), "joining is not leaving");
 
     game.destroy_entity(b).unwrap();
     game.remove::<Position>(a).unwrap();
@@ -104,11 +104,11 @@ fn removed_trigger_collects_entities_that_leave_by_removal_or_destroy() {
 fn removed_trigger_ignores_a_replace_unlike_entitas() {
     let mut game = game();
     let e = game.create_entity_with(pos(0.0)).unwrap();
-    let removed = game.collector(Matcher::all_of::<Position>().removed());
-    let added = game.collector(Matcher::all_of::<Position>().added());
+    let removed = game.add_collector(Matcher::all_of::<Position>().removed());
+    let added = game.add_collector(Matcher::all_of::<Position>().added());
     game.replace(e, pos(1.0)).unwrap();
     assert!(
-        game.get_collector(removed).unwrap().is_empty(),
+        game.collector(removed).unwrap().is_empty(),
         "a replace is not a removal"
     );
     assert_eq!(collected(&game, added), [e], "while Added sees it");
@@ -118,7 +118,7 @@ fn removed_trigger_ignores_a_replace_unlike_entitas() {
 fn added_or_removed_trigger_collects_joining_leaving_and_replacing() {
     let mut game = game();
     let stays = game.create_entity_with(pos(0.0)).unwrap();
-    let id = game.collector(Matcher::all_of::<Position>().added_or_removed());
+    let id = game.add_collector(Matcher::all_of::<Position>().added_or_removed());
     let joins = game.create_entity_with(pos(0.0)).unwrap();
     let leaves = game.create_entity_with(pos(0.0)).unwrap();
     game.clear_collector(id).unwrap();
@@ -128,13 +128,13 @@ fn added_or_removed_trigger_collects_joining_leaving_and_replacing() {
     let late = game.create_entity();
     game.add(late, pos(0.0)).unwrap();
     assert_eq!(collected(&game, id), [leaves, stays, late]);
-    assert!(!game.get_collector(id).unwrap().contains(joins));
+    assert!(!game.collector(id).unwrap().contains(joins));
 }
 
 #[test]
 fn updated_trigger_collects_replacing_but_ignores_joining_and_leaving() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Position>().updated());
+    let id = game.add_collector(Matcher::all_of::<Position>().updated());
     let a = game.create_entity_with(pos(0.0)).unwrap();
     let b = game.create_entity();
     game.add(b, pos(0.0)).unwrap();
@@ -142,13 +142,13 @@ fn updated_trigger_collects_replacing_but_ignores_joining_and_leaving() {
     let c = game.create_entity_with(pos(0.0)).unwrap();
     game.remove::<Position>(c).unwrap();
     assert!(
-        game.get_collector(id).unwrap().is_empty(),
+        game.collector(id).unwrap().is_empty(),
         "joining and leaving are not updates"
     );
 
     let d = game.create_entity();
     game.replace(d, pos(0.0)).unwrap(); // a replace of an absent component is an add
-    assert!(game.get_collector(id).unwrap().is_empty());
+    assert!(game.collector(id).unwrap().is_empty());
 
     game.replace(b, pos(1.0)).unwrap();
     game.replace(a, pos(1.0)).unwrap();
@@ -167,9 +167,9 @@ fn trigger_on_names_the_same_triggers_as_the_shorthands() {
     assert_eq!(m().updated().matcher, m());
 
     let mut game = game();
-    let id = game.collector(m().on(Trigger::Updated));
+    let id = game.add_collector(m().on(Trigger::Updated));
     let e = game.create_entity_with(pos(0.0)).unwrap();
-    assert!(game.get_collector(id).unwrap().is_empty());
+    assert!(game.collector(id).unwrap().is_empty());
     game.replace(e, pos(1.0)).unwrap();
     assert_eq!(collected(&game, id), [e]);
 }
@@ -177,12 +177,12 @@ fn trigger_on_names_the_same_triggers_as_the_shorthands() {
 #[test]
 fn a_collector_holds_each_entity_once() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Position>().added_or_removed());
+    let id = game.add_collector(Matcher::all_of::<Position>().added_or_removed());
     let e = game.create_entity_with(pos(0.0)).unwrap();
     for x in 1..5 {
         game.replace(e, pos(x as f32)).unwrap();
     }
-    let collector = game.get_collector(id).unwrap();
+    let collector = game.collector(id).unwrap();
     assert_eq!(collector.entities(), [e]);
     assert_eq!(game.retain_count(e), Ok(1));
 }
@@ -190,8 +190,8 @@ fn a_collector_holds_each_entity_once() {
 #[test]
 fn collector_keeps_entity_removed_then_re_added_once() {
     let mut game = game();
-    let added = game.collector(Matcher::all_of::<Position>().added());
-    let both = game.collector(Matcher::all_of::<Position>().added_or_removed());
+    let added = game.add_collector(Matcher::all_of::<Position>().added());
+    let both = game.add_collector(Matcher::all_of::<Position>().added_or_removed());
     let first = game.create_entity_with(pos(0.0)).unwrap();
     let e = game.create_entity_with(pos(0.0)).unwrap();
     game.remove::<Position>(e).unwrap();
@@ -200,7 +200,7 @@ fn collector_keeps_entity_removed_then_re_added_once() {
     game.add(e, pos(2.0)).unwrap();
 
     for id in [added, both] {
-        let collector = game.get_collector(id).unwrap();
+        let collector = game.collector(id).unwrap();
         assert_eq!(collector.entities(), [first, e], "once, in first-collected order");
     }
     assert_eq!(game.retain_count(e), Ok(2), "one retain per collector");
@@ -210,11 +210,11 @@ fn collector_keeps_entity_removed_then_re_added_once() {
 #[test]
 fn a_collector_retains_each_collected_entity() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Position>().added());
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
     let e = game.create_entity_with(pos(0.0)).unwrap();
     let untouched = game.create_entity();
 
-    let owner = game.get_collector(id).unwrap().owner();
+    let owner = game.collector(id).unwrap().owner();
     assert_eq!(game.retain_count(e), Ok(1));
     assert!(owner.is_internal());
     assert_eq!(
@@ -230,17 +230,17 @@ fn a_collector_retains_each_collected_entity() {
 #[test]
 fn two_collectors_on_one_trigger_collect_apart() {
     let mut game = game();
-    let first = game.collector(Matcher::all_of::<Position>().added());
-    let second = game.collector(Matcher::all_of::<Position>().added());
+    let first = game.add_collector(Matcher::all_of::<Position>().added());
+    let second = game.add_collector(Matcher::all_of::<Position>().added());
     assert_ne!(first, second);
     let e = game.create_entity_with(pos(0.0)).unwrap();
 
-    let owners = [first, second].map(|id| game.get_collector(id).unwrap().owner());
+    let owners = [first, second].map(|id| game.collector(id).unwrap().owner());
     assert_ne!(owners[0], owners[1]);
     assert_eq!(game.retain_count(e), Ok(2));
 
     game.clear_collector(first).unwrap();
-    assert!(game.get_collector(first).unwrap().is_empty());
+    assert!(game.collector(first).unwrap().is_empty());
     assert_eq!(collected(&game, second), [e]);
     assert_eq!(game.retain_count(e), Ok(1), "the second collector still holds it");
 }
@@ -248,14 +248,14 @@ fn two_collectors_on_one_trigger_collect_apart() {
 #[test]
 fn a_collected_entity_destroyed_stays_collected_and_disabled_until_cleared() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Position>().added());
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
     let e = game.create_entity_with(pos(0.0)).unwrap();
     let spy = Spy::attach(&mut game);
 
     game.destroy_entity(e).unwrap();
     assert_eq!(spy.take_starting_with("released"), Vec::<String>::new());
     assert_eq!(collected(&game, id), [e]);
-    assert!(game.get_collector(id).unwrap().contains(e));
+    assert!(game.collector(id).unwrap().contains(e));
     assert_eq!(game.is_enabled(e), Ok(false));
     assert!(!game.is_alive(e));
     assert_eq!(game.retained_destroyed_entities().collect::<Vec<_>>(), [e]);
@@ -274,14 +274,14 @@ fn a_collected_entity_destroyed_stays_collected_and_disabled_until_cleared() {
             component: None,
         })
     );
-    assert!(game.get_collector(id).unwrap().is_empty());
+    assert!(game.collector(id).unwrap().is_empty());
     check(&game);
 }
 
 #[test]
 fn a_destroyed_entity_is_collected_once_by_added_or_removed() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Position>().added_or_removed());
+    let id = game.add_collector(Matcher::all_of::<Position>().added_or_removed());
     let e = game.create_entity_with(pos(0.0)).unwrap();
     game.destroy_entity(e).unwrap();
     assert_eq!(collected(&game, id), [e]);
@@ -296,7 +296,7 @@ fn collector_over_two_groups_collects_from_either() {
         .added()
         .and(Matcher::all_of::<Velocity>().removed());
     assert_eq!(spec.triggers().len(), 2);
-    let id = game.collector(spec);
+    let id = game.add_collector(spec);
 
     let joins_first = game.create_entity_with(pos(0.0)).unwrap();
     let leaves_second = game.create_entity_with(vel(0.0)).unwrap();
@@ -312,16 +312,16 @@ fn collector_over_two_groups_collects_from_either() {
     let both = game.create_entity_with((pos(0.0), vel(0.0))).unwrap();
     game.remove::<Velocity>(both).unwrap();
 
-    let collector = game.get_collector(id).unwrap();
+    let collector = game.collector(id).unwrap();
     assert_eq!(collector.entities(), [leaves_second, joins_first, both]);
     assert!(!collector.contains(joins_second) && !collector.contains(leaves_first));
     assert_eq!(game.retain_count(both), Ok(1), "collected once across groups");
 
     let groups = [
-        game.group(Matcher::all_of::<Position>()),
-        game.group(Matcher::all_of::<Velocity>()),
+        game.add_group(Matcher::all_of::<Position>()),
+        game.add_group(Matcher::all_of::<Velocity>()),
     ];
-    let triggers: Vec<_> = game.get_collector(id).unwrap().triggers().collect();
+    let triggers: Vec<_> = game.collector(id).unwrap().triggers().collect();
     assert_eq!(triggers, [(groups[0], Trigger::Added), (groups[1], Trigger::Removed)]);
     check(&game);
 }
@@ -329,7 +329,7 @@ fn collector_over_two_groups_collects_from_either() {
 #[test]
 fn collector_over_two_groups_collects_an_entity_joining_both_once() {
     let mut game = game();
-    let id = game.collector([
+    let id = game.add_collector([
         Matcher::all_of::<Position>().added(),
         Matcher::all_of::<Velocity>().added(),
     ]);
@@ -341,12 +341,12 @@ fn collector_over_two_groups_collects_an_entity_joining_both_once() {
 #[test]
 fn a_deactivated_collector_collects_nothing_and_activating_does_not_replay() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Position>().added_or_removed());
+    let id = game.add_collector(Matcher::all_of::<Position>().added_or_removed());
     let held = game.create_entity_with(pos(0.0)).unwrap();
     assert_eq!(game.retain_count(held), Ok(1));
 
     game.deactivate_collector(id).unwrap();
-    let collector = game.get_collector(id).unwrap();
+    let collector = game.collector(id).unwrap();
     assert!(!collector.is_active());
     assert!(collector.is_empty(), "deactivating clears");
     assert_eq!(game.retain_count(held), Ok(0), "and releases");
@@ -354,11 +354,11 @@ fn a_deactivated_collector_collects_nothing_and_activating_does_not_replay() {
     let missed = game.create_entity_with(pos(0.0)).unwrap();
     game.replace(held, pos(1.0)).unwrap();
     game.remove::<Position>(missed).unwrap();
-    assert!(game.get_collector(id).unwrap().is_empty(), "inactive: collects nothing");
+    assert!(game.collector(id).unwrap().is_empty(), "inactive: collects nothing");
     assert_eq!(game.retain_count(missed), Ok(0));
 
     game.activate_collector(id).unwrap();
-    let collector = game.get_collector(id).unwrap();
+    let collector = game.collector(id).unwrap();
     assert!(collector.is_active());
     assert!(collector.is_empty(), "activating does not replay");
 
@@ -370,7 +370,7 @@ fn a_deactivated_collector_collects_nothing_and_activating_does_not_replay() {
 #[test]
 fn deactivating_releases_a_destroyed_entity_it_held_last() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Position>().added());
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
     let e = game.create_entity_with(pos(0.0)).unwrap();
     game.destroy_entity(e).unwrap();
     let spy = Spy::attach(&mut game);
@@ -383,7 +383,7 @@ fn deactivating_releases_a_destroyed_entity_it_held_last() {
 #[test]
 fn activating_an_active_collector_keeps_what_it_holds() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Position>().added());
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
     let e = game.create_entity_with(pos(0.0)).unwrap();
     game.activate_collector(id).unwrap();
     assert_eq!(collected(&game, id), [e]);
@@ -393,11 +393,11 @@ fn activating_an_active_collector_keeps_what_it_holds() {
 #[test]
 fn clearing_a_collector_releases_each_entity_and_it_collects_again() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Position>().added());
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
     let a = game.create_entity_with(pos(0.0)).unwrap();
     let b = game.create_entity_with(pos(0.0)).unwrap();
     game.clear_collector(id).unwrap();
-    let collector = game.get_collector(id).unwrap();
+    let collector = game.collector(id).unwrap();
     assert!(collector.is_empty());
     assert!(!collector.contains(a));
     assert!(collector.is_active());
@@ -413,7 +413,7 @@ fn clearing_a_collector_releases_each_entity_and_it_collects_again() {
 #[test]
 fn clearing_keeps_a_destroyed_entity_that_another_owner_retains() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Position>().removed());
+    let id = game.add_collector(Matcher::all_of::<Position>().removed());
     let e = game.create_entity_with(pos(0.0)).unwrap();
     let me = Owner::new();
     game.retain(e, me).unwrap();
@@ -432,8 +432,8 @@ fn clearing_keeps_a_destroyed_entity_that_another_owner_retains() {
 #[test]
 fn a_removed_collector_releases_its_entities_and_its_id_is_unknown() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Position>().added());
-    let keep = game.collector(Matcher::all_of::<Position>().added());
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
+    let keep = game.add_collector(Matcher::all_of::<Position>().added());
     let e = game.create_entity_with(pos(0.0)).unwrap();
     let gone = game.create_entity_with(pos(0.0)).unwrap();
     game.destroy_entity(gone).unwrap();
@@ -447,7 +447,7 @@ fn a_removed_collector_releases_its_entities_and_its_id_is_unknown() {
         context: "Game",
         collector: id,
     };
-    assert_eq!(game.get_collector(id).err(), Some(unknown.clone()));
+    assert_eq!(game.collector(id).err(), Some(unknown.clone()));
     assert_eq!(game.clear_collector(id), Err(unknown.clone()));
     assert_eq!(game.activate_collector(id), Err(unknown.clone()));
     assert_eq!(game.deactivate_collector(id), Err(unknown.clone()));
@@ -466,31 +466,31 @@ fn a_removed_collector_releases_its_entities_and_its_id_is_unknown() {
 fn a_collector_id_from_another_context_is_unknown() {
     let mut game = game();
     let mut ui = Context::with_name("Ui");
-    let theirs = ui.collector(Matcher::all_of::<Position>().added());
-    let ours = game.collector(Matcher::all_of::<Position>().added());
+    let theirs = ui.add_collector(Matcher::all_of::<Position>().added());
+    let ours = game.add_collector(Matcher::all_of::<Position>().added());
     assert_ne!(theirs.context(), ours.context());
 
     let unknown = Error::UnknownCollector {
         context: "Ui",
         collector: ours,
     };
-    assert_eq!(ui.get_collector(ours).err(), Some(unknown.clone()));
+    assert_eq!(ui.collector(ours).err(), Some(unknown.clone()));
     assert_eq!(ui.clear_collector(ours), Err(unknown.clone()));
     assert_eq!(ui.activate_collector(ours), Err(unknown.clone()));
     assert_eq!(ui.deactivate_collector(ours), Err(unknown.clone()));
     assert_eq!(ui.remove_collector(ours), Err(unknown));
     assert!(
-        ui.get_collector(theirs).unwrap().is_active(),
+        ui.collector(theirs).unwrap().is_active(),
         "its own collector is untouched"
     );
-    assert!(game.get_collector(ours).unwrap().is_active());
+    assert!(game.collector(ours).unwrap().is_active());
 }
 
 #[test]
 fn collectors_lists_every_collector() {
     let mut game = game();
-    let a = game.collector(Matcher::all_of::<Position>().added());
-    let b = game.collector(Matcher::all_of::<Velocity>().removed());
+    let a = game.add_collector(Matcher::all_of::<Position>().added());
+    let b = game.add_collector(Matcher::all_of::<Velocity>().removed());
     let e = game.create_entity_with(pos(0.0)).unwrap();
     let mut listed: Vec<(CollectorId, Vec<Entity>)> = game
         .collectors()
@@ -503,7 +503,7 @@ fn collectors_lists_every_collector() {
 #[test]
 fn reset_is_refused_while_a_collector_holds_entities() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Position>().added());
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
     let e = game.create_entity_with(pos(0.0)).unwrap();
     assert_eq!(
         game.reset(),
@@ -519,7 +519,7 @@ fn reset_is_refused_while_a_collector_holds_entities() {
     game.reset().unwrap();
     assert!(game.is_empty());
     // The collector is kept, and collects after the reset.
-    assert!(game.get_collector(id).unwrap().is_empty());
+    assert!(game.collector(id).unwrap().is_empty());
     let f = game.create_entity_with(pos(0.0)).unwrap();
     assert_eq!(collected(&game, id), [f]);
     check(&game);
@@ -528,12 +528,12 @@ fn reset_is_refused_while_a_collector_holds_entities() {
 #[test]
 fn keep_removed_keeps_the_removed_value_when_its_removal_caused_the_leave() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Health>().removed().keep_removed::<Health>());
+    let id = game.add_collector(Matcher::all_of::<Health>().removed().keep_removed::<Health>());
     let e = game.create_entity_with(Health(3)).unwrap();
     let only_added = game.create_entity_with(Health(9)).unwrap();
     game.remove::<Health>(e).unwrap();
 
-    let collector = game.get_collector(id).unwrap();
+    let collector = game.collector(id).unwrap();
     assert_eq!(collector.removed::<Health>().get(e), Some(&Health(3)));
     assert_eq!(collector.removed::<Health>().get(only_added), None, "never left");
     assert_eq!(collector.removed::<Position>().get(e), None, "not the kept type");
@@ -543,24 +543,21 @@ fn keep_removed_keeps_the_removed_value_when_its_removal_caused_the_leave() {
 fn keep_removed_keeps_the_current_value_when_another_component_caused_the_leave() {
     let mut game = game();
     let spec = Matcher::all_of::<(Health, Frozen)>().removed().keep_removed::<Health>();
-    let id = game.collector(spec);
+    let id = game.add_collector(spec);
     let e = game.create_entity_with((Health(4), Frozen)).unwrap();
     game.replace(e, Health(5)).unwrap();
     game.remove::<Frozen>(e).unwrap();
-    assert_eq!(
-        game.get_collector(id).unwrap().removed::<Health>().get(e),
-        Some(&Health(5))
-    );
+    assert_eq!(game.collector(id).unwrap().removed::<Health>().get(e), Some(&Health(5)));
 }
 
 #[test]
 fn keep_removed_keeps_the_value_an_entity_had_when_destroyed() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Health>().removed().keep_removed::<Health>());
+    let id = game.add_collector(Matcher::all_of::<Health>().removed().keep_removed::<Health>());
     let e = game.create_entity_with(Health(1)).unwrap();
     game.replace(e, Health(7)).unwrap();
     game.destroy_entity(e).unwrap();
-    let collector = game.get_collector(id).unwrap();
+    let collector = game.collector(id).unwrap();
     assert_eq!(collector.entities(), [e]);
     assert_eq!(collector.removed::<Health>().get(e), Some(&Health(7)));
     assert_eq!(game.is_enabled(e), Ok(false));
@@ -569,15 +566,15 @@ fn keep_removed_keeps_the_value_an_entity_had_when_destroyed() {
 #[test]
 fn keep_removed_keeps_the_latest_removal() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Health>().added_or_removed().keep_removed::<Health>());
+    let id = game.add_collector(Matcher::all_of::<Health>().added_or_removed().keep_removed::<Health>());
     let e = game.create_entity_with(Health(1)).unwrap();
-    assert_eq!(game.get_collector(id).unwrap().removed::<Health>().get(e), None);
+    assert_eq!(game.collector(id).unwrap().removed::<Health>().get(e), None);
     game.remove::<Health>(e).unwrap();
     game.add(e, Health(2)).unwrap();
     game.remove::<Health>(e).unwrap();
     game.add(e, Health(3)).unwrap();
 
-    let collector = game.get_collector(id).unwrap();
+    let collector = game.collector(id).unwrap();
     assert_eq!(collector.entities(), [e]);
     assert_eq!(collector.removed::<Health>().get(e), Some(&Health(2)));
 }
@@ -585,11 +582,11 @@ fn keep_removed_keeps_the_latest_removal() {
 #[test]
 fn clearing_forgets_kept_removed_values() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Health>().removed().keep_removed::<Health>());
+    let id = game.add_collector(Matcher::all_of::<Health>().removed().keep_removed::<Health>());
     let e = game.create_entity_with(Health(1)).unwrap();
     game.remove::<Health>(e).unwrap();
     game.clear_collector(id).unwrap();
-    assert_eq!(game.get_collector(id).unwrap().removed::<Health>().get(e), None);
+    assert_eq!(game.collector(id).unwrap().removed::<Health>().get(e), None);
 }
 
 #[test]
@@ -598,11 +595,11 @@ fn modify_each_triggers_added_and_updated_collectors() {
     let a = game.create_entity_with((pos(0.0), vel(1.0))).unwrap();
     let b = game.create_entity_with(pos(5.0)).unwrap();
     let c = game.create_entity_with(vel(1.0)).unwrap();
-    let positions = game.group(Matcher::all_of::<Position>());
-    let added = game.collector(Matcher::all_of::<Position>().added());
-    let updated = game.collector(Matcher::all_of::<Position>().updated());
-    let removed = game.collector(Matcher::all_of::<Position>().removed());
-    let velocities = game.collector(Matcher::all_of::<Velocity>().added());
+    let positions = game.add_group(Matcher::all_of::<Position>());
+    let added = game.add_collector(Matcher::all_of::<Position>().added());
+    let updated = game.add_collector(Matcher::all_of::<Position>().updated());
+    let removed = game.add_collector(Matcher::all_of::<Position>().removed());
+    let velocities = game.add_collector(Matcher::all_of::<Velocity>().added());
 
     let visited = game.modify_each::<Position, ()>(positions, |p, ()| p.x += 1.0).unwrap();
     assert_eq!(visited, 2);
@@ -615,12 +612,12 @@ fn modify_each_triggers_added_and_updated_collectors() {
         want.sort();
         assert_eq!(got, want);
     }
-    assert!(game.get_collector(removed).unwrap().is_empty());
+    assert!(game.collector(removed).unwrap().is_empty());
     assert!(
-        game.get_collector(velocities).unwrap().is_empty(),
+        game.collector(velocities).unwrap().is_empty(),
         "Velocity was not written"
     );
-    assert!(!game.get_collector(added).unwrap().contains(c));
+    assert!(!game.collector(added).unwrap().contains(c));
     assert_eq!(game.retain_count(a), Ok(2));
     check(&game);
 }
@@ -628,30 +625,30 @@ fn modify_each_triggers_added_and_updated_collectors() {
 #[test]
 fn a_collector_displays_its_triggers_size_and_state() {
     let mut game = game();
-    let id = game.collector(
+    let id = game.add_collector(
         Matcher::all_of::<Position>()
             .added()
             .and(Matcher::all_of::<Velocity>().none_of::<Frozen>().removed()),
     );
     assert_eq!(
-        game.get_collector(id).unwrap().to_string(),
+        game.collector(id).unwrap().to_string(),
         "Collector(AllOf(Position).added(), AllOf(Velocity).NoneOf(Frozen).removed()) with 0 entities"
     );
     game.create_entity_with(pos(0.0)).unwrap();
     game.create_entity_with(pos(0.0)).unwrap();
     assert_eq!(
-        game.get_collector(id).unwrap().to_string(),
+        game.collector(id).unwrap().to_string(),
         "Collector(AllOf(Position).added(), AllOf(Velocity).NoneOf(Frozen).removed()) with 2 entities"
     );
     game.deactivate_collector(id).unwrap();
     assert_eq!(
-        game.get_collector(id).unwrap().to_string(),
+        game.collector(id).unwrap().to_string(),
         "Collector(AllOf(Position).added(), AllOf(Velocity).NoneOf(Frozen).removed()) with 0 entities, inactive"
     );
 
-    let kept = game.collector(Matcher::all_of::<Health>().updated().keep_removed::<Health>());
+    let kept = game.add_collector(Matcher::all_of::<Health>().updated().keep_removed::<Health>());
     assert_eq!(
-        game.get_collector(kept).unwrap().to_string(),
+        game.collector(kept).unwrap().to_string(),
         "Collector(AllOf(Health).updated()) keeping removed Health with 0 entities"
     );
     assert_eq!(
@@ -663,8 +660,8 @@ fn a_collector_displays_its_triggers_size_and_state() {
 #[test]
 fn reset_leaves_every_collector_empty_even_one_watching_removals() {
     let mut game = game();
-    let removed = game.collector(Matcher::all_of::<Position>().removed());
-    let both = game.collector(Matcher::all_of::<Position>().added_or_removed());
+    let removed = game.add_collector(Matcher::all_of::<Position>().removed());
+    let both = game.add_collector(Matcher::all_of::<Position>().added_or_removed());
     game.clear_collector(both).unwrap();
     let e = game.create_entity_with(pos(0.0)).unwrap();
     game.clear_collector(both).unwrap();
@@ -672,7 +669,7 @@ fn reset_leaves_every_collector_empty_even_one_watching_removals() {
     game.reset().unwrap();
     for id in [removed, both] {
         assert!(
-            game.get_collector(id).unwrap().is_empty(),
+            game.collector(id).unwrap().is_empty(),
             "reset keeps collectors, now empty"
         );
     }
@@ -691,8 +688,8 @@ fn a_panicking_modify_each_has_collected_the_entities_it_wrote_before() {
     let entities: Vec<Entity> = (0..5)
         .map(|i| game.create_entity_with(pos(i as f32)).unwrap())
         .collect();
-    let positions = game.group(Matcher::all_of::<Position>());
-    let updated = game.collector(Matcher::all_of::<Position>().updated());
+    let positions = game.add_group(Matcher::all_of::<Position>());
+    let updated = game.add_collector(Matcher::all_of::<Position>().updated());
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         game.modify_each::<Position, ()>(positions, |p, ()| {
             if p.x == 3.0 {

@@ -25,10 +25,10 @@ fn observed() -> (Context, Arc<Mutex<Vec<String>>>, CollectorId) {
     let log = Arc::new(Mutex::new(Vec::new()));
     let sink = log.clone();
     game.subscribe(move |event: &ContextEvent<'_>| sink.lock().unwrap().push(describe(event)));
-    let collector = game.collector(Matcher::all_of::<Position>().added());
+    let collector = game.add_collector(Matcher::all_of::<Position>().added());
     for group in [
-        game.group(Matcher::all_of::<Position>().none_of::<Velocity>()),
-        game.group(Matcher::all_of::<Burning>()),
+        game.add_group(Matcher::all_of::<Position>().none_of::<Velocity>()),
+        game.add_group(Matcher::all_of::<Burning>()),
     ] {
         let sink = log.clone();
         game.subscribe_group(group, move |event: &GroupEvent<'_>| {
@@ -174,8 +174,8 @@ fn playback_fires_the_events_of_the_direct_calls_in_recorded_order() {
         "resolved to the played context's entities"
     );
     assert_eq!(
-        slots(played.get_collector(played_collector).unwrap().entities()),
-        slots(direct.get_collector(direct_collector).unwrap().entities())
+        slots(played.collector(played_collector).unwrap().entities()),
+        slots(direct.collector(direct_collector).unwrap().entities())
     );
     let everyone = |game: &Context| {
         let mut all: Vec<_> = game
@@ -483,8 +483,8 @@ fn unique_components_are_set_and_removed_through_a_buffer() {
 fn flags_are_set_and_cleared_through_a_buffer() {
     let (mut direct, direct_log, _) = observed();
     let (mut played, played_log, _) = observed();
-    let burning_direct = direct.collector(Matcher::all_of::<Burning>().added_or_removed());
-    let burning_played = played.collector(Matcher::all_of::<Burning>().added_or_removed());
+    let burning_direct = direct.add_collector(Matcher::all_of::<Burning>().added_or_removed());
+    let burning_played = played.add_collector(Matcher::all_of::<Burning>().added_or_removed());
     let (e_direct, e_played) = (direct.create_entity(), played.create_entity());
     assert_eq!(e_direct.index(), e_played.index());
     for (direct_calls, game, e) in [(true, &mut direct, e_direct), (false, &mut played, e_played)] {
@@ -510,8 +510,8 @@ fn flags_are_set_and_cleared_through_a_buffer() {
     assert_eq!(expected.iter().filter(|l| l.starts_with("added")).count(), 2);
     assert_eq!(taken_by_slot(&played_log), expected);
     assert!(played.is_flag::<Burning>(e_played));
-    assert_eq!(played.get_collector(burning_played).unwrap().entities(), [e_played]);
-    assert_eq!(direct.get_collector(burning_direct).unwrap().entities(), [e_direct]);
+    assert_eq!(played.collector(burning_played).unwrap().entities(), [e_played]);
+    assert_eq!(direct.collector(burning_direct).unwrap().entities(), [e_direct]);
     check(&played);
 }
 

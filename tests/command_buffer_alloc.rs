@@ -34,7 +34,7 @@ fn record_and_playback_allocate_nothing_once_warm() {
     game.subscribe(move |_: &ContextEvent<'_>| {
         sink.fetch_add(1, Ordering::Relaxed);
     });
-    game.group(Matcher::all_of::<Position>().none_of::<Burning>());
+    game.add_group(Matcher::all_of::<Position>().none_of::<Burning>());
     let mut entities: Vec<Entity> = (0..scale(500))
         .map(|i| game.create_entity_with((at(i as f32),)).unwrap())
         .collect();

@@ -35,7 +35,7 @@ fn created_entities_are_alive_counted_and_listed() {
 }
 
 #[test]
-fn destroyed_entity_is_stale_and_its_slot_is_reused_with_a_new_generation() {
+fn destroyed_entity_is_stale_and_its_slot_is_reused_with_a_new_tag() {
     let mut game = Context::new();
     let a = game.create_entity();
     game.add(a, pos(1.0)).unwrap();
@@ -44,7 +44,7 @@ fn destroyed_entity_is_stale_and_its_slot_is_reused_with_a_new_generation() {
     assert_eq!(game.len(), 0);
     let b = game.create_entity();
     assert_eq!(b.index(), a.index());
-    assert_ne!(b.generation(), a.generation());
+    assert_ne!(b.tag(), a.tag());
     assert!(!game.is_alive(a), "the old handle never reaches the new entity");
     assert!(!game.has::<Position>(b));
     assert!(matches!(game.get::<Position>(a), Err(Error::StaleEntity { .. })));
@@ -52,16 +52,16 @@ fn destroyed_entity_is_stale_and_its_slot_is_reused_with_a_new_generation() {
 }
 
 #[test]
-fn entity_displays_as_index_v_generation() {
+fn entity_displays_as_index_v_tag() {
     let mut game = Context::new();
     let e = game.create_entity();
-    assert_eq!(e.to_string(), format!("{}v{}", e.index(), e.generation()));
+    assert_eq!(e.to_string(), format!("{}v{}", e.index(), e.tag()));
     let other = game.create_entity();
     assert_eq!(other.index(), e.index() + 1, "a new slot");
-    assert_eq!(other.to_string(), format!("{}v{}", other.index(), other.generation()));
+    assert_eq!(other.to_string(), format!("{}v{}", other.index(), other.tag()));
     // Tags are creation numbers: never zero, and one per entity made.
-    assert_ne!(e.generation(), 0);
-    assert_eq!(other.generation(), e.generation() + 1);
+    assert_ne!(e.tag(), 0);
+    assert_eq!(other.tag(), e.tag() + 1);
 }
 
 #[test]

@@ -71,27 +71,27 @@ fn each_context_is_its_own_instance() {
     ids.dedup();
     assert_eq!(ids.len(), 4);
 
-    contexts.get_mut::<Game>().create_entity_with(pos(1.0)).unwrap();
-    assert_eq!(contexts.get::<Game>().len(), 1);
+    contexts.context_mut::<Game>().create_entity_with(pos(1.0)).unwrap();
+    assert_eq!(contexts.context::<Game>().len(), 1);
     for other in ["Audio", "Input", "Ui"] {
         assert!(contexts.by_name(other).unwrap().is_empty(), "{other}");
     }
-    assert_ne!(Contexts::new().get::<Game>().id(), contexts.get::<Game>().id());
+    assert_ne!(Contexts::new().context::<Game>().id(), contexts.context::<Game>().id());
 }
 
 #[test]
 fn get_finds_a_context_by_type() {
     let mut contexts = Contexts::new();
-    assert_eq!(contexts.get::<Game>().name(), "Game");
-    assert_eq!(contexts.get::<Audio>().name(), "Audio");
-    let e = contexts.get_mut::<Audio>().create_entity_with(Volume(3)).unwrap();
-    assert_eq!(contexts.get::<Audio>().get::<Volume>(e), Ok(&Volume(3)));
+    assert_eq!(contexts.context::<Game>().name(), "Game");
+    assert_eq!(contexts.context::<Audio>().name(), "Audio");
+    let e = contexts.context_mut::<Audio>().create_entity_with(Volume(3)).unwrap();
+    assert_eq!(contexts.context::<Audio>().get::<Volume>(e), Ok(&Volume(3)));
 }
 
 #[test]
 fn by_id_and_by_name_find_a_context_or_nothing() {
     let mut contexts = Contexts::new();
-    let ui = contexts.get::<Ui>().id();
+    let ui = contexts.context::<Ui>().id();
     assert_eq!(contexts.by_id(ui).map(Context::name), Some("Ui"));
     assert_eq!(contexts.by_name("Ui").map(Context::id), Some(ui));
     assert!(contexts.by_name("Nope").is_none());
@@ -103,23 +103,23 @@ fn by_id_and_by_name_find_a_context_or_nothing() {
 
     contexts.by_id_mut(ui).unwrap().create_entity();
     contexts.by_name_mut("Ui").unwrap().create_entity();
-    assert_eq!(contexts.get::<Ui>().len(), 2);
+    assert_eq!(contexts.context::<Ui>().len(), 2);
     assert!(contexts.by_name_mut("Nope").is_none());
     for context in contexts.iter_mut() {
         context.destroy_all_entities();
     }
-    assert!(contexts.get::<Ui>().is_empty());
+    assert!(contexts.context::<Ui>().is_empty());
 }
 
 #[test]
 fn a_fast_context_counts_retains_fast() {
     let mut contexts = Contexts::new();
-    assert_eq!(contexts.get::<Input>().aerc_mode(), AercMode::Fast);
-    assert_eq!(contexts.get::<Game>().aerc_mode(), AercMode::Safe);
+    assert_eq!(contexts.context::<Input>().aerc_mode(), AercMode::Fast);
+    assert_eq!(contexts.context::<Game>().aerc_mode(), AercMode::Safe);
     assert_eq!(Context::of::<Input>().aerc_mode(), AercMode::Fast);
     assert_eq!(Context::of::<Audio>().aerc_mode(), AercMode::Safe);
 
-    let input = contexts.get_mut::<Input>();
+    let input = contexts.context_mut::<Input>();
     let e = input.create_entity();
     let me = Owner::new();
     input.retain(e, me).unwrap();
@@ -159,7 +159,7 @@ fn a_declared_context_accepts_its_own_and_undeclared_components() {
 fn adding_a_component_of_another_context_is_a_wrong_context_error() {
     let mut game = Context::of::<Game>();
     let e = game.create_entity_with(pos(1.0)).unwrap();
-    let with_position = game.group(Matcher::all_of::<Position>());
+    let with_position = game.add_group(Matcher::all_of::<Position>());
     let spy = Spy::attach(&mut game);
 
     let error = game.add(e, Volume(1)).unwrap_err();
@@ -173,7 +173,7 @@ fn adding_a_component_of_another_context_is_a_wrong_context_error() {
     assert!(!game.has::<Volume>(e));
     assert_eq!(game.get::<Position>(e), Ok(&pos(1.0)));
     assert_eq!(game.component_names(e).unwrap().collect::<Vec<_>>(), ["Position"]);
-    assert!(game.get_group(with_position).unwrap().contains(e));
+    assert!(game.group(with_position).unwrap().contains(e));
     check(&game);
 }
 
@@ -246,10 +246,10 @@ fn a_component_declared_for_two_contexts_is_refused_by_a_third() {
 #[test]
 fn the_contexts_of_contexts_refuse_components_of_other_contexts() {
     let mut contexts = Contexts::new();
-    let game = contexts.get_mut::<Game>();
+    let game = contexts.context_mut::<Game>();
     let e = game.create_entity();
     assert_eq!(game.add(e, Key('w')), Err(wrong("Game", "Key", &["Input"])));
-    let input = contexts.get_mut::<Input>();
+    let input = contexts.context_mut::<Input>();
     assert_eq!(
         input.create_entity_with(Volume(1)).err(),
         Some(wrong("Input", "Volume", &["Audio"]))
@@ -273,22 +273,22 @@ fn context_new_and_with_name_accept_every_component() {
 #[test]
 fn contexts_reset_resets_every_context() {
     let mut contexts = Contexts::new();
-    contexts.get_mut::<Audio>().create_entity_with(Volume(1)).unwrap();
-    contexts.get_mut::<Game>().create_entity_with(pos(1.0)).unwrap();
-    contexts.get_mut::<Input>().create_entity();
+    contexts.context_mut::<Audio>().create_entity_with(Volume(1)).unwrap();
+    contexts.context_mut::<Game>().create_entity_with(pos(1.0)).unwrap();
+    contexts.context_mut::<Input>().create_entity();
     contexts.reset().unwrap();
     assert!(contexts.iter().all(Context::is_empty));
-    let e = contexts.get_mut::<Game>().create_entity();
-    assert_eq!(contexts.get::<Game>().creation_index(e), Ok(0));
+    let e = contexts.context_mut::<Game>().create_entity();
+    assert_eq!(contexts.context::<Game>().creation_index(e), Ok(0));
 }
 
 #[test]
 fn contexts_reset_is_refused_while_any_context_retains_and_changes_nothing() {
     let mut contexts = Contexts::new();
     // Audio sorts before Game: it must not be reset before Game refuses.
-    let volume = contexts.get_mut::<Audio>().create_entity_with(Volume(1)).unwrap();
-    let key = contexts.get_mut::<Input>().create_entity_with(Key('w')).unwrap();
-    let game = contexts.get_mut::<Game>();
+    let volume = contexts.context_mut::<Audio>().create_entity_with(Volume(1)).unwrap();
+    let key = contexts.context_mut::<Input>().create_entity_with(Key('w')).unwrap();
+    let game = contexts.context_mut::<Game>();
     let kept = game.create_entity_with(pos(1.0)).unwrap();
     let me = Owner::new();
     game.retain(kept, me).unwrap();
@@ -300,14 +300,14 @@ fn contexts_reset_is_refused_while_any_context_retains_and_changes_nothing() {
             count: 1
         })
     );
-    assert_eq!(contexts.get::<Audio>().get::<Volume>(volume), Ok(&Volume(1)));
-    assert_eq!(contexts.get::<Input>().get::<Key>(key), Ok(&Key('w')));
-    assert_eq!(contexts.get::<Game>().get::<Position>(kept), Ok(&pos(1.0)));
+    assert_eq!(contexts.context::<Audio>().get::<Volume>(volume), Ok(&Volume(1)));
+    assert_eq!(contexts.context::<Input>().get::<Key>(key), Ok(&Key('w')));
+    assert_eq!(contexts.context::<Game>().get::<Position>(kept), Ok(&pos(1.0)));
     for context in contexts.iter() {
         assert_eq!(context.len(), usize::from(context.name() != "Ui"), "{}", context.name());
     }
 
-    contexts.get_mut::<Game>().release(kept, me).unwrap();
+    contexts.context_mut::<Game>().release(kept, me).unwrap();
     contexts.reset().unwrap();
     assert!(contexts.iter().all(Context::is_empty));
 }
@@ -315,8 +315,8 @@ fn contexts_reset_is_refused_while_any_context_retains_and_changes_nothing() {
 #[test]
 fn contexts_reset_is_refused_while_a_destroyed_entity_is_retained() {
     let mut contexts = Contexts::new();
-    let volume = contexts.get_mut::<Audio>().create_entity_with(Volume(1)).unwrap();
-    let ui = contexts.get_mut::<Ui>();
+    let volume = contexts.context_mut::<Audio>().create_entity_with(Volume(1)).unwrap();
+    let ui = contexts.context_mut::<Ui>();
     let gone = ui.create_entity();
     ui.retain(gone, Owner::new()).unwrap();
     ui.destroy_entity(gone).unwrap();
@@ -327,19 +327,19 @@ fn contexts_reset_is_refused_while_a_destroyed_entity_is_retained() {
             count: 1
         })
     ));
-    assert!(contexts.get::<Audio>().is_alive(volume));
+    assert!(contexts.context::<Audio>().is_alive(volume));
 }
 
 #[test]
 fn collector_ids_know_their_context() {
     let mut contexts = Contexts::new();
     let id = contexts
-        .get_mut::<Game>()
-        .collector(Matcher::all_of::<Position>().added());
-    assert_eq!(id.context(), contexts.get::<Game>().id());
+        .context_mut::<Game>()
+        .add_collector(Matcher::all_of::<Position>().added());
+    assert_eq!(id.context(), contexts.context::<Game>().id());
     assert_eq!(contexts.by_id(id.context()).map(Context::name), Some("Game"));
     assert!(matches!(
-        contexts.get::<Ui>().get_collector(id),
+        contexts.context::<Ui>().collector(id),
         Err(Error::UnknownCollector { context: "Ui", .. })
     ));
 }
@@ -349,7 +349,7 @@ fn collector_ids_know_their_context() {
 #[test]
 fn get_many_mut_lends_two_distinct_contexts_at_once_in_the_order_asked() {
     let mut contexts = Contexts::new();
-    contexts.get_mut::<Input>().create_entity_with(Key('w')).unwrap();
+    contexts.context_mut::<Input>().create_entity_with(Key('w')).unwrap();
 
     let (game, input) = contexts.get_many_mut::<(Game, Input)>().unwrap();
     assert_eq!((game.name(), input.name()), ("Game", "Input"));
@@ -359,7 +359,10 @@ fn get_many_mut_lends_two_distinct_contexts_at_once_in_the_order_asked() {
         game.create_entity_with(pos(1.0)).unwrap();
     }
     input.destroy_all_entities();
-    assert_eq!((contexts.get::<Game>().len(), contexts.get::<Input>().len()), (1, 0));
+    assert_eq!(
+        (contexts.context::<Game>().len(), contexts.context::<Input>().len()),
+        (1, 0)
+    );
 
     // The order of the tuple, not the contexts' order by name.
     let (input, game) = contexts.get_many_mut::<(Input, Game)>().unwrap();
@@ -389,7 +392,7 @@ fn get_many_mut_lends_three_and_four_contexts() {
 #[test]
 fn get_many_mut_refuses_the_same_context_twice() {
     let mut contexts = Contexts::new();
-    contexts.get_mut::<Game>().create_entity();
+    contexts.context_mut::<Game>().create_entity();
     let twice = contexts.get_many_mut::<(Game, Game)>().map(|_| ()).unwrap_err();
     assert_eq!(
         twice,
@@ -418,7 +421,7 @@ fn get_many_mut_refuses_the_same_context_twice() {
         Err(Error::ContextRequestedTwice { context: "Input", .. })
     ));
     // Nothing changed, and the contexts are still there to lend.
-    assert_eq!(contexts.get::<Game>().len(), 1);
+    assert_eq!(contexts.context::<Game>().len(), 1);
     assert!(contexts.get_many_mut::<(Game, Ui)>().is_ok());
 }
 
@@ -430,7 +433,10 @@ fn get_many_mut_refuses_two_marker_types_that_name_one_context() {
         reactecs::context!(pub Game);
     }
     let mut contexts = Contexts::new();
-    assert_eq!(contexts.get_mut::<elsewhere::Game>().id(), contexts.get::<Game>().id());
+    assert_eq!(
+        contexts.context_mut::<elsewhere::Game>().id(),
+        contexts.context::<Game>().id()
+    );
     assert!(matches!(
         contexts.get_many_mut::<(Game, elsewhere::Game)>().map(|_| ()),
         Err(Error::ContextRequestedTwice { context: "Game", .. })

@@ -111,7 +111,7 @@ fn a_panicking_group_handler_during_destroy_leaves_groups_consistent() {
     use std::panic::{AssertUnwindSafe, catch_unwind};
     let counter = Counter::default();
     let mut game = Context::new();
-    let all = game.group(Matcher::all_of::<common::Counted>());
+    let all = game.add_group(Matcher::all_of::<common::Counted>());
     let a = game.create_entity_with(counter.make("a")).unwrap();
     let b = game.create_entity_with(counter.make("b")).unwrap();
     game.subscribe_group(all, |event: &GroupEvent<'_>| {
@@ -122,10 +122,10 @@ fn a_panicking_group_handler_during_destroy_leaves_groups_consistent() {
     .unwrap();
     assert!(catch_unwind(AssertUnwindSafe(|| game.destroy_entity(a))).is_err());
     assert!(!game.is_alive(a));
-    assert_eq!(game.get_group(all).unwrap().len(), 1);
+    assert_eq!(game.group(all).unwrap().len(), 1);
     check(&game);
     assert!(catch_unwind(AssertUnwindSafe(|| game.destroy_entity(b))).is_err());
-    assert!(game.get_group(all).unwrap().is_empty());
+    assert!(game.group(all).unwrap().is_empty());
     assert_eq!(counter.live(), 0);
     check(&game);
 }

@@ -144,7 +144,7 @@ fn a_refused_operation_changes_nothing_but_may_leave_the_empty_archetype_it_look
     let names = game
         .add_index(PrimaryEntityIndex::new("Name", |n: &Name| n.0.clone()))
         .unwrap();
-    let named = game.group(Matcher::all_of::<Name>());
+    let named = game.add_group(Matcher::all_of::<Name>());
     let holder = game.set_unique(Score(1)).unwrap();
     let hero = game.create_entity_with((Name("hero".into()),)).unwrap();
     let other = game.create_entity_with((Position { x: 0.0, y: 0.0 },)).unwrap();
@@ -166,8 +166,8 @@ fn a_refused_operation_changes_nothing_but_may_leave_the_empty_archetype_it_look
 
     assert_eq!(snapshot(&game), before, "no entity or component changed");
     assert!(spy.take().is_empty(), "no event fired");
-    assert_eq!(game.get_group(named).unwrap().len(), 1);
-    assert_eq!(game.entity_with(names, "hero").unwrap(), Some(hero));
+    assert_eq!(game.group(named).unwrap().len(), 1);
+    assert_eq!(game.entity_by_key(names, "hero").unwrap(), Some(hero));
     assert_eq!(game.retain_count(other).unwrap(), 0);
     let after = game.storage_stats();
     assert_eq!(

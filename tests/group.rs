@@ -78,7 +78,7 @@ fn check(game: &Context) {
 }
 
 fn members(game: &Context, id: GroupId) -> Vec<Entity> {
-    game.get_group(id).unwrap().iter().collect()
+    game.group(id).unwrap().iter().collect()
 }
 
 #[test]
@@ -86,9 +86,9 @@ fn equal_matchers_share_one_group_and_group_created_fires_once() {
     let mut game = Context::new();
     let log = new_log();
     watch_context(&mut game, &log);
-    let a = game.group(Matcher::all_of::<(Position, Velocity)>().none_of::<Frozen>());
-    let b = game.group(Matcher::none_of::<Frozen>().all_of::<(Velocity, Position)>());
-    let c = game.group(Matcher::all_of::<Velocity>().all_of::<Position>().none_of::<Frozen>());
+    let a = game.add_group(Matcher::all_of::<(Position, Velocity)>().none_of::<Frozen>());
+    let b = game.add_group(Matcher::none_of::<Frozen>().all_of::<(Velocity, Position)>());
+    let c = game.add_group(Matcher::all_of::<Velocity>().all_of::<Position>().none_of::<Frozen>());
     assert_eq!(a, b);
     assert_eq!(a, c);
     assert_eq!(game.groups().count(), 1);
@@ -99,7 +99,7 @@ fn equal_matchers_share_one_group_and_group_created_fires_once() {
         )]
     );
 
-    let other = game.group(Matcher::all_of::<Position>());
+    let other = game.add_group(Matcher::all_of::<Position>());
     assert_ne!(other, a);
     assert_eq!(take(&log), [format!("ctx group created {other} AllOf(Position)")]);
     assert_eq!(game.groups().map(|g| g.id()).collect::<Vec<_>>(), [a, other]);
@@ -111,8 +111,8 @@ fn group_reports_its_matcher_and_displays_its_count() {
     let mut game = Context::new();
     game.create_entities_with([Position(1.0), Position(2.0)]).unwrap();
     game.create_entity_with(Velocity(1.0)).unwrap();
-    let id = game.group(Matcher::all_of::<Position>());
-    let group = game.get_group(id).unwrap();
+    let id = game.add_group(Matcher::all_of::<Position>());
+    let group = game.group(id).unwrap();
     assert_eq!(group.matcher(), &Matcher::all_of::<Position>());
     assert_eq!(group.to_string(), "Group(AllOf(Position)): 2 entities");
     assert_eq!(group.id(), id);
@@ -127,8 +127,8 @@ fn a_group_created_after_entities_exist_contains_them() {
         .unwrap();
     let still = game.create_entity_with(Position(3.0)).unwrap();
     let bare = game.create_entity();
-    let id = game.group(Matcher::all_of::<(Position, Velocity)>());
-    let group = game.get_group(id).unwrap();
+    let id = game.add_group(Matcher::all_of::<(Position, Velocity)>());
+    let group = game.group(id).unwrap();
     assert_eq!(group.len(), 2);
     assert!(!group.is_empty());
     assert!(group.contains(a) && group.contains(b));
@@ -144,15 +144,15 @@ fn a_group_created_after_entities_exist_contains_them() {
 #[test]
 fn a_group_created_before_sees_entities_arrive() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Position>());
-    assert!(game.get_group(id).unwrap().is_empty());
+    let id = game.add_group(Matcher::all_of::<Position>());
+    assert!(game.group(id).unwrap().is_empty());
     let log = new_log();
     watch_group(&mut game, id, "pos", &log);
 
     let a = game.create_entity_with(Position(1.0)).unwrap();
     let b = game.create_entity_with((Velocity(0.0), Position(2.0))).unwrap();
     let other = game.create_entity_with(Velocity(0.0)).unwrap();
-    let group = game.get_group(id).unwrap();
+    let group = game.group(id).unwrap();
     assert_eq!(group.len(), 2);
     assert!(group.contains(a) && group.contains(b) && !group.contains(other));
     assert_eq!(take(&log), [format!("pos added {a}"), format!("pos added {b}")]);
@@ -162,22 +162,22 @@ fn a_group_created_before_sees_entities_arrive() {
 #[test]
 fn add_makes_an_entity_join_a_group() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<(Position, Velocity)>());
+    let id = game.add_group(Matcher::all_of::<(Position, Velocity)>());
     let log = new_log();
     watch_group(&mut game, id, "movers", &log);
     let e = game.create_entity_with(Position(0.0)).unwrap();
-    assert!(!game.get_group(id).unwrap().contains(e));
+    assert!(!game.group(id).unwrap().contains(e));
     assert!(take(&log).is_empty());
 
     game.add(e, Velocity(1.0)).unwrap();
-    let group = game.get_group(id).unwrap();
+    let group = game.group(id).unwrap();
     assert!(group.contains(e));
     assert_eq!(group.len(), 1);
     assert_eq!(take(&log), [format!("movers added {e}")]);
 
     // Adding an unrelated component keeps it a member, with no event.
     game.add(e, Health(1)).unwrap();
-    assert!(game.get_group(id).unwrap().contains(e));
+    assert!(game.group(id).unwrap().contains(e));
     assert!(take(&log).is_empty());
     check(&game);
 }
@@ -185,7 +185,7 @@ fn add_makes_an_entity_join_a_group() {
 #[test]
 fn remove_makes_an_entity_leave_a_group_and_removed_carries_the_value() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Health>());
+    let id = game.add_group(Matcher::all_of::<Health>());
     let e = game.create_entity_with((Health(7), Position(0.0))).unwrap();
     /// Per Removed event: the removed value, `component()`, whether the view has a Health.
     type Seen = Vec<(Option<u32>, Option<u32>, bool)>;
@@ -203,8 +203,8 @@ fn remove_makes_an_entity_leave_a_group_and_removed_carries_the_value() {
     .unwrap();
 
     game.remove::<Health>(e).unwrap();
-    assert!(!game.get_group(id).unwrap().contains(e));
-    assert!(game.get_group(id).unwrap().is_empty());
+    assert!(!game.group(id).unwrap().contains(e));
+    assert!(game.group(id).unwrap().is_empty());
     // The removed value is carried; the entity view no longer has it.
     assert_eq!(*seen.lock().unwrap(), [(Some(7), Some(7), false)]);
     check(&game);
@@ -213,7 +213,7 @@ fn remove_makes_an_entity_leave_a_group_and_removed_carries_the_value() {
 #[test]
 fn take_makes_an_entity_leave_a_group_and_returns_the_value() {
     let mut game = Context::new();
-    let id = game.group(Matcher::any_of::<(Health, Velocity)>());
+    let id = game.add_group(Matcher::any_of::<(Health, Velocity)>());
     let log = new_log();
     watch_group(&mut game, id, "g", &log);
     let e = game.create_entity_with((Health(3), Velocity(1.0))).unwrap();
@@ -221,11 +221,11 @@ fn take_makes_an_entity_leave_a_group_and_returns_the_value() {
 
     // Still has Velocity: stays a member, no event.
     assert_eq!(game.take::<Health>(e).unwrap(), Health(3));
-    assert!(game.get_group(id).unwrap().contains(e));
+    assert!(game.group(id).unwrap().contains(e));
     assert!(take(&log).is_empty());
 
     assert_eq!(game.take::<Velocity>(e).unwrap(), Velocity(1.0));
-    assert!(!game.get_group(id).unwrap().contains(e));
+    assert!(!game.group(id).unwrap().contains(e));
     assert_eq!(take(&log), [format!("g removed {e} Some(Velocity(1.0))")]);
     check(&game);
 }
@@ -233,7 +233,7 @@ fn take_makes_an_entity_leave_a_group_and_returns_the_value() {
 #[test]
 fn replace_of_a_present_component_keeps_membership_and_fires_updated_with_old_and_new() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Health>());
+    let id = game.add_group(Matcher::all_of::<Health>());
     let e = game.create_entity_with(Health(10)).unwrap();
     let log = new_log();
     watch_group(&mut game, id, "living", &log);
@@ -248,7 +248,7 @@ fn replace_of_a_present_component_keeps_membership_and_fires_updated_with_old_an
     .unwrap();
 
     game.replace(e, Health(4)).unwrap();
-    let group = game.get_group(id).unwrap();
+    let group = game.group(id).unwrap();
     assert!(group.contains(e));
     assert_eq!(group.len(), 1);
     assert_eq!(take(&log), [format!("living updated {e} Health(10) -> Health(4)")]);
@@ -260,14 +260,14 @@ fn replace_of_a_present_component_keeps_membership_and_fires_updated_with_old_an
 #[test]
 fn replace_of_an_absent_component_is_an_add() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Health>());
+    let id = game.add_group(Matcher::all_of::<Health>());
     let log = new_log();
     watch_group(&mut game, id, "living", &log);
     let e = game.create_entity_with(Position(0.0)).unwrap();
     watch_context(&mut game, &log);
 
     game.replace(e, Health(5)).unwrap();
-    assert!(game.get_group(id).unwrap().contains(e));
+    assert!(game.group(id).unwrap().contains(e));
     assert_eq!(
         take(&log),
         [format!("living added {e}"), format!("ctx added {e} Health(5)")]
@@ -278,7 +278,7 @@ fn replace_of_an_absent_component_is_an_add() {
 #[test]
 fn destroy_fires_removed_with_the_components_still_readable() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Health>());
+    let id = game.add_group(Matcher::all_of::<Health>());
     let e = game.create_entity_with((Health(9), Position(3.0))).unwrap();
     let keep = game.create_entity_with(Health(1)).unwrap();
     let seen: Arc<Mutex<Vec<String>>> = Arc::default();
@@ -301,7 +301,7 @@ fn destroy_fires_removed_with_the_components_still_readable() {
         *seen.lock().unwrap(),
         [format!("{e} Some(Health(9)) Some(Position(3.0)) true")]
     );
-    let group = game.get_group(id).unwrap();
+    let group = game.group(id).unwrap();
     assert_eq!(group.len(), 1);
     assert!(!group.contains(e));
     assert!(group.contains(keep));
@@ -311,7 +311,7 @@ fn destroy_fires_removed_with_the_components_still_readable() {
 #[test]
 fn destroy_fires_will_be_destroyed_then_group_removed_then_component_removed_then_destroyed() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Health>());
+    let id = game.add_group(Matcher::all_of::<Health>());
     let e = game.create_entity_with(Health(2)).unwrap();
     let log = new_log();
     watch_group(&mut game, id, "living", &log);
@@ -332,7 +332,7 @@ fn destroy_fires_will_be_destroyed_then_group_removed_then_component_removed_the
 #[test]
 fn create_entity_with_fires_created_then_group_added_then_component_added() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Health>());
+    let id = game.add_group(Matcher::all_of::<Health>());
     let log = new_log();
     watch_group(&mut game, id, "living", &log);
     watch_context(&mut game, &log);
@@ -351,12 +351,12 @@ fn create_entity_with_fires_created_then_group_added_then_component_added() {
 #[test]
 fn create_entity_joins_none_of_only_groups() {
     let mut game = Context::new();
-    let id = game.group(Matcher::none_of::<Frozen>());
+    let id = game.add_group(Matcher::none_of::<Frozen>());
     let log = new_log();
     watch_context(&mut game, &log);
     watch_group(&mut game, id, "free", &log);
     let e = game.create_entity();
-    assert!(game.get_group(id).unwrap().contains(e));
+    assert!(game.group(id).unwrap().contains(e));
     assert_eq!(take(&log), [format!("ctx created {e}"), format!("free added {e}")]);
     check(&game);
 }
@@ -364,8 +364,8 @@ fn create_entity_joins_none_of_only_groups() {
 #[test]
 fn destroy_all_entities_empties_every_group_with_removed_per_member() {
     let mut game = Context::new();
-    let pos = game.group(Matcher::all_of::<Position>());
-    let free = game.group(Matcher::none_of::<Frozen>());
+    let pos = game.add_group(Matcher::all_of::<Position>());
+    let free = game.add_group(Matcher::none_of::<Frozen>());
     let a = game.create_entity_with(Position(1.0)).unwrap();
     let b = game.create_entity_with((Position(2.0), Frozen)).unwrap();
     let c = game.create_entity();
@@ -374,9 +374,9 @@ fn destroy_all_entities_empties_every_group_with_removed_per_member() {
     watch_group(&mut game, free, "free", &log);
 
     game.destroy_all_entities();
-    assert!(game.get_group(pos).unwrap().is_empty());
-    assert!(game.get_group(free).unwrap().is_empty());
-    assert_eq!(game.get_group(pos).unwrap().iter().count(), 0);
+    assert!(game.group(pos).unwrap().is_empty());
+    assert!(game.group(free).unwrap().is_empty());
+    assert_eq!(game.group(pos).unwrap().iter().count(), 0);
     // Entities in `entities()` order, groups in creation order.
     assert_eq!(
         take(&log),
@@ -393,26 +393,26 @@ fn destroy_all_entities_empties_every_group_with_removed_per_member() {
 #[test]
 fn reset_keeps_groups_which_are_empty_and_still_live() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Position>());
+    let id = game.add_group(Matcher::all_of::<Position>());
     game.create_entities_with((0..10).map(|i| Position(i as f32))).unwrap();
     let log = new_log();
     watch_group(&mut game, id, "pos", &log);
-    assert_eq!(game.get_group(id).unwrap().len(), 10);
+    assert_eq!(game.group(id).unwrap().len(), 10);
 
     game.reset().unwrap();
     assert_eq!(take(&log).len(), 10, "one Removed per member");
     assert_eq!(game.groups().count(), 1, "the group is kept");
-    let group = game.get_group(id).unwrap();
+    let group = game.group(id).unwrap();
     assert!(group.is_empty());
     assert_eq!(group.iter().count(), 0);
     assert!(group.entities().is_empty());
-    assert_eq!(game.group(Matcher::all_of::<Position>()), id);
+    assert_eq!(game.add_group(Matcher::all_of::<Position>()), id);
     check(&game);
 
     // Still live, with its subscription kept.
     let e = game.create_entity_with(Position(1.0)).unwrap();
     assert_eq!(game.creation_index(e).unwrap(), 0);
-    let group = game.get_group(id).unwrap();
+    let group = game.group(id).unwrap();
     assert_eq!(group.len(), 1);
     assert_eq!(group.single_entity().unwrap(), Some(e));
     assert_eq!(&*group.entities(), [e]);
@@ -423,7 +423,7 @@ fn reset_keeps_groups_which_are_empty_and_still_live() {
 #[test]
 fn adding_the_excluded_component_of_a_none_of_group_fires_removed_without_a_value() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Position>().none_of::<Frozen>());
+    let id = game.add_group(Matcher::all_of::<Position>().none_of::<Frozen>());
     let e = game.create_entity_with(Position(0.0)).unwrap();
     let log = new_log();
     watch_group(&mut game, id, "movable", &log);
@@ -437,7 +437,7 @@ fn adding_the_excluded_component_of_a_none_of_group_fires_removed_without_a_valu
     .unwrap();
 
     game.add(e, Frozen).unwrap();
-    assert!(!game.get_group(id).unwrap().contains(e));
+    assert!(!game.group(id).unwrap().contains(e));
     assert_eq!(take(&log), [format!("movable removed {e} None")]);
     assert_eq!(
         *saw_frozen.lock().unwrap(),
@@ -450,14 +450,14 @@ fn adding_the_excluded_component_of_a_none_of_group_fires_removed_without_a_valu
 #[test]
 fn removing_the_excluded_component_of_a_none_of_group_fires_added() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Position>().none_of::<Frozen>());
+    let id = game.add_group(Matcher::all_of::<Position>().none_of::<Frozen>());
     let e = game.create_entity_with((Position(0.0), Frozen)).unwrap();
-    assert!(!game.get_group(id).unwrap().contains(e));
+    assert!(!game.group(id).unwrap().contains(e));
     let log = new_log();
     watch_group(&mut game, id, "movable", &log);
 
     game.remove::<Frozen>(e).unwrap();
-    assert!(game.get_group(id).unwrap().contains(e));
+    assert!(game.group(id).unwrap().contains(e));
     assert_eq!(take(&log), [format!("movable added {e}")]);
     check(&game);
 }
@@ -465,8 +465,8 @@ fn removing_the_excluded_component_of_a_none_of_group_fires_added() {
 #[test]
 fn replace_updates_watching_groups_in_creation_order_before_component_replaced() {
     let mut game = Context::new();
-    let first = game.group(Matcher::all_of::<(Health, Position)>());
-    let second = game.group(Matcher::all_of::<Health>());
+    let first = game.add_group(Matcher::all_of::<(Health, Position)>());
+    let second = game.add_group(Matcher::all_of::<Health>());
     let e = game.create_entity_with((Health(1), Position(0.0))).unwrap();
     let log = new_log();
     // Subscribe the context first and the later group before the earlier one:
@@ -489,15 +489,15 @@ fn replace_updates_watching_groups_in_creation_order_before_component_replaced()
 #[test]
 fn one_add_that_joins_one_group_and_leaves_another_delivers_both_and_counts_are_current() {
     let mut game = Context::new();
-    let active = game.group(Matcher::all_of::<Position>().none_of::<Frozen>());
-    let frozen = game.group(Matcher::all_of::<(Position, Frozen)>());
+    let active = game.add_group(Matcher::all_of::<Position>().none_of::<Frozen>());
+    let frozen = game.add_group(Matcher::all_of::<(Position, Frozen)>());
     let e = game.create_entity_with(Position(0.0)).unwrap();
     let _other = game.create_entity_with(Position(1.0)).unwrap();
     let log = new_log();
     watch_group(&mut game, frozen, "frozen", &log);
     watch_group(&mut game, active, "active", &log);
-    assert_eq!(game.get_group(active).unwrap().len(), 2);
-    assert_eq!(game.get_group(frozen).unwrap().len(), 0);
+    assert_eq!(game.group(active).unwrap().len(), 2);
+    assert_eq!(game.group(frozen).unwrap().len(), 0);
 
     game.add(e, Frozen).unwrap();
     assert_eq!(
@@ -505,10 +505,10 @@ fn one_add_that_joins_one_group_and_leaves_another_delivers_both_and_counts_are_
         [format!("active removed {e} None"), format!("frozen added {e}")],
         "both events, in group creation order"
     );
-    assert_eq!(game.get_group(active).unwrap().len(), 1);
-    assert_eq!(game.get_group(frozen).unwrap().len(), 1);
+    assert_eq!(game.group(active).unwrap().len(), 1);
+    assert_eq!(game.group(frozen).unwrap().len(), 1);
     assert_eq!(members(&game, frozen), [e]);
-    assert!(!game.get_group(active).unwrap().contains(e));
+    assert!(!game.group(active).unwrap().contains(e));
     check(&game);
 
     // And back.
@@ -517,8 +517,8 @@ fn one_add_that_joins_one_group_and_leaves_another_delivers_both_and_counts_are_
         take(&log),
         [format!("active added {e}"), format!("frozen removed {e} Some(Frozen)")]
     );
-    assert_eq!(game.get_group(active).unwrap().len(), 2);
-    assert_eq!(game.get_group(frozen).unwrap().len(), 0);
+    assert_eq!(game.group(active).unwrap().len(), 2);
+    assert_eq!(game.group(frozen).unwrap().len(), 0);
     check(&game);
 }
 
@@ -532,7 +532,7 @@ fn a_group_created_after_a_transition_was_used_sees_that_transition() {
     game.add(a, Frozen).unwrap();
     game.remove::<Frozen>(a).unwrap();
 
-    let id = game.group(Matcher::all_of::<Frozen>());
+    let id = game.add_group(Matcher::all_of::<Frozen>());
     let log = new_log();
     watch_group(&mut game, id, "frozen", &log);
     game.add(b, Frozen).unwrap();
@@ -541,16 +541,16 @@ fn a_group_created_after_a_transition_was_used_sees_that_transition() {
     check(&game);
     game.remove::<Frozen>(b).unwrap();
     assert_eq!(take(&log), [format!("frozen removed {b} Some(Frozen)")]);
-    assert!(game.get_group(id).unwrap().is_empty());
+    assert!(game.group(id).unwrap().is_empty());
     check(&game);
 }
 
 #[test]
 fn replace_of_a_component_the_matcher_does_not_watch_fires_no_updated() {
     let mut game = Context::new();
-    let pos = game.group(Matcher::all_of::<Position>());
-    let not_frozen = game.group(Matcher::none_of::<Frozen>());
-    let with_health = game.group(Matcher::any_of::<(Health, Velocity)>());
+    let pos = game.add_group(Matcher::all_of::<Position>());
+    let not_frozen = game.add_group(Matcher::none_of::<Frozen>());
+    let with_health = game.add_group(Matcher::any_of::<(Health, Velocity)>());
     let e = game.create_entity_with((Position(0.0), Health(1))).unwrap();
     let log = new_log();
     watch_group(&mut game, pos, "pos", &log);
@@ -570,14 +570,14 @@ fn replace_of_a_component_the_matcher_does_not_watch_fires_no_updated() {
 #[test]
 fn single_entity_is_none_for_zero_the_entity_for_one_and_an_error_for_two() {
     let mut game = Context::with_name("Game");
-    let id = game.group(Matcher::all_of::<Health>());
-    assert_eq!(game.get_group(id).unwrap().single_entity(), Ok(None));
+    let id = game.add_group(Matcher::all_of::<Health>());
+    assert_eq!(game.group(id).unwrap().single_entity(), Ok(None));
 
     let a = game.create_entity_with(Health(1)).unwrap();
-    assert_eq!(game.get_group(id).unwrap().single_entity(), Ok(Some(a)));
+    assert_eq!(game.group(id).unwrap().single_entity(), Ok(Some(a)));
 
     game.create_entity_with(Health(2)).unwrap();
-    match game.get_group(id).unwrap().single_entity() {
+    match game.group(id).unwrap().single_entity() {
         Err(Error::NotSingleEntity { context, group, count }) => {
             assert_eq!(context, "Game");
             assert_eq!(group, "AllOf(Health)");
@@ -592,15 +592,15 @@ fn a_group_id_from_another_context_is_an_unknown_group() {
     let mut game = Context::with_name("Game");
     let mut other = Context::with_name("Other");
     // Both contexts have a group at the same position.
-    let mine = game.group(Matcher::all_of::<Health>());
-    let foreign = other.group(Matcher::all_of::<Health>());
+    let mine = game.add_group(Matcher::all_of::<Health>());
+    let foreign = other.add_group(Matcher::all_of::<Health>());
     assert_ne!(mine, foreign);
 
     let expected = Error::UnknownGroup {
         context: "Game",
         group: foreign,
     };
-    assert_eq!(game.get_group(foreign).unwrap_err(), expected);
+    assert_eq!(game.group(foreign).unwrap_err(), expected);
     assert_eq!(
         game.subscribe_group(foreign, |_: &GroupEvent<'_>| {}).unwrap_err(),
         expected
@@ -609,15 +609,15 @@ fn a_group_id_from_another_context_is_an_unknown_group() {
         game.modify_each::<Health, &Position>(foreign, |_, _| {}).unwrap_err(),
         expected
     );
-    assert!(game.get_group(mine).is_ok());
-    assert!(other.get_group(foreign).is_ok());
+    assert!(game.group(mine).is_ok());
+    assert!(other.group(foreign).is_ok());
 }
 
 /// A fixed sequence of creations, changes, destroys and re-creations; returns
 /// the group's order and the context's entity order as creation indices.
 fn run_scripted_sequence() -> (Vec<u64>, Vec<u64>, Vec<u32>) {
     let mut game = Context::new();
-    let id = game.group(Matcher::any_of::<(Position, Health)>());
+    let id = game.add_group(Matcher::any_of::<(Position, Health)>());
     let mut alive = Vec::new();
     for i in 0..60u32 {
         let e = match i % 4 {
@@ -644,7 +644,7 @@ fn run_scripted_sequence() -> (Vec<u64>, Vec<u64>, Vec<u32>) {
         }
     }
     check(&game);
-    let group = game.get_group(id).unwrap();
+    let group = game.group(id).unwrap();
     let order = group.iter().map(|e| game.creation_index(e).unwrap()).collect();
     let entities: Vec<Entity> = game.entities().collect();
     let context_order = entities.iter().map(|&e| game.creation_index(e).unwrap()).collect();
@@ -666,9 +666,9 @@ fn group_iteration_order_is_deterministic_for_the_same_operations() {
 #[test]
 fn entities_list_is_handed_out_again_while_nothing_changed() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Position>());
+    let id = game.add_group(Matcher::all_of::<Position>());
     game.create_entities_with((0..5).map(|i| Position(i as f32))).unwrap();
-    let group = game.get_group(id).unwrap();
+    let group = game.group(id).unwrap();
     let first = group.entities();
     let second = group.entities();
     assert_eq!(first.len(), 5);
@@ -676,21 +676,21 @@ fn entities_list_is_handed_out_again_while_nothing_changed() {
     assert_eq!(first, second);
     assert_eq!(&*first, group.iter().collect::<Vec<_>>());
     // A fresh Group view of the same id shares it too.
-    let third = game.get_group(id).unwrap().entities();
+    let third = game.group(id).unwrap().entities();
     assert!(std::ptr::eq(first.as_ptr(), third.as_ptr()));
 }
 
 #[test]
 fn entities_list_is_rebuilt_after_the_group_changes() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Position>());
+    let id = game.add_group(Matcher::all_of::<Position>());
     let a = game.create_entity_with(Position(0.0)).unwrap();
     let b = game.create_entity_with(Position(1.0)).unwrap();
-    let before = game.get_group(id).unwrap().entities();
+    let before = game.group(id).unwrap().entities();
     assert_eq!(&*before, [a, b]);
 
     let c = game.create_entity_with(Position(2.0)).unwrap();
-    let after = game.get_group(id).unwrap().entities();
+    let after = game.group(id).unwrap().entities();
     assert_eq!(&*after, [a, b, c]);
     assert!(!std::ptr::eq(before.as_ptr(), after.as_ptr()));
     assert_eq!(&*before, [a, b], "a held list is a snapshot");
@@ -698,7 +698,7 @@ fn entities_list_is_rebuilt_after_the_group_changes() {
     drop(before);
     drop(after);
     game.remove::<Position>(a).unwrap();
-    let list = game.get_group(id).unwrap().entities();
+    let list = game.group(id).unwrap().entities();
     let mut sorted = list.to_vec();
     sorted.sort();
     let mut expected = vec![b, c];
@@ -711,9 +711,9 @@ fn entities_list_is_rebuilt_after_the_group_changes() {
 #[test]
 fn entities_list_lets_entities_be_destroyed_while_iterating_it() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Health>());
+    let id = game.add_group(Matcher::all_of::<Health>());
     let all = game.create_entities_with((0..20).map(Health)).unwrap();
-    let list = game.get_group(id).unwrap().entities();
+    let list = game.group(id).unwrap().entities();
     for &e in &list {
         if game.get::<Health>(e).unwrap().0.is_multiple_of(2) {
             game.destroy_entity(e).unwrap();
@@ -722,7 +722,7 @@ fn entities_list_lets_entities_be_destroyed_while_iterating_it() {
         }
     }
     assert_eq!(list.len(), 20, "the list is unchanged by the destroys");
-    let group = game.get_group(id).unwrap();
+    let group = game.group(id).unwrap();
     assert_eq!(group.len(), 10);
     for (i, &e) in all.iter().enumerate() {
         assert_eq!(group.contains(e), i % 2 == 1);
@@ -734,7 +734,7 @@ fn entities_list_lets_entities_be_destroyed_while_iterating_it() {
 #[test]
 fn unsubscribing_a_group_subscription_stops_its_events() {
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<Health>());
+    let id = game.add_group(Matcher::all_of::<Health>());
     let log = new_log();
     let first = watch_group(&mut game, id, "first", &log);
     watch_group(&mut game, id, "second", &log);
@@ -762,9 +762,9 @@ fn unsubscribing_a_group_subscription_stops_its_events() {
 #[test]
 fn modify_each_fires_updated_per_visited_entity_and_returns_the_count() {
     let mut game = Context::new();
-    let movers = game.group(Matcher::all_of::<(Position, Velocity)>());
-    let placed = game.group(Matcher::all_of::<Position>());
-    let moving = game.group(Matcher::all_of::<Velocity>());
+    let movers = game.add_group(Matcher::all_of::<(Position, Velocity)>());
+    let placed = game.add_group(Matcher::all_of::<Position>());
+    let moving = game.add_group(Matcher::all_of::<Velocity>());
     let a = game.create_entity_with((Position(0.0), Velocity(1.0))).unwrap();
     let b = game
         .create_entity_with((Position(10.0), Velocity(2.0), Health(1)))
@@ -802,7 +802,7 @@ fn modify_each_fires_updated_per_visited_entity_and_returns_the_count() {
 #[test]
 fn modify_each_visits_only_members_with_the_queried_components_and_fires_without_context_subscribers() {
     let mut game = Context::new();
-    let placed = game.group(Matcher::all_of::<Position>());
+    let placed = game.add_group(Matcher::all_of::<Position>());
     let a = game.create_entity_with((Position(0.0), Velocity(3.0))).unwrap();
     let _still = game.create_entity_with(Position(5.0)).unwrap();
     let _lone = game.create_entity_with(Velocity(1.0)).unwrap();
@@ -817,7 +817,7 @@ fn modify_each_visits_only_members_with_the_queried_components_and_fires_without
         take(&log),
         [format!("placed updated {a} Position(0.0) -> Position(3.0)")]
     );
-    assert_eq!(game.get_group(placed).unwrap().len(), 2, "membership is unchanged");
+    assert_eq!(game.group(placed).unwrap().len(), 2, "membership is unchanged");
     check(&game);
 }
 
@@ -825,20 +825,20 @@ fn modify_each_visits_only_members_with_the_queried_components_and_fires_without
 fn a_group_over_many_chunks_counts_and_iterates_every_member_after_removing_every_third() {
     const N: usize = 5_000;
     let mut game = Context::new();
-    let id = game.group(Matcher::all_of::<(Position, Velocity)>());
+    let id = game.add_group(Matcher::all_of::<(Position, Velocity)>());
     let all = game
         .create_entities_with((0..N).map(|i| (Position(i as f32), Velocity(1.0))))
         .unwrap();
     assert!(game.storage_stats().chunks > 2, "the premise: several chunks");
-    assert_eq!(game.get_group(id).unwrap().len(), N);
-    assert_eq!(game.get_group(id).unwrap().iter().count(), N);
+    assert_eq!(game.group(id).unwrap().len(), N);
+    assert_eq!(game.group(id).unwrap().iter().count(), N);
 
     for &e in all.iter().step_by(3) {
         game.remove::<Velocity>(e).unwrap();
     }
     let removed = N.div_ceil(3);
     check(&game);
-    let group = game.get_group(id).unwrap();
+    let group = game.group(id).unwrap();
     assert_eq!(group.len(), N - removed);
     assert_eq!(group.iter().count(), N - removed);
     assert_eq!(group.entities().len(), N - removed);
@@ -867,8 +867,8 @@ fn a_group_iterates_with_for_over_archetypes_and_chunks() {
     if !cfg!(miri) {
         assert!(game.storage_stats().chunks >= 7, "{:?}", game.storage_stats());
     }
-    let id = game.group(Matcher::all_of::<Position>());
-    let group = game.get_group(id).unwrap();
+    let id = game.add_group(Matcher::all_of::<Position>());
+    let group = game.group(id).unwrap();
     let mut seen = Vec::new();
     for e in &group {
         seen.push(e);
@@ -878,6 +878,6 @@ fn a_group_iterates_with_for_over_archetypes_and_chunks() {
     let expected: Vec<Entity> = only_position.iter().chain(&with_velocity).copied().collect();
     assert_eq!(seen, expected);
     assert_eq!(group.into_iter().collect::<Vec<_>>(), expected);
-    let empty = game.group(Matcher::all_of::<Health>());
-    assert_eq!(game.get_group(empty).unwrap().iter().count(), 0);
+    let empty = game.add_group(Matcher::all_of::<Health>());
+    assert_eq!(game.group(empty).unwrap().iter().count(), 0);
 }

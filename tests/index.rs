@@ -49,7 +49,7 @@ fn spans(game: &mut Context) -> IndexId<EntityIndex<i32>> {
 }
 
 fn at(game: &Context, id: IndexId<EntityIndex<Cell>>, cell: Cell) -> Vec<Entity> {
-    game.entities_with(id, &cell).unwrap().to_vec()
+    game.entities_by_key(id, &cell).unwrap().to_vec()
 }
 
 fn name(text: &str) -> Name {
@@ -103,8 +103,8 @@ fn lookups_of_missing_keys_are_empty_and_no_lookup_allocates() {
         assert_eq!(ids.get(&9), Some(e));
     });
     assert_eq!(info.count_total, 0, "lookups allocated: {info:?}");
-    assert_eq!(game.entities_with(index, &Cell(-1, 7)).unwrap(), &[] as &[Entity]);
-    assert_eq!(game.entity_with(net_ids_of(&game), &77).unwrap(), None);
+    assert_eq!(game.entities_by_key(index, &Cell(-1, 7)).unwrap(), &[] as &[Entity]);
+    assert_eq!(game.entity_by_key(net_ids_of(&game), &77).unwrap(), None);
 }
 
 fn net_ids_of(game: &Context) -> IndexId<PrimaryEntityIndex<u64>> {
@@ -163,7 +163,7 @@ fn replace_with_the_same_key_changes_nothing_in_the_index() {
     game.replace(a, tile(9)).unwrap();
     check(&game);
     // Had `a` been taken out and filed again, it would now come after `b`.
-    assert_eq!(game.entities_with(index, &Cell(1, 1)).unwrap(), [a, b]);
+    assert_eq!(game.entities_by_key(index, &Cell(1, 1)).unwrap(), [a, b]);
     assert_eq!(game.retain_count(a).unwrap(), 1);
     assert_eq!(game.get::<Tile>(a).unwrap().shade, 9);
 }
@@ -178,7 +178,7 @@ fn replacing_another_component_of_the_group_leaves_the_index_alone() {
     let a = game.create_entity_with((Cell(0, 0), v)).unwrap();
     let b = game.create_entity_with((Cell(0, 0), v)).unwrap();
     game.replace(a, Velocity { x: 2.0, y: 0.0 }).unwrap();
-    assert_eq!(game.entities_with(index, &Cell(0, 0)).unwrap(), [a, b]);
+    assert_eq!(game.entities_by_key(index, &Cell(0, 0)).unwrap(), [a, b]);
     check(&game);
 }
 
@@ -190,10 +190,10 @@ fn a_custom_group_indexes_only_its_members() {
         .unwrap();
     let enemy = game.create_entity_with((Cell(0, 0), Enemy)).unwrap();
     let friend = game.create_entity_with(Cell(0, 0)).unwrap();
-    assert_eq!(game.entities_with(index, &Cell(0, 0)).unwrap(), [enemy]);
+    assert_eq!(game.entities_by_key(index, &Cell(0, 0)).unwrap(), [enemy]);
     game.add(friend, Enemy).unwrap();
     game.remove::<Enemy>(enemy).unwrap();
-    assert_eq!(game.entities_with(index, &Cell(0, 0)).unwrap(), [friend]);
+    assert_eq!(game.entities_by_key(index, &Cell(0, 0)).unwrap(), [friend]);
     assert_eq!(game.retain_count(enemy).unwrap(), 0);
     check(&game);
 }
@@ -248,13 +248,13 @@ fn reset_is_not_refused_for_index_retains_and_keeps_the_indices() {
     // The indices follow the group again after the reset.
     let new = game.create_entity_with((Cell(0, 0), NetId(1))).unwrap();
     assert_eq!(at(&game, index, Cell(0, 0)), [new]);
-    assert_eq!(game.entity_with(ids, &1).unwrap(), Some(new));
+    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(new));
     assert_eq!(game.creation_index(new).unwrap(), 0);
     // A user retain still forbids a reset.
     let me = Owner::new();
     game.retain(new, me).unwrap();
     assert!(matches!(game.reset(), Err(Error::EntitiesRetained { count: 1, .. })));
-    assert_eq!(game.entity_with(ids, &1).unwrap(), Some(new));
+    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(new));
     game.release(new, me).unwrap();
     game.reset().unwrap();
     check(&game);
@@ -311,7 +311,7 @@ fn a_repeated_key_counts_once_and_no_key_means_not_held() {
         .add_index(EntityIndex::multi("Ends", |s: &Span| [s.from, s.to]))
         .unwrap();
     let point = game.create_entity_with(Span { from: 4, to: 4 }).unwrap();
-    assert_eq!(game.entities_with(index, &4).unwrap(), [point]);
+    assert_eq!(game.entities_by_key(index, &4).unwrap(), [point]);
     assert_eq!(game.index(index).unwrap().keys_of(point).count(), 1);
 
     let empty = game
@@ -324,7 +324,7 @@ fn a_repeated_key_counts_once_and_no_key_means_not_held() {
     );
     assert_eq!(game.retain_count(point).unwrap(), 1, "held by `Ends` only");
     game.replace(point, Span { from: 4, to: 6 }).unwrap();
-    assert_eq!(game.entities_with(empty, &5).unwrap(), [point]);
+    assert_eq!(game.entities_by_key(empty, &5).unwrap(), [point]);
     assert_eq!(game.retain_count(point).unwrap(), 2);
     game.replace(point, Span { from: 4, to: 4 }).unwrap();
     assert_eq!(game.index(empty).unwrap().entity_count(), 0);
@@ -342,15 +342,15 @@ fn a_primary_index_finds_the_one_entity_with_a_key() {
         .unwrap();
     let hero = game.create_entity_with(name("hero")).unwrap();
     let imp = game.create_entity_with(name("imp")).unwrap();
-    assert_eq!(game.entity_with(names, "hero").unwrap(), Some(hero));
-    assert_eq!(game.entity_with(names, "imp").unwrap(), Some(imp));
-    assert_eq!(game.entity_with(names, "nobody").unwrap(), None);
+    assert_eq!(game.entity_by_key(names, "hero").unwrap(), Some(hero));
+    assert_eq!(game.entity_by_key(names, "imp").unwrap(), Some(imp));
+    assert_eq!(game.entity_by_key(names, "nobody").unwrap(), None);
     let index = game.index(names).unwrap();
     let pairs: Vec<(String, Entity)> = index.iter().map(|(k, e)| (k.clone(), e)).collect();
     assert_eq!(pairs, [("hero".to_owned(), hero), ("imp".to_owned(), imp)]);
     game.replace(hero, name("champion")).unwrap();
-    assert_eq!(game.entity_with(names, "hero").unwrap(), None);
-    assert_eq!(game.entity_with(names, "champion").unwrap(), Some(hero));
+    assert_eq!(game.entity_by_key(names, "hero").unwrap(), None);
+    assert_eq!(game.entity_by_key(names, "champion").unwrap(), Some(hero));
     check(&game);
 }
 
@@ -383,7 +383,7 @@ fn assert_duplicate(result: Result<impl std::fmt::Debug, Error>, key: &str, hold
 fn a_duplicate_primary_key_on_add_is_an_error_and_changes_nothing() {
     let mut game = game();
     let ids = net_ids(&mut game);
-    let group = game.group(Matcher::all_of::<NetId>());
+    let group = game.add_group(Matcher::all_of::<NetId>());
     let holder = game.create_entity_with(NetId(7)).unwrap();
     let other = game.create_entity_with(Frozen).unwrap();
     let spy = Spy::attach(&mut game);
@@ -392,8 +392,8 @@ fn a_duplicate_primary_key_on_add_is_an_error_and_changes_nothing() {
     assert_eq!(spy.take(), Vec::<String>::new(), "no event fires");
     assert!(!game.has::<NetId>(other));
     assert_eq!(game.component_names(other).unwrap().collect::<Vec<_>>(), ["Frozen"]);
-    assert_eq!(game.entity_with(ids, &7).unwrap(), Some(holder));
-    assert_eq!(game.get_group(group).unwrap().len(), 1);
+    assert_eq!(game.entity_by_key(ids, &7).unwrap(), Some(holder));
+    assert_eq!(game.group(group).unwrap().len(), 1);
     assert_eq!(game.retain_count(other).unwrap(), 0);
     check(&game);
 
@@ -401,7 +401,7 @@ fn a_duplicate_primary_key_on_add_is_an_error_and_changes_nothing() {
     assert_duplicate(game.replace(other, NetId(7)), "7", holder, Some(other));
     assert!(!game.has::<NetId>(other));
     game.add(other, NetId(8)).unwrap();
-    assert_eq!(game.entity_with(ids, &8).unwrap(), Some(other));
+    assert_eq!(game.entity_by_key(ids, &8).unwrap(), Some(other));
     check(&game);
 }
 
@@ -411,20 +411,20 @@ fn a_duplicate_primary_key_on_replace_keeps_the_old_value() {
     let ids = net_ids(&mut game);
     let a = game.create_entity_with(NetId(1)).unwrap();
     let b = game.create_entity_with(NetId(2)).unwrap();
-    let moved = game.collector(Matcher::all_of::<NetId>().updated());
+    let moved = game.add_collector(Matcher::all_of::<NetId>().updated());
     let spy = Spy::attach(&mut game);
 
     assert_duplicate(game.replace(b, NetId(1)), "1", a, Some(b));
     assert_eq!(game.get::<NetId>(b).unwrap(), &NetId(2));
-    assert_eq!(game.entity_with(ids, &1).unwrap(), Some(a));
-    assert_eq!(game.entity_with(ids, &2).unwrap(), Some(b));
-    assert!(game.get_collector(moved).unwrap().is_empty());
+    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(a));
+    assert_eq!(game.entity_by_key(ids, &2).unwrap(), Some(b));
+    assert!(game.collector(moved).unwrap().is_empty());
     assert_eq!(spy.take(), Vec::<String>::new());
     check(&game);
 
     // Its own key is no clash.
     game.replace(b, NetId(2)).unwrap();
-    assert_eq!(game.entity_with(ids, &2).unwrap(), Some(b));
+    assert_eq!(game.entity_by_key(ids, &2).unwrap(), Some(b));
     check(&game);
 }
 
@@ -447,7 +447,7 @@ fn a_duplicate_primary_key_on_create_creates_nothing_and_drops_the_bundle_once()
     assert_eq!(game.len(), before);
     assert_eq!(spy.take(), Vec::<String>::new());
     assert_eq!(counter.live(), 1, "the refused bundle was dropped");
-    assert_eq!(game.entity_with(labels, "x").unwrap(), Some(holder));
+    assert_eq!(game.entity_by_key(labels, "x").unwrap(), Some(holder));
     check(&game);
     drop(game);
     assert_eq!(counter.live(), 0);
@@ -458,10 +458,10 @@ fn create_entities_with_stops_at_a_duplicate_primary_key() {
     let mut game = game();
     let ids = net_ids(&mut game);
     let result = game.create_entities_with([NetId(1), NetId(2), NetId(1), NetId(3)]);
-    let first = game.entity_with(ids, &1).unwrap().unwrap();
+    let first = game.entity_by_key(ids, &1).unwrap().unwrap();
     assert_duplicate(result, "1", first, None);
     assert_eq!(game.len(), 2, "the entities before the clash stay");
-    assert_eq!(game.entity_with(ids, &3).unwrap(), None, "the rest is not consumed");
+    assert_eq!(game.entity_by_key(ids, &3).unwrap(), None, "the rest is not consumed");
     check(&game);
 }
 
@@ -476,7 +476,7 @@ fn a_removal_that_makes_an_entity_join_a_primary_indexs_group_is_checked() {
         .unwrap();
     let holder = game.create_entity_with(NetId(5)).unwrap();
     let frozen = game.create_entity_with((NetId(5), Frozen)).unwrap();
-    assert_eq!(game.entity_with(active, &5).unwrap(), Some(holder));
+    assert_eq!(game.entity_by_key(active, &5).unwrap(), Some(holder));
 
     assert_duplicate(game.remove::<Frozen>(frozen), "5", holder, Some(frozen));
     assert!(game.has::<Frozen>(frozen), "the removal is not applied");
@@ -485,7 +485,7 @@ fn a_removal_that_makes_an_entity_join_a_primary_indexs_group_is_checked() {
 
     game.add(holder, Frozen).unwrap(); // `holder` leaves the group: its key is free
     game.remove::<Frozen>(frozen).unwrap();
-    assert_eq!(game.entity_with(active, &5).unwrap(), Some(frozen));
+    assert_eq!(game.entity_by_key(active, &5).unwrap(), Some(frozen));
     check(&game);
 }
 
@@ -497,12 +497,12 @@ fn a_key_freed_by_replace_remove_or_destroy_can_be_taken() {
     let b = game.create_entity_with(NetId(2)).unwrap();
     game.replace(a, NetId(10)).unwrap();
     game.replace(b, NetId(1)).unwrap();
-    assert_eq!(game.entity_with(ids, &1).unwrap(), Some(b));
+    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(b));
     game.remove::<NetId>(b).unwrap();
     let c = game.create_entity_with(NetId(1)).unwrap();
     game.destroy_entity(c).unwrap();
     let d = game.create_entity_with(NetId(1)).unwrap();
-    assert_eq!(game.entity_with(ids, &1).unwrap(), Some(d));
+    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(d));
     check(&game);
 }
 
@@ -523,7 +523,7 @@ fn a_primary_index_over_existing_duplicates_is_not_added() {
 
     game.replace(b, NetId(4)).unwrap();
     let ids = net_ids(&mut game); // the name is free
-    assert_eq!(game.entity_with(ids, &4).unwrap(), Some(b));
+    assert_eq!(game.entity_by_key(ids, &4).unwrap(), Some(b));
     check(&game);
 }
 
@@ -550,7 +550,7 @@ fn a_multi_key_primary_index_needs_every_key_free() {
 fn modify_each_moves_entities_to_their_new_keys() {
     let mut game = game();
     let index = cells(&mut game);
-    let group = game.group(Matcher::all_of::<Cell>());
+    let group = game.add_group(Matcher::all_of::<Cell>());
     let a = game.create_entity_with(Cell(0, 0)).unwrap();
     let b = game.create_entity_with(Cell(1, 0)).unwrap();
     game.modify_each::<Cell, ()>(group, |c, ()| c.0 += 1).unwrap();
@@ -564,7 +564,7 @@ fn modify_each_moves_entities_to_their_new_keys() {
 fn modify_each_stops_at_a_duplicate_primary_key_and_puts_that_value_back() {
     let mut game = game();
     let ids = net_ids(&mut game);
-    let group = game.group(Matcher::all_of::<NetId>());
+    let group = game.add_group(Matcher::all_of::<NetId>());
     let e: Vec<Entity> = (0..3)
         .map(|i| game.create_entity_with(NetId(i * 10)).unwrap())
         .collect();
@@ -579,9 +579,9 @@ fn modify_each_stops_at_a_duplicate_primary_key_and_puts_that_value_back() {
     });
     assert_duplicate(result, "1", e[0], Some(e[2]));
     assert_eq!(game.get::<NetId>(e[2]).unwrap(), &NetId(20), "put back");
-    assert_eq!(game.entity_with(ids, &20).unwrap(), Some(e[2]));
-    assert_eq!(game.entity_with(ids, &1).unwrap(), Some(e[0]));
-    assert_eq!(game.entity_with(ids, &0).unwrap(), Some(e[1]));
+    assert_eq!(game.entity_by_key(ids, &20).unwrap(), Some(e[2]));
+    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(e[0]));
+    assert_eq!(game.entity_by_key(ids, &0).unwrap(), Some(e[1]));
     assert_eq!(spy.take().len(), 2, "events for the two entities changed");
     check(&game);
 }
@@ -627,7 +627,7 @@ fn activating_a_primary_index_over_duplicates_fails_and_it_stays_inactive() {
     check(&game);
     game.destroy_entity(b).unwrap();
     game.activate_index(ids).unwrap();
-    assert_eq!(game.entity_with(ids, &1).unwrap(), Some(a));
+    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(a));
     check(&game);
 }
 
@@ -652,7 +652,7 @@ fn an_index_is_found_by_typed_id_and_by_name() {
     let mut game = game();
     let index = cells(&mut game);
     let e = game.create_entity_with(Cell(0, 1)).unwrap();
-    let group = game.group(Matcher::all_of::<Cell>());
+    let group = game.add_group(Matcher::all_of::<Cell>());
     let by_name = game.index_named::<EntityIndex<Cell>>("Cell").unwrap();
     assert_eq!(by_name.get(&Cell(0, 1)), [e]);
     assert_eq!(game.index_id::<EntityIndex<Cell>>("Cell").unwrap(), index);
@@ -809,11 +809,11 @@ fn check_invariants_accepts_an_index_that_a_silent_write_left_behind() {
     *game.get_mut::<Span>(e).unwrap() = Span { from: 1, to: 2 }; // silent: now it has keys 1 and 2
     check(&game);
     assert!(
-        game.entities_with(index, &1).unwrap().is_empty(),
+        game.entities_by_key(index, &1).unwrap().is_empty(),
         "the index is not told"
     );
     game.replace(e, Span { from: 1, to: 2 }).unwrap();
-    assert_eq!(game.entities_with(index, &2).unwrap(), [e]);
+    assert_eq!(game.entities_by_key(index, &2).unwrap(), [e]);
     check(&game);
 }
 
@@ -832,7 +832,7 @@ fn a_panicking_key_function_changes_nothing_and_other_indices_stay_right() {
     let all = game
         .add_index(EntityIndex::new("All", |c: &Cell| *c).matching(Matcher::all_of::<Cell>().none_of::<Enemy>()))
         .unwrap();
-    let moved = game.collector(Matcher::all_of::<Cell>().added());
+    let moved = game.add_collector(Matcher::all_of::<Cell>().added());
     let spy = Spy::attach(&mut game);
     let good = game.create_entity_with(Cell(1, 0)).unwrap();
     let bad = game.create_entity();
@@ -862,7 +862,7 @@ fn a_panicking_key_function_changes_nothing_and_other_indices_stay_right() {
         Vec::<String>::new(),
         "no event for a refused change"
     );
-    assert_eq!(game.get_collector(moved).unwrap().entities(), [enemy]);
+    assert_eq!(game.collector(moved).unwrap().entities(), [enemy]);
     assert_eq!(at(&game, all, Cell(1, 0)), [good]);
     assert_eq!(at(&game, picky, Cell(1, 0)), [good]);
     assert_eq!(at(&game, all, Cell(3, 0)), [enemy]);
@@ -874,7 +874,7 @@ fn a_panicking_key_function_changes_nothing_and_other_indices_stay_right() {
 fn a_panicking_key_function_in_modify_each_puts_that_value_back() {
     let mut game = game();
     let index = game.add_index(picky()).unwrap();
-    let group = game.group(Matcher::all_of::<Cell>());
+    let group = game.add_group(Matcher::all_of::<Cell>());
     let e: Vec<Entity> = (0..3).map(|i| game.create_entity_with(Cell(i, 0)).unwrap()).collect();
     let panicked = catch_unwind(AssertUnwindSafe(|| {
         game.modify_each::<Cell, ()>(group, |c, ()| c.0 -= 1)

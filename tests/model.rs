@@ -68,7 +68,7 @@ proptest! {
 #[test]
 fn fast_mode_user_release_cannot_take_a_collectors_retain() {
     let mut game = Context::builder().aerc(AercMode::Fast).build();
-    let flagged = game.collector(Matcher::all_of::<Flag>().added());
+    let flagged = game.add_collector(Matcher::all_of::<Flag>().added());
     let e = game.create_entity_with((Flag,)).unwrap();
     let release = game.release(e, Owner::new());
     assert!(matches!(release, Err(Error::NotRetained { .. })), "{release:?}");
@@ -77,7 +77,7 @@ fn fast_mode_user_release_cannot_take_a_collectors_retain() {
     assert_eq!(game.is_enabled(e), Ok(false), "the collector still holds {e}");
     let next = game.create_entity_with((Flag,)).unwrap();
     assert_ne!(next.index(), e.index(), "{e}'s slot is kept");
-    assert_eq!(game.get_collector(flagged).unwrap().entities(), [e, next]);
+    assert_eq!(game.collector(flagged).unwrap().entities(), [e, next]);
     game.clear_collector(flagged).unwrap();
     assert!(game.is_enabled(e).is_err(), "released by the clear");
     assert_eq!(game.len(), 1);

@@ -340,7 +340,7 @@ fn observers_see_the_value_before_it_is_recycled() {
 #[test]
 fn a_collector_keeping_removed_values_keeps_its_own_copy() {
     let mut game = Context::new();
-    let left = game.collector(Matcher::all_of::<Path>().removed().keep_removed::<Path>());
+    let left = game.add_collector(Matcher::all_of::<Path>().removed().keep_removed::<Path>());
     let entities: Vec<Entity> = (0..3)
         .map(|i| game.create_entity_with(path(&[i, i + 1])).unwrap())
         .collect();
@@ -353,7 +353,7 @@ fn a_collector_keeping_removed_values_keeps_its_own_copy() {
     for p in &mut reused {
         p.0.push(99);
     }
-    let collector = game.get_collector(left).unwrap();
+    let collector = game.collector(left).unwrap();
     assert_eq!(collector.entities(), entities);
     for (i, &e) in entities.iter().enumerate() {
         let i = i as u32;
@@ -399,7 +399,7 @@ fn modify_with_observers_clones_into_a_pooled_value() {
     assert_eq!(updates.load(Ordering::SeqCst), 1);
     assert_eq!(game.get::<Path>(e).unwrap(), &path(&[1, 2]));
     assert_eq!(game.pool_len::<Path>(), 1, "the old value's clone went back");
-    let group = game.group(Matcher::all_of::<Path>());
+    let group = game.add_group(Matcher::all_of::<Path>());
     assert_eq!(game.modify_each::<Path, ()>(group, |p, ()| p.0.push(3)).unwrap(), 1);
     assert_eq!(updates.load(Ordering::SeqCst), 2);
     assert_eq!(game.pool_len::<Path>(), 1);
@@ -408,7 +408,7 @@ fn modify_with_observers_clones_into_a_pooled_value() {
 #[test]
 fn churning_pooled_components_allocates_nothing_once_warm() {
     let mut game = Context::new();
-    let left = game.collector(Matcher::all_of::<Path>().removed().keep_removed::<Path>());
+    let left = game.add_collector(Matcher::all_of::<Path>().removed().keep_removed::<Path>());
     let entities: Vec<Entity> = (0..scale(200))
         .map(|i| game.create_entity_with(Position { x: i as f32, y: 0.0 }).unwrap())
         .collect();

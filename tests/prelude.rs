@@ -75,7 +75,7 @@ impl ReactiveSystem for Render {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
         let added: TriggerOnEvent = Matcher::all_of::<Piece>().added();
         let spec: CollectorSpec = added.into();
-        game.collector(spec)
+        game.add_collector(spec)
     }
     fn try_execute(&mut self, game: &mut Context, pieces: &[Entity]) -> SystemResult {
         for &piece in pieces {
@@ -95,10 +95,12 @@ struct Audit {
 impl MultiReactiveSystem for Audit {
     fn trigger(&mut self, contexts: &mut Contexts) -> Vec<CollectorId> {
         vec![
-            contexts.get_mut::<Game>().collector(Matcher::all_of::<Piece>().added()),
             contexts
-                .get_mut::<Input>()
-                .collector(Matcher::all_of::<Click>().added()),
+                .context_mut::<Game>()
+                .add_collector(Matcher::all_of::<Piece>().added()),
+            contexts
+                .context_mut::<Input>()
+                .add_collector(Matcher::all_of::<Click>().added()),
         ]
     }
     fn execute(&mut self, _contexts: &mut Contexts, entities: &[ContextEntity]) {
@@ -121,15 +123,15 @@ fn run() -> Result<(), SystemFailed> {
         .with(MultiReactive::new(Audit::default()));
     frame.try_initialize(&mut contexts)?;
     contexts
-        .get_mut::<Input>()
+        .context_mut::<Input>()
         .create_entity_with(Click(1, 1))
         .expect("a click");
     frame.try_execute(&mut contexts)?;
     frame.try_cleanup(&mut contexts)?;
 
-    assert_eq!(contexts.get::<Game>().unique::<Score>(), Some(&Score(1)));
+    assert_eq!(contexts.context::<Game>().unique::<Score>(), Some(&Score(1)));
     // The starting board, made in FillBoard's `initialize`, was rendered.
-    assert_eq!(contexts.get::<Game>().unique::<Rendered>(), Some(&Rendered(3)));
+    assert_eq!(contexts.context::<Game>().unique::<Rendered>(), Some(&Rendered(3)));
     assert_eq!(context_name(Input), "Input");
     let render = frame.timings().get("Render").expect("timed");
     assert_eq!(render.execute().runs(), 1);

@@ -237,7 +237,7 @@ fn matching_narrows_a_query() {
 #[test]
 fn a_query_in_a_group_visits_its_members_in_group_order() {
     let (mut game, _) = mixed(scale(400));
-    let movers = game.group(Matcher::all_of::<Velocity>().none_of::<Frozen>());
+    let movers = game.add_group(Matcher::all_of::<Velocity>().none_of::<Frozen>());
     let from_query: Vec<Entity> = game
         .query::<(Entity, Option<&Position>)>()
         .in_group(movers)
@@ -245,7 +245,7 @@ fn a_query_in_a_group_visits_its_members_in_group_order() {
         .iter()
         .map(|(e, _)| e)
         .collect();
-    let from_group: Vec<Entity> = game.get_group(movers).unwrap().iter().collect();
+    let from_group: Vec<Entity> = game.group(movers).unwrap().iter().collect();
     assert_eq!(from_query, from_group);
     let mut n = 0;
     game.query_mut::<&mut Velocity>()
@@ -262,7 +262,7 @@ fn a_query_in_a_group_visits_its_members_in_group_order() {
 #[test]
 fn a_group_of_another_context_is_an_error_in_a_query() {
     let mut other = Context::new();
-    let foreign = other.group(Matcher::all_of::<Position>());
+    let foreign = other.add_group(Matcher::all_of::<Position>());
     let mut game = Context::with_name("Game");
     assert!(matches!(
         game.query::<&Position>().in_group(foreign),
@@ -296,7 +296,7 @@ fn modify_each_fires_replaced_with_old_and_new_values() {
     let a = game.create_entity_with((pos(1.0), vel(10.0))).unwrap();
     let b = game.create_entity_with((pos(2.0), vel(20.0), Frozen)).unwrap();
     game.create_entity_with(pos(3.0)).unwrap();
-    let movers = game.group(Matcher::all_of::<(Position, Velocity)>());
+    let movers = game.add_group(Matcher::all_of::<(Position, Velocity)>());
     let spy = Spy::attach(&mut game);
     let visited = game
         .modify_each::<Position, (Entity, &Velocity)>(movers, |p, (_, v)| p.x += v.x)
@@ -316,7 +316,7 @@ fn modify_each_fires_replaced_with_old_and_new_values() {
 fn modify_each_reading_the_component_it_writes_is_an_error() {
     let mut game = Context::new();
     game.create_entity_with(pos(1.0)).unwrap();
-    let g = game.group(Matcher::all_of::<Position>());
+    let g = game.add_group(Matcher::all_of::<Position>());
     assert!(matches!(
         game.modify_each::<Position, &Position>(g, |_, _| {}),
         Err(Error::QueryAliasing {
@@ -332,7 +332,7 @@ fn modify_each_clones_nothing_when_nobody_listens() {
     let mut game = Context::new();
     game.create_entities_with((0..scale(100)).map(|i| Health(i as u32)))
         .unwrap();
-    let g = game.group(Matcher::all_of::<Health>());
+    let g = game.add_group(Matcher::all_of::<Health>());
     let before = HEALTH_CLONES.load(Ordering::SeqCst);
     assert_eq!(game.modify_each::<Health, ()>(g, |h, ()| h.0 += 1).unwrap(), scale(100));
     assert_eq!(HEALTH_CLONES.load(Ordering::SeqCst), before);

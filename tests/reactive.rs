@@ -124,7 +124,7 @@ impl Probe {
 
 impl ReactiveSystem for Probe {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-        let id = game.collector((self.spec)());
+        let id = game.add_collector((self.spec)());
         self.record.0.lock().unwrap().collector = Some(id);
         id
     }
@@ -192,7 +192,7 @@ struct Logged {
 
 impl ReactiveSystem for Logged {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-        game.collector(Matcher::all_of::<Position>().added())
+        game.add_collector(Matcher::all_of::<Position>().added())
     }
     fn execute(&mut self, _game: &mut Context, entities: &[Entity]) {
         note(&self.log, format!("execute reactive {}", entities.len()));
@@ -306,7 +306,7 @@ fn changes_made_during_execute_are_collected_for_the_next_run() {
 
     reactive.execute(&mut game);
     assert_eq!(record.runs(), [vec![a, b]], "one run, not a loop");
-    assert_eq!(game.get_collector(record.collector()).unwrap().entities(), [a, b]);
+    assert_eq!(game.collector(record.collector()).unwrap().entities(), [a, b]);
     assert_eq!(game.retain_count(a), Ok(1), "held by the collector only");
 
     reactive.execute(&mut game);
@@ -334,7 +334,7 @@ fn the_filter_drops_entities_and_releases_them() {
         assert_eq!(game.retain_count(e), Ok(0));
         assert_eq!(game.retain_owners(e), Ok(Some(&[][..])));
     }
-    assert!(game.get_collector(record.collector()).unwrap().is_empty());
+    assert!(game.collector(record.collector()).unwrap().is_empty());
 
     reactive.execute(&mut game);
     assert_eq!(
@@ -433,7 +433,7 @@ type HealthRead = Arc<Mutex<Vec<(Entity, Option<Health>)>>>;
 fn health_watcher(include_destroyed: bool, read: HealthRead) -> Probe {
     let probe = Probe::on(|| Matcher::all_of::<Health>().removed().keep_removed::<Health>()).on_execute(
         move |game, entities, id| {
-            let collector = game.get_collector(id).unwrap();
+            let collector = game.collector(id).unwrap();
             for &e in entities {
                 read.lock()
                     .unwrap()
@@ -464,7 +464,7 @@ fn a_removed_trigger_reads_the_removed_value_during_execute() {
     reactive.execute(&mut game);
     assert_eq!(record.runs(), [vec![b, a]]);
     assert_eq!(*read.lock().unwrap(), [(b, Some(Health(5))), (a, Some(Health(3)))]);
-    let collector = game.get_collector(record.collector()).unwrap();
+    let collector = game.collector(record.collector()).unwrap();
     assert_eq!(collector.removed::<Health>().get(a), None, "forgotten after the run");
     check(&game);
 }
@@ -518,7 +518,7 @@ fn entities_are_retained_by_the_system_during_execute_and_released_after() {
     let probe = Probe::added().on_execute(move |game, entities, id| {
         for &e in entities {
             let owners = game.retain_owners(e).unwrap().unwrap().to_vec();
-            let collected = game.get_collector(id).unwrap().contains(e);
+            let collected = game.collector(id).unwrap().contains(e);
             seen.lock()
                 .unwrap()
                 .push((game.retain_count(e).unwrap(), owners, collected));
@@ -527,7 +527,7 @@ fn entities_are_retained_by_the_system_during_execute_and_released_after() {
     let record = probe.record();
     let mut reactive = Reactive::new(probe);
     reactive.initialize(&mut game);
-    let other = game.collector(Matcher::all_of::<Position>().added());
+    let other = game.add_collector(Matcher::all_of::<Position>().added());
     let e = game.create_entity_with(pos(0.0)).unwrap();
     let me = Owner::new();
     game.retain(e, me).unwrap();
@@ -556,7 +556,7 @@ fn a_reactive_systems_owner_is_internal_and_refused_to_user_code() {
     reactive.initialize(&mut game);
     let owner = reactive.owner();
     assert!(owner.is_internal());
-    assert_ne!(owner, game.get_collector(record.collector()).unwrap().owner());
+    assert_ne!(owner, game.collector(record.collector()).unwrap().owner());
     let e = game.create_entity();
     assert_eq!(
         game.retain(e, owner),
@@ -581,7 +581,7 @@ fn deactivating_a_reactive_system_releases_what_it_collected_and_collects_nothin
     reactive.deactivate_reactive_systems(&mut game);
     assert_eq!(game.retain_count(a), Ok(0));
     assert_eq!(spy.take(), [format!("released {doomed}")]);
-    let collector = game.get_collector(record.collector()).unwrap();
+    let collector = game.collector(record.collector()).unwrap();
     assert!(!collector.is_active());
     assert!(collector.is_empty());
 
@@ -603,7 +603,7 @@ fn activating_a_reactive_system_resumes_collecting_without_replaying() {
     game.create_entity_with(pos(0.0)).unwrap();
 
     reactive.activate_reactive_systems(&mut game);
-    assert!(game.get_collector(record.collector()).unwrap().is_active());
+    assert!(game.collector(record.collector()).unwrap().is_active());
     let e = game.create_entity_with(pos(1.0)).unwrap();
     reactive.execute(&mut game);
     assert_eq!(record.runs(), [vec![e]]);
@@ -621,7 +621,7 @@ fn clearing_a_reactive_system_empties_its_collector_and_keeps_it_collecting() {
 
     reactive.clear_reactive_systems(&mut game);
     assert_eq!(game.retain_count(a), Ok(0));
-    let collector = game.get_collector(record.collector()).unwrap();
+    let collector = game.collector(record.collector()).unwrap();
     assert!(collector.is_active());
     assert!(collector.is_empty());
     reactive.execute(&mut game);
@@ -644,14 +644,14 @@ fn the_switches_reach_a_reactive_system_nested_in_features_and_lists() {
     let a = game.create_entity_with(pos(0.0)).unwrap();
 
     frame.deactivate_reactive_systems(&mut game);
-    assert!(!game.get_collector(id).unwrap().is_active());
+    assert!(!game.collector(id).unwrap().is_active());
     assert_eq!(game.retain_count(a), Ok(0));
     game.replace(a, pos(1.0)).unwrap();
     frame.execute(&mut game);
     assert_eq!(record.runs(), Vec::<Vec<Entity>>::new());
 
     frame.activate_reactive_systems(&mut game);
-    assert!(game.get_collector(id).unwrap().is_active());
+    assert!(game.collector(id).unwrap().is_active());
     game.replace(a, pos(2.0)).unwrap();
     frame.execute(&mut game);
     assert_eq!(record.runs(), [vec![a]]);
@@ -660,7 +660,7 @@ fn the_switches_reach_a_reactive_system_nested_in_features_and_lists() {
     assert_eq!(game.retain_count(a), Ok(1));
     frame.clear_reactive_systems(&mut game);
     assert_eq!(game.retain_count(a), Ok(0));
-    assert!(game.get_collector(id).unwrap().is_active());
+    assert!(game.collector(id).unwrap().is_active());
     frame.execute(&mut game);
     assert_eq!(record.runs(), Vec::<Vec<Entity>>::new());
     check(&game);
@@ -681,7 +681,7 @@ fn teardown_removes_the_collector_and_releases_what_it_held() {
 
     reactive.teardown(&mut game);
     assert_eq!(
-        game.get_collector(id).unwrap_err(),
+        game.collector(id).unwrap_err(),
         Error::UnknownCollector {
             context: "Game",
             collector: id
@@ -710,7 +710,7 @@ fn a_run_after_teardown_makes_a_new_collector() {
     let new = record.collector();
     assert_ne!(new, old);
     assert_eq!(reactive.collector(), Some(new));
-    assert!(game.get_collector(new).unwrap().is_active());
+    assert!(game.collector(new).unwrap().is_active());
     assert_eq!(game.collectors().count(), 1);
     assert_eq!(record.runs(), Vec::<Vec<Entity>>::new());
 
@@ -781,7 +781,7 @@ struct MyReactive;
 
 impl ReactiveSystem for MyReactive {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-        game.collector(Matcher::all_of::<Position>().added())
+        game.add_collector(Matcher::all_of::<Position>().added())
     }
     fn execute(&mut self, _game: &mut Context, _entities: &[Entity]) {}
 }
@@ -791,7 +791,7 @@ struct Renamed;
 
 impl ReactiveSystem for Renamed {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-        game.collector(Matcher::all_of::<Position>().added())
+        game.add_collector(Matcher::all_of::<Position>().added())
     }
     fn execute(&mut self, _game: &mut Context, _entities: &[Entity]) {}
     fn name(&self) -> &str {
@@ -850,7 +850,7 @@ fn reset_is_refused_while_a_reactive_systems_collector_holds_entities_and_succee
     frame.clear_reactive_systems(&mut game);
     game.reset().unwrap();
     assert_eq!(game.len(), 0);
-    assert!(game.get_collector(record.collector()).unwrap().is_empty());
+    assert!(game.collector(record.collector()).unwrap().is_empty());
 
     let e = game.create_entity_with(pos(2.0)).unwrap();
     frame.execute(&mut game);
@@ -883,7 +883,7 @@ fn a_panicking_execute_leaves_its_entities_retained_until_the_next_run_releases_
             "the system's retain (the collector is empty)"
         );
     }
-    assert!(game.get_collector(record.collector()).unwrap().is_empty());
+    assert!(game.collector(record.collector()).unwrap().is_empty());
     check(&game);
 
     game.destroy_entity(doomed).unwrap();
@@ -956,8 +956,8 @@ impl MultiReactiveSystem for Draw {
     fn trigger(&mut self, contexts: &mut Contexts) -> Vec<CollectorId> {
         let added = || Matcher::all_of::<Sprite>().added();
         vec![
-            contexts.get_mut::<Ui>().collector(added()),
-            contexts.get_mut::<Game>().collector(added()),
+            contexts.context_mut::<Ui>().add_collector(added()),
+            contexts.context_mut::<Game>().add_collector(added()),
         ]
     }
 
@@ -1000,18 +1000,18 @@ fn a_multi_reactive_system_executes_entities_of_both_contexts_in_trigger_order_a
     let (draw, runs, counts) = draw();
     let mut multi = MultiReactive::new(draw);
     multi.initialize(&mut contexts);
-    let game_id = contexts.get::<Game>().id();
-    let ui_id = contexts.get::<Ui>().id();
+    let game_id = contexts.context::<Game>().id();
+    let ui_id = contexts.context::<Ui>().id();
     let contexts_of: Vec<ContextId> = multi.collectors().iter().map(CollectorId::context).collect();
     assert_eq!(contexts_of, [ui_id, game_id]);
 
-    let g1 = contexts.get_mut::<Game>().create_entity_with(Sprite(1)).unwrap();
-    let hidden = contexts.get_mut::<Game>().create_entity_with(Sprite(0)).unwrap();
-    let u1 = contexts.get_mut::<Ui>().create_entity_with(Sprite(2)).unwrap();
-    let doomed = contexts.get_mut::<Game>().create_entity_with(Sprite(3)).unwrap();
-    contexts.get_mut::<Game>().destroy_entity(doomed).unwrap();
-    let u2 = contexts.get_mut::<Ui>().create_entity_with(Sprite(4)).unwrap();
-    let g2 = contexts.get_mut::<Game>().create_entity_with(Sprite(5)).unwrap();
+    let g1 = contexts.context_mut::<Game>().create_entity_with(Sprite(1)).unwrap();
+    let hidden = contexts.context_mut::<Game>().create_entity_with(Sprite(0)).unwrap();
+    let u1 = contexts.context_mut::<Ui>().create_entity_with(Sprite(2)).unwrap();
+    let doomed = contexts.context_mut::<Game>().create_entity_with(Sprite(3)).unwrap();
+    contexts.context_mut::<Game>().destroy_entity(doomed).unwrap();
+    let u2 = contexts.context_mut::<Ui>().create_entity_with(Sprite(4)).unwrap();
+    let g2 = contexts.context_mut::<Game>().create_entity_with(Sprite(5)).unwrap();
 
     multi.execute(&mut contexts);
     let at = |context, entity| ContextEntity { context, entity };
@@ -1021,12 +1021,12 @@ fn a_multi_reactive_system_executes_entities_of_both_contexts_in_trigger_order_a
     );
     assert_eq!(*counts.lock().unwrap(), [1, 1, 1, 1], "retained during execute");
     for e in [g1, hidden, g2] {
-        assert_eq!(contexts.get::<Game>().retain_count(e), Ok(0));
+        assert_eq!(contexts.context::<Game>().retain_count(e), Ok(0));
     }
     for e in [u1, u2] {
-        assert_eq!(contexts.get::<Ui>().retain_count(e), Ok(0));
+        assert_eq!(contexts.context::<Ui>().retain_count(e), Ok(0));
     }
-    assert!(contexts.get::<Game>().is_enabled(doomed).is_err(), "released");
+    assert!(contexts.context::<Game>().is_enabled(doomed).is_err(), "released");
 
     multi.execute(&mut contexts);
     assert!(runs.lock().unwrap().is_empty(), "nothing changed: no run");
@@ -1040,28 +1040,28 @@ fn the_switches_and_teardown_reach_a_multi_reactive_system_in_a_feature_of_conte
     let (draw, runs, _) = draw();
     let mut frame = Feature::<Contexts>::new("Frame").with(MultiReactive::new(draw));
     frame.initialize(&mut contexts);
-    let collectors: Vec<CollectorId> = [contexts.get::<Ui>(), contexts.get::<Game>()]
+    let collectors: Vec<CollectorId> = [contexts.context::<Ui>(), contexts.context::<Game>()]
         .iter()
         .map(|context| context.collectors().next().unwrap().id())
         .collect();
-    let u = contexts.get_mut::<Ui>().create_entity_with(Sprite(1)).unwrap();
+    let u = contexts.context_mut::<Ui>().create_entity_with(Sprite(1)).unwrap();
 
     frame.deactivate_reactive_systems(&mut contexts);
-    assert_eq!(contexts.get::<Ui>().retain_count(u), Ok(0));
-    assert!(!contexts.get::<Ui>().get_collector(collectors[0]).unwrap().is_active());
-    assert!(!contexts.get::<Game>().get_collector(collectors[1]).unwrap().is_active());
-    contexts.get_mut::<Game>().create_entity_with(Sprite(2)).unwrap();
+    assert_eq!(contexts.context::<Ui>().retain_count(u), Ok(0));
+    assert!(!contexts.context::<Ui>().collector(collectors[0]).unwrap().is_active());
+    assert!(!contexts.context::<Game>().collector(collectors[1]).unwrap().is_active());
+    contexts.context_mut::<Game>().create_entity_with(Sprite(2)).unwrap();
     frame.execute(&mut contexts);
     assert!(runs.lock().unwrap().is_empty());
 
     frame.activate_reactive_systems(&mut contexts);
-    let g = contexts.get_mut::<Game>().create_entity_with(Sprite(3)).unwrap();
-    contexts.get_mut::<Ui>().replace(u, Sprite(4)).unwrap();
+    let g = contexts.context_mut::<Game>().create_entity_with(Sprite(3)).unwrap();
+    contexts.context_mut::<Ui>().replace(u, Sprite(4)).unwrap();
     frame.clear_reactive_systems(&mut contexts);
-    assert_eq!(contexts.get::<Game>().retain_count(g), Ok(0));
-    contexts.get_mut::<Ui>().replace(u, Sprite(5)).unwrap();
+    assert_eq!(contexts.context::<Game>().retain_count(g), Ok(0));
+    contexts.context_mut::<Ui>().replace(u, Sprite(5)).unwrap();
     frame.execute(&mut contexts);
-    let ui_id = contexts.get::<Ui>().id();
+    let ui_id = contexts.context::<Ui>().id();
     assert_eq!(
         std::mem::take(&mut *runs.lock().unwrap()),
         [vec![ContextEntity {
@@ -1070,11 +1070,11 @@ fn the_switches_and_teardown_reach_a_multi_reactive_system_in_a_feature_of_conte
         }]]
     );
 
-    contexts.get_mut::<Ui>().replace(u, Sprite(6)).unwrap();
+    contexts.context_mut::<Ui>().replace(u, Sprite(6)).unwrap();
     frame.teardown(&mut contexts);
-    assert_eq!(contexts.get::<Ui>().collectors().count(), 0);
-    assert_eq!(contexts.get::<Game>().collectors().count(), 0);
-    assert_eq!(contexts.get::<Ui>().retain_count(u), Ok(0));
+    assert_eq!(contexts.context::<Ui>().collectors().count(), 0);
+    assert_eq!(contexts.context::<Game>().collectors().count(), 0);
+    assert_eq!(contexts.context::<Ui>().retain_count(u), Ok(0));
     check_all(&contexts);
 }
 
@@ -1085,12 +1085,12 @@ fn in_context_runs_a_reactive_system_on_its_context_inside_a_feature_of_contexts
     let record = probe.record();
     let mut frame = Feature::<Contexts>::new("Frame").with(InContext::new(Game, Reactive::new(probe)));
     frame.initialize(&mut contexts);
-    assert_eq!(record.collector().context(), contexts.get::<Game>().id());
+    assert_eq!(record.collector().context(), contexts.context::<Game>().id());
     let names: Vec<&str> = frame.iter().map(|system| system.name()).collect();
     assert_eq!(names, ["Probe"]);
 
-    contexts.get_mut::<Ui>().create_entity_with(pos(0.0)).unwrap();
-    let e = contexts.get_mut::<Game>().create_entity_with(pos(1.0)).unwrap();
+    contexts.context_mut::<Ui>().create_entity_with(pos(0.0)).unwrap();
+    let e = contexts.context_mut::<Game>().create_entity_with(pos(1.0)).unwrap();
     assert_eq!(
         contexts.reset().unwrap_err(),
         Error::EntitiesRetained {
@@ -1103,12 +1103,12 @@ fn in_context_runs_a_reactive_system_on_its_context_inside_a_feature_of_contexts
     assert_eq!(record.runs(), [vec![e]]);
     assert_eq!(frame.timings().get("Probe").unwrap().execute().runs(), 1);
 
-    contexts.get_mut::<Game>().replace(e, pos(2.0)).unwrap();
+    contexts.context_mut::<Game>().replace(e, pos(2.0)).unwrap();
     frame.deactivate_reactive_systems(&mut contexts);
-    assert_eq!(contexts.get::<Game>().retain_count(e), Ok(0));
+    assert_eq!(contexts.context::<Game>().retain_count(e), Ok(0));
     contexts.reset().unwrap();
     frame.teardown(&mut contexts);
-    assert_eq!(contexts.get::<Game>().collectors().count(), 0);
+    assert_eq!(contexts.context::<Game>().collectors().count(), 0);
     check_all(&contexts);
 }
 
@@ -1117,7 +1117,7 @@ fn in_context_runs_a_reactive_system_on_its_context_inside_a_feature_of_contexts
 #[test]
 fn a_panicking_released_handler_during_a_clear_leaves_no_retain_behind() {
     let mut game = game();
-    let id = game.collector(Matcher::all_of::<Position>().added());
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
     let (a, b) = (
         game.create_entity_with(pos(0.0)).unwrap(),
         game.create_entity_with(pos(1.0)).unwrap(),
@@ -1232,9 +1232,9 @@ impl MultiReactiveSystem for Twice {
     fn trigger(&mut self, contexts: &mut Contexts) -> Vec<CollectorId> {
         let added = || Matcher::all_of::<Sprite>().added();
         vec![
-            contexts.get_mut::<Game>().collector(added()),
-            contexts.get_mut::<Ui>().collector(added()),
-            contexts.get_mut::<Game>().collector(added()),
+            contexts.context_mut::<Game>().add_collector(added()),
+            contexts.context_mut::<Ui>().add_collector(added()),
+            contexts.context_mut::<Game>().add_collector(added()),
         ]
     }
 
@@ -1254,9 +1254,9 @@ fn a_multi_reactive_system_executes_an_entity_two_collectors_gathered_once() {
     let runs = Arc::new(Mutex::new(Vec::new()));
     let mut multi = MultiReactive::new(Twice(runs.clone()));
     multi.initialize(&mut contexts);
-    let e = contexts.get_mut::<Game>().create_entity_with(Sprite(1)).unwrap();
+    let e = contexts.context_mut::<Game>().create_entity_with(Sprite(1)).unwrap();
     multi.execute(&mut contexts);
-    let game_id = contexts.get::<Game>().id();
+    let game_id = contexts.context::<Game>().id();
     assert_eq!(
         *runs.lock().unwrap(),
         [vec![ContextEntity {
@@ -1264,7 +1264,7 @@ fn a_multi_reactive_system_executes_an_entity_two_collectors_gathered_once() {
             entity: e
         }]]
     );
-    assert_eq!(contexts.get::<Game>().retain_count(e), Ok(0));
+    assert_eq!(contexts.context::<Game>().retain_count(e), Ok(0));
     check_all(&contexts);
 }
 
@@ -1275,23 +1275,23 @@ fn a_multi_reactive_filter_panic_releases_in_the_right_context() {
     let mut multi = MultiReactive::new(Twice(runs.clone()));
     multi.initialize(&mut contexts);
     let me = Owner::new();
-    let g = contexts.get_mut::<Game>().create_entity_with(Sprite(1)).unwrap();
-    contexts.get_mut::<Game>().retain(g, me).unwrap();
-    let u = contexts.get_mut::<Ui>().create_entity_with(Sprite(0)).unwrap();
+    let g = contexts.context_mut::<Game>().create_entity_with(Sprite(1)).unwrap();
+    contexts.context_mut::<Game>().retain(g, me).unwrap();
+    let u = contexts.context_mut::<Ui>().create_entity_with(Sprite(0)).unwrap();
     assert_eq!(g.index(), u.index(), "the same slot in both contexts");
     assert!(catch_unwind(AssertUnwindSafe(|| multi.execute(&mut contexts))).is_err());
-    contexts.get_mut::<Ui>().replace(u, Sprite(2)).unwrap();
+    contexts.context_mut::<Ui>().replace(u, Sprite(2)).unwrap();
     multi.execute(&mut contexts);
     multi.execute(&mut contexts);
     assert_eq!(
-        contexts.get::<Game>().retain_count(g),
+        contexts.context::<Game>().retain_count(g),
         Ok(1),
         "only my retain is left in Game"
     );
-    assert_eq!(contexts.get::<Game>().retain_owners(g), Ok(Some(&[me][..])));
-    assert_eq!(contexts.get::<Ui>().retain_count(u), Ok(0));
+    assert_eq!(contexts.context::<Game>().retain_owners(g), Ok(Some(&[me][..])));
+    assert_eq!(contexts.context::<Ui>().retain_count(u), Ok(0));
     multi.teardown(&mut contexts);
-    contexts.get_mut::<Game>().release(g, me).unwrap();
+    contexts.context_mut::<Game>().release(g, me).unwrap();
     contexts.reset().unwrap();
     check_all(&contexts);
 }
@@ -1417,10 +1417,10 @@ fn with_in_runs_one_context_systems_in_a_feature_of_contexts_collecting_from_ini
     nested.add_in(Ui, Fill::new(&[4.0]).0);
     frame.add(nested);
     frame.try_initialize(&mut contexts).unwrap();
-    assert_eq!(contexts.get::<Ui>().len(), 1);
+    assert_eq!(contexts.context::<Ui>().len(), 1);
     frame.try_execute(&mut contexts).unwrap();
     assert_eq!(record.runs(), [made.lock().unwrap().clone()]);
-    assert_eq!(record.collector().context(), contexts.get::<Game>().id());
+    assert_eq!(record.collector().context(), contexts.context::<Game>().id());
     assert_eq!(
         frame.iter().map(|system| system.name()).collect::<Vec<_>>(),
         ["Fill", "Probe", "Systems"]
@@ -1460,11 +1460,11 @@ fn a_multi_reactive_system_made_in_its_contexts_collects_from_construction() {
     let (draw, runs, _) = draw();
     let multi = MultiReactive::in_contexts(&mut contexts, draw);
     assert_eq!(multi.collectors().len(), 2);
-    let e = contexts.get_mut::<Game>().create_entity_with(Sprite(5)).unwrap();
+    let e = contexts.context_mut::<Game>().create_entity_with(Sprite(5)).unwrap();
     let mut frame = Feature::<Contexts>::new("Frame").with(multi);
     frame.initialize(&mut contexts);
     frame.execute(&mut contexts);
-    let game = contexts.get::<Game>().id();
+    let game = contexts.context::<Game>().id();
     assert_eq!(
         *runs.lock().unwrap(),
         [vec![ContextEntity {
@@ -1485,7 +1485,7 @@ struct Freeze {
 
 impl ReactiveSystem for Freeze {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-        game.collector(Matcher::all_of::<Position>().added())
+        game.add_collector(Matcher::all_of::<Position>().added())
     }
 
     fn try_execute(&mut self, game: &mut Context, entities: &[Entity]) -> SystemResult {

@@ -59,7 +59,7 @@ fn an_entity_view_reads_and_writes_several_components_with_one_lookup() {
     view.get_mut::<Velocity>().unwrap().x = 0.5;
     let (p, v) = view.query::<(Option<&mut Position>, Option<&Velocity>)>().unwrap();
     assert_eq!((p.map(|p| p.x), v.map(|v| v.x)), (Some(3.0), Some(0.5)));
-    let read = view.as_ref();
+    let read = view.as_readonly();
     assert_eq!(read.get::<Position>().unwrap(), &pos(3.0));
     assert_eq!(game.get::<Position>(e).unwrap(), &pos(3.0));
     assert_eq!(game.get::<Velocity>(e).unwrap(), &vel(0.5));
@@ -74,8 +74,8 @@ fn an_entity_view_reads_and_writes_several_components_with_one_lookup() {
 #[test]
 fn writes_through_an_entity_view_are_silent() {
     let mut game = Context::new();
-    let moved = game.collector(Matcher::all_of::<Position>().updated());
-    let group = game.group(Matcher::all_of::<Position>());
+    let moved = game.add_collector(Matcher::all_of::<Position>().updated());
+    let group = game.add_group(Matcher::all_of::<Position>());
     let updates = Arc::new(AtomicUsize::new(0));
     let seen = updates.clone();
     game.subscribe_group(group, move |_| {
@@ -91,7 +91,7 @@ fn writes_through_an_entity_view_are_silent() {
     assert_eq!(game.get::<Position>(e).unwrap(), &Position { x: 9.0, y: 9.0 });
     assert_eq!(spy.take(), Vec::<String>::new());
     assert_eq!(updates.load(Ordering::SeqCst), before);
-    assert!(game.get_collector(moved).unwrap().is_empty());
+    assert!(game.collector(moved).unwrap().is_empty());
 }
 
 #[test]
@@ -147,7 +147,7 @@ fn an_entity_view_refuses_dead_entities_absent_components_and_aliasing() {
 fn observed(change: impl Fn(&mut Context, Entity)) -> (Vec<String>, Vec<String>, usize) {
     let mut game = Context::new();
     let e = game.create_entity_with((Level(1), pos(0.0))).unwrap();
-    let group = game.group(Matcher::all_of::<Level>());
+    let group = game.add_group(Matcher::all_of::<Level>());
     let log = Arc::new(Mutex::new(Vec::new()));
     let sink = log.clone();
     game.subscribe_group(group, move |event| {
@@ -158,10 +158,10 @@ fn observed(change: impl Fn(&mut Context, Entity)) -> (Vec<String>, Vec<String>,
         }
     })
     .unwrap();
-    let collector = game.collector(Matcher::all_of::<Level>().updated());
+    let collector = game.add_collector(Matcher::all_of::<Level>().updated());
     let spy = Spy::attach(&mut game);
     change(&mut game, e);
-    let collected = game.get_collector(collector).unwrap().entities();
+    let collected = game.collector(collector).unwrap().entities();
     assert!(collected.iter().all(|&c| c == e));
     let collected = collected.len();
     check(&game);
@@ -211,10 +211,10 @@ fn modify_clones_the_old_value_only_for_those_who_see_it() {
     // Nobody listens: no clone.
     game.modify(e, |hp: &mut Hp| hp.0 -= 1).unwrap();
     // A collector wants the entity, not the old value: no clone.
-    let hurt = game.collector(Matcher::all_of::<Hp>().updated());
+    let hurt = game.add_collector(Matcher::all_of::<Hp>().updated());
     game.modify(e, |hp: &mut Hp| hp.0 -= 1).unwrap();
     assert_eq!(clones(), before);
-    assert_eq!(game.get_collector(hurt).unwrap().entities(), [e]);
+    assert_eq!(game.collector(hurt).unwrap().entities(), [e]);
     // A subscriber sees the old value: one clone per change.
     let spy = Spy::attach(&mut game);
     game.modify(e, |hp: &mut Hp| hp.0 -= 1).unwrap();
@@ -232,10 +232,10 @@ fn modify_re_keys_indices_and_a_refused_key_puts_the_old_value_back() {
     let a = game.create_entity_with(Level(1)).unwrap();
     let b = game.create_entity_with(Level(2)).unwrap();
     game.modify(a, |level: &mut Level| level.0 = 3).unwrap();
-    assert_eq!(game.entity_with(by_level, &3), Ok(Some(a)));
-    assert_eq!(game.entity_with(by_level, &1), Ok(None));
+    assert_eq!(game.entity_by_key(by_level, &3), Ok(Some(a)));
+    assert_eq!(game.entity_by_key(by_level, &1), Ok(None));
     // Level 2 is b's: the change is refused, a keeps 3, nothing is told.
-    let collector = game.collector(Matcher::all_of::<Level>().updated());
+    let collector = game.add_collector(Matcher::all_of::<Level>().updated());
     let spy = Spy::attach(&mut game);
     match game.modify_with::<Level, (), _>(a, |level, ()| level.0 = 2) {
         Err(Error::DuplicatePrimaryKey {
@@ -253,10 +253,10 @@ fn modify_re_keys_indices_and_a_refused_key_puts_the_old_value_back() {
         other => panic!("expected DuplicatePrimaryKey, got {other:?}"),
     }
     assert_eq!(game.get::<Level>(a).unwrap(), &Level(3));
-    assert_eq!(game.entity_with(by_level, &3), Ok(Some(a)));
-    assert_eq!(game.entity_with(by_level, &2), Ok(Some(b)));
+    assert_eq!(game.entity_by_key(by_level, &3), Ok(Some(a)));
+    assert_eq!(game.entity_by_key(by_level, &2), Ok(Some(b)));
     assert_eq!(spy.take(), Vec::<String>::new());
-    assert!(game.get_collector(collector).unwrap().is_empty());
+    assert!(game.collector(collector).unwrap().is_empty());
     check(&game);
 }
 
@@ -316,7 +316,7 @@ fn modify_refuses_dead_entities_absent_components_and_aliasing() {
 fn a_panicking_modify_keeps_what_was_written_and_tells_nobody() {
     let mut game = Context::new();
     let e = game.create_entity_with(Level(1)).unwrap();
-    let collector = game.collector(Matcher::all_of::<Level>().updated());
+    let collector = game.add_collector(Matcher::all_of::<Level>().updated());
     let spy = Spy::attach(&mut game);
     let result = catch_unwind(AssertUnwindSafe(|| {
         game.modify(e, |level: &mut Level| {
@@ -327,6 +327,6 @@ fn a_panicking_modify_keeps_what_was_written_and_tells_nobody() {
     assert!(result.is_err());
     assert_eq!(game.get::<Level>(e).unwrap(), &Level(5));
     assert_eq!(spy.take(), Vec::<String>::new());
-    assert!(game.get_collector(collector).unwrap().is_empty());
+    assert!(game.collector(collector).unwrap().is_empty());
     check(&game);
 }

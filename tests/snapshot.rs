@@ -195,17 +195,17 @@ fn components_not_listed_are_left_out() {
 #[test]
 fn groups_indices_and_collectors_of_the_target_see_the_restored_entities() {
     let mut target = Context::with_name("Game");
-    let positioned = target.group(Matcher::all_of::<Position>());
-    let targeting = target.group(Matcher::all_of::<Target>());
-    let collector = target.collector(Matcher::all_of::<Position>().added());
+    let positioned = target.add_group(Matcher::all_of::<Position>());
+    let targeting = target.add_group(Matcher::all_of::<Target>());
+    let collector = target.add_collector(Matcher::all_of::<Position>().added());
     let names = target
         .add_index(PrimaryEntityIndex::new("Name", |n: &Name| n.0.clone()))
         .unwrap();
     from_bytes(&mut target, &to_bytes(&game())).unwrap();
     target.check_invariants().unwrap();
-    assert_eq!(target.get_group(positioned).unwrap().len(), 4);
-    assert_eq!(target.get_group(targeting).unwrap().len(), 2);
-    assert_eq!(target.get_collector(collector).unwrap().len(), 4);
+    assert_eq!(target.group(positioned).unwrap().len(), 4);
+    assert_eq!(target.group(targeting).unwrap().len(), 2);
+    assert_eq!(target.collector(collector).unwrap().len(), 4);
     let player = target.index(names).unwrap().get("player").unwrap();
     assert_eq!(target.unique_entity::<Score>(), Some(player));
     check_restored(&target);
@@ -288,12 +288,12 @@ fn bad_input_is_an_error_that_leaves_the_target_empty_and_usable() {
 fn every_truncation_of_binary_input_is_an_error_that_leaves_the_target_empty() {
     let bytes = to_bytes(&game());
     let mut target = Context::with_name("Game");
-    let group = target.group(Matcher::all_of::<Position>());
+    let group = target.add_group(Matcher::all_of::<Position>());
     for end in 0..bytes.len() {
         let err = from_bytes(&mut target, &bytes[..end]).unwrap_err();
         assert!(matches!(err, Error::InvalidSnapshot { .. }), "at {end}: {err:?}");
         assert!(target.is_empty());
-        assert_eq!(target.get_group(group).unwrap().len(), 0);
+        assert_eq!(target.group(group).unwrap().len(), 0);
         target.check_invariants().unwrap();
     }
     assert_empty_and_usable(&mut target);
@@ -312,18 +312,18 @@ fn a_clash_with_a_primary_index_of_the_target_undoes_the_restore() {
     let ids = target
         .add_index(PrimaryEntityIndex::new("NetId", |id: &NetId| id.0))
         .unwrap();
-    let group = target.group(Matcher::all_of::<NetId>());
-    let collector = target.collector(Matcher::all_of::<NetId>().added());
+    let group = target.add_group(Matcher::all_of::<NetId>());
+    let collector = target.add_collector(Matcher::all_of::<NetId>().added());
     let err = from_json(&mut target, &json).unwrap_err();
     assert!(matches!(err, Error::DuplicatePrimaryKey { .. }), "{err:?}");
-    assert_eq!(target.get_group(group).unwrap().len(), 0);
-    assert_eq!(target.get_collector(collector).unwrap().len(), 0);
+    assert_eq!(target.group(group).unwrap().len(), 0);
+    assert_eq!(target.collector(collector).unwrap().len(), 0);
     assert_eq!(target.index(ids).unwrap().iter().count(), 0);
     assert_empty_and_usable(&mut target);
     // The same context takes a snapshot without the clash afterwards.
     source.destroy_entity(in_creation_order(&source)[2]).unwrap();
     from_json(&mut target, &to_json(&source)).unwrap();
-    assert_eq!(target.get_group(group).unwrap().len(), 2);
+    assert_eq!(target.group(group).unwrap().len(), 2);
     assert_eq!(target.index(ids).unwrap().iter().count(), 2);
 }
 

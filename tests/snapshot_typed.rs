@@ -444,10 +444,10 @@ fn restoring_into_a_context_with_entities_is_an_error_that_changes_nothing() {
 fn groups_indices_collectors_and_subscribers_of_the_target_see_the_restored_entities() {
     let bytes = typed_bytes(&game());
     let mut target = Context::with_name("Game");
-    let positioned = target.group(Matcher::all_of::<Position>());
-    let moving = target.group(Matcher::all_of::<Velocity>());
-    let targeting = target.group(Matcher::all_of::<Target>());
-    let collector = target.collector(Matcher::all_of::<Position>().added());
+    let positioned = target.add_group(Matcher::all_of::<Position>());
+    let moving = target.add_group(Matcher::all_of::<Velocity>());
+    let targeting = target.add_group(Matcher::all_of::<Target>());
+    let collector = target.add_collector(Matcher::all_of::<Position>().added());
     let names = target
         .add_index(PrimaryEntityIndex::new("Name", |n: &Name| n.0.clone()))
         .unwrap();
@@ -461,10 +461,10 @@ fn groups_indices_collectors_and_subscribers_of_the_target_see_the_restored_enti
     restore_bytes_of::<All>(&mut target, &bytes).unwrap();
     target.check_invariants().unwrap();
     assert_eq!(created.load(std::sync::atomic::Ordering::Relaxed), 9);
-    assert_eq!(target.get_group(positioned).unwrap().len(), 4);
-    assert_eq!(target.get_group(moving).unwrap().len(), 3);
-    assert_eq!(target.get_group(targeting).unwrap().len(), 2);
-    assert_eq!(target.get_collector(collector).unwrap().len(), 4);
+    assert_eq!(target.group(positioned).unwrap().len(), 4);
+    assert_eq!(target.group(moving).unwrap().len(), 3);
+    assert_eq!(target.group(targeting).unwrap().len(), 2);
+    assert_eq!(target.collector(collector).unwrap().len(), 4);
     let player = target.index(names).unwrap().get("player").unwrap();
     assert_eq!(target.unique_entity::<Score>(), Some(player));
     check_restored(&target);
@@ -528,14 +528,14 @@ fn bad_json_is_an_error_that_leaves_the_target_empty_and_usable() {
 fn every_truncation_of_a_typed_postcard_snapshot_is_an_error_that_leaves_the_target_empty() {
     let bytes = typed_bytes(&game());
     let mut target = Context::with_name("Game");
-    let group = target.group(Matcher::all_of::<Position>());
-    let collector = target.collector(Matcher::all_of::<Velocity>().added());
+    let group = target.add_group(Matcher::all_of::<Position>());
+    let collector = target.add_collector(Matcher::all_of::<Velocity>().added());
     for end in 0..bytes.len() {
         let err = restore_bytes_of::<All>(&mut target, &bytes[..end]).unwrap_err();
         assert!(matches!(err, Error::InvalidSnapshot { .. }), "at {end}: {err:?}");
         assert!(target.is_empty(), "at {end}");
-        assert_eq!(target.get_group(group).unwrap().len(), 0);
-        assert_eq!(target.get_collector(collector).unwrap().len(), 0);
+        assert_eq!(target.group(group).unwrap().len(), 0);
+        assert_eq!(target.collector(collector).unwrap().len(), 0);
         target.check_invariants().unwrap();
     }
     assert_empty_and_usable(&mut target);
@@ -554,16 +554,16 @@ fn a_clash_with_a_primary_index_of_the_target_undoes_a_typed_restore() {
     let ids = target
         .add_index(PrimaryEntityIndex::new("NetId", |id: &NetId| id.0))
         .unwrap();
-    let group = target.group(Matcher::all_of::<NetId>());
+    let group = target.add_group(Matcher::all_of::<NetId>());
     let err = restore_bytes_of::<(NetId, Target)>(&mut target, &bytes).unwrap_err();
     assert!(matches!(err, Error::DuplicatePrimaryKey { .. }), "{err:?}");
-    assert_eq!(target.get_group(group).unwrap().len(), 0);
+    assert_eq!(target.group(group).unwrap().len(), 0);
     assert_eq!(target.index(ids).unwrap().iter().count(), 0);
     assert_empty_and_usable(&mut target);
     source.destroy_entity(in_creation_order(&source)[2]).unwrap();
     let bytes = postcard::to_stdvec(&source.snapshot_of::<(NetId, Target)>().unwrap()).unwrap();
     restore_bytes_of::<(NetId, Target)>(&mut target, &bytes).unwrap();
-    assert_eq!(target.get_group(group).unwrap().len(), 2);
+    assert_eq!(target.group(group).unwrap().len(), 2);
     assert_eq!(target.index(ids).unwrap().iter().count(), 2);
 }
 

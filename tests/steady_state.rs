@@ -74,7 +74,7 @@ fn group_frame(game: &mut Context, entities: &mut [Entity], movers: GroupId, fra
         .unwrap()
         .for_each_chunk(|(p,)| p.iter_mut().for_each(|p| p.x *= 0.5));
     visited += game.modify_each::<Position, Entity>(movers, |p, _| p.x += 1.0).unwrap();
-    let list = game.get_group(movers).unwrap().entities();
+    let list = game.group(movers).unwrap().entities();
     visited + list.len()
 }
 
@@ -82,13 +82,13 @@ fn group_frame(game: &mut Context, entities: &mut [Entity], movers: GroupId, fra
 fn groups_queries_and_modify_each_allocate_nothing_once_warm() {
     let mut game = Context::new();
     let events = Arc::new(AtomicUsize::new(0));
-    let movers = game.group(Matcher::all_of::<Position>().none_of::<Frozen>());
+    let movers = game.add_group(Matcher::all_of::<Position>().none_of::<Frozen>());
     for matcher in [
         Matcher::all_of::<(Position, Velocity)>(),
         Matcher::any_of::<(Velocity, Frozen)>(),
         Matcher::all_of::<Position>().none_of::<Frozen>(),
     ] {
-        let id = game.group(matcher);
+        let id = game.add_group(matcher);
         let counter = events.clone();
         game.subscribe_group(id, move |_: &GroupEvent<'_>| {
             counter.fetch_add(1, Ordering::Relaxed);
@@ -129,7 +129,7 @@ struct Move {
 
 impl System for Move {
     fn initialize(&mut self, game: &mut Context) {
-        self.movers = Some(game.group(Matcher::all_of::<(Position, Velocity)>()));
+        self.movers = Some(game.add_group(Matcher::all_of::<(Position, Velocity)>()));
     }
     fn execute(&mut self, game: &mut Context) {
         let movers = self.movers.expect("initialized");
@@ -180,7 +180,7 @@ struct SumPositions {
 
 impl ReactiveSystem for SumPositions {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-        game.collector(Matcher::all_of::<Position>().added())
+        game.add_collector(Matcher::all_of::<Position>().added())
     }
     fn execute(&mut self, game: &mut Context, entities: &[Entity]) {
         for &e in entities {
@@ -197,7 +197,7 @@ struct WatchFrozen {
 
 impl ReactiveSystem for WatchFrozen {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-        game.collector(Matcher::all_of::<Frozen>().added_or_removed())
+        game.add_collector(Matcher::all_of::<Frozen>().added_or_removed())
     }
     fn execute(&mut self, _game: &mut Context, entities: &[Entity]) {
         self.seen.fetch_add(entities.len(), Ordering::Relaxed);

@@ -116,36 +116,33 @@ fn set_flag_is_idempotent_and_fires_only_on_a_change() {
 #[test]
 fn groups_mixing_kinds_see_entities_join_and_leave_by_flag() {
     let mut game = Context::new();
-    let burning_movers = game.group(Matcher::all_of::<(Position, Burning)>());
-    let calm = game.group(Matcher::all_of::<Position>().none_of::<Burning>());
-    let joined = game.collector(Matcher::all_of::<(Position, Burning)>().added());
-    let left = game.collector(Matcher::all_of::<(Position, Burning)>().removed());
+    let burning_movers = game.add_group(Matcher::all_of::<(Position, Burning)>());
+    let calm = game.add_group(Matcher::all_of::<Position>().none_of::<Burning>());
+    let joined = game.add_collector(Matcher::all_of::<(Position, Burning)>().added());
+    let left = game.add_collector(Matcher::all_of::<(Position, Burning)>().removed());
     let a = game.create_entity_with(Position { x: 0.0, y: 0.0 }).unwrap();
     let b = game.create_entity_with(Position { x: 1.0, y: 0.0 }).unwrap();
     let c = game.create_entity_with(Burning).unwrap();
-    assert_eq!(game.get_group(burning_movers).unwrap().len(), 0);
-    assert_eq!(game.get_group(calm).unwrap().len(), 2);
+    assert_eq!(game.group(burning_movers).unwrap().len(), 0);
+    assert_eq!(game.group(calm).unwrap().len(), 2);
 
     game.add(a, Burning).unwrap();
-    assert_eq!(game.get_collector(joined).unwrap().entities(), [a]);
-    assert_eq!(game.get_group(burning_movers).unwrap().iter().collect::<Vec<_>>(), [a]);
-    assert_eq!(game.get_group(calm).unwrap().iter().collect::<Vec<_>>(), [b]);
-    assert!(game.get_group(burning_movers).unwrap().contains(a));
-    assert!(
-        !game.get_group(burning_movers).unwrap().contains(c),
-        "c has no Position"
-    );
+    assert_eq!(game.collector(joined).unwrap().entities(), [a]);
+    assert_eq!(game.group(burning_movers).unwrap().iter().collect::<Vec<_>>(), [a]);
+    assert_eq!(game.group(calm).unwrap().iter().collect::<Vec<_>>(), [b]);
+    assert!(game.group(burning_movers).unwrap().contains(a));
+    assert!(!game.group(burning_movers).unwrap().contains(c), "c has no Position");
 
     // c joins by gaining Position (an archetype move, gated by its flag).
     game.add(c, Position { x: 2.0, y: 0.0 }).unwrap();
-    assert_eq!(game.get_collector(joined).unwrap().entities(), [a, c]);
-    assert_eq!(game.get_group(burning_movers).unwrap().len(), 2);
-    assert_eq!(game.get_group(calm).unwrap().len(), 1);
+    assert_eq!(game.collector(joined).unwrap().entities(), [a, c]);
+    assert_eq!(game.group(burning_movers).unwrap().len(), 2);
+    assert_eq!(game.group(calm).unwrap().len(), 1);
 
     game.set_flag::<Burning>(a, false).unwrap();
     game.remove::<Position>(c).unwrap();
-    assert_eq!(game.get_collector(left).unwrap().entities(), [a, c]);
-    assert_eq!(game.get_group(calm).unwrap().iter().collect::<Vec<_>>(), [a, b]);
+    assert_eq!(game.collector(left).unwrap().entities(), [a, c]);
+    assert_eq!(game.group(calm).unwrap().iter().collect::<Vec<_>>(), [a, b]);
     assert!(Matcher::all_of::<Burning>().matches(&game, c));
     assert!(!Matcher::all_of::<(Position, Burning)>().matches(&game, c));
     check(&game);
@@ -154,9 +151,9 @@ fn groups_mixing_kinds_see_entities_join_and_leave_by_flag() {
 #[test]
 fn any_of_mixing_kinds_is_decided_per_entity() {
     let mut game = Context::new();
-    let marked = game.group(Matcher::any_of::<(Velocity, Burning)>());
-    let joined = game.collector(Matcher::any_of::<(Velocity, Burning)>().added());
-    let left = game.collector(Matcher::any_of::<(Velocity, Burning)>().removed());
+    let marked = game.add_group(Matcher::any_of::<(Velocity, Burning)>());
+    let joined = game.add_collector(Matcher::any_of::<(Velocity, Burning)>().added());
+    let left = game.add_collector(Matcher::any_of::<(Velocity, Burning)>().removed());
     let a = game.create_entity_with(Burning).unwrap();
     let b = game.create_entity();
     game.add(a, Velocity { x: 0.0, y: 0.0 }).unwrap(); // already a member
@@ -164,16 +161,16 @@ fn any_of_mixing_kinds_is_decided_per_entity() {
     game.add(b, Burning).unwrap(); // already a member
     game.remove::<Burning>(a).unwrap(); // still one by Velocity
     game.remove::<Velocity>(a).unwrap(); // leaves
-    assert_eq!(game.get_collector(joined).unwrap().entities(), [a, b]);
-    assert_eq!(game.get_collector(left).unwrap().entities(), [a]);
-    assert_eq!(game.get_group(marked).unwrap().iter().collect::<Vec<_>>(), [b]);
+    assert_eq!(game.collector(joined).unwrap().entities(), [a, b]);
+    assert_eq!(game.collector(left).unwrap().entities(), [a]);
+    assert_eq!(game.group(marked).unwrap().iter().collect::<Vec<_>>(), [b]);
     check(&game);
 }
 
 #[test]
 fn a_group_of_two_flags_hears_each_change_once() {
     let mut game = Context::new();
-    let both = game.group(Matcher::all_of::<(Burning, Selected)>());
+    let both = game.add_group(Matcher::all_of::<(Burning, Selected)>());
     let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let sink = log.clone();
     game.subscribe_group(both, move |event: &GroupEvent<'_>| {
@@ -191,13 +188,13 @@ fn a_group_of_two_flags_hears_each_change_once() {
     game.set_flag::<Burning>(e, false).unwrap();
     game.set_flag::<Selected>(e, false).unwrap();
     assert_eq!(*log.lock().unwrap(), [format!("added {e}"), format!("removed {e}")]);
-    assert!(game.get_group(both).unwrap().is_empty());
+    assert!(game.group(both).unwrap().is_empty());
 }
 
 #[test]
 fn a_group_handler_sees_a_sparse_value_come_and_go_with_the_entity_as_it_is_then() {
     let mut game = Context::new();
-    let targeted = game.group(Matcher::all_of::<(Position, Target)>());
+    let targeted = game.add_group(Matcher::all_of::<(Position, Target)>());
     let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let sink = log.clone();
     game.subscribe_group(targeted, move |event: &GroupEvent<'_>| {
@@ -222,15 +219,15 @@ fn a_group_handler_sees_a_sparse_value_come_and_go_with_the_entity_as_it_is_then
         *log.lock().unwrap(),
         ["added Some(4)", "removed Some(4), has it: false"]
     );
-    assert!(game.get_group(targeted).unwrap().is_empty());
+    assert!(game.group(targeted).unwrap().is_empty());
     check(&game);
 }
 
 #[test]
 fn a_replace_reaches_a_gated_group_only_for_its_members() {
     let mut game = Context::new();
-    let hot = game.collector(Matcher::all_of::<(Position, Burning)>().updated());
-    let targeted = game.collector(Matcher::all_of::<Target>().updated());
+    let hot = game.add_collector(Matcher::all_of::<(Position, Burning)>().updated());
+    let targeted = game.add_collector(Matcher::all_of::<Target>().updated());
     let a = game.create_entity_with((Position { x: 0.0, y: 0.0 }, Burning)).unwrap();
     let b = game
         .create_entity_with((Position { x: 0.0, y: 0.0 }, Target(1)))
@@ -240,8 +237,8 @@ fn a_replace_reaches_a_gated_group_only_for_its_members() {
     game.modify(b, |p: &mut Position| p.x = 2.0).unwrap();
     game.replace(b, Target(2)).unwrap();
     game.modify(b, |t: &mut Target| t.0 += 1).unwrap();
-    assert_eq!(game.get_collector(hot).unwrap().entities(), [a]);
-    assert_eq!(game.get_collector(targeted).unwrap().entities(), [b]);
+    assert_eq!(game.collector(hot).unwrap().entities(), [a]);
+    assert_eq!(game.collector(targeted).unwrap().entities(), [b]);
     assert_eq!(game.get::<Target>(b), Ok(&Target(3)));
     check(&game);
 }
@@ -249,8 +246,8 @@ fn a_replace_reaches_a_gated_group_only_for_its_members() {
 #[test]
 fn modify_each_over_a_gated_group_changes_and_tells_its_members_only() {
     let mut game = Context::new();
-    let burning = game.group(Matcher::all_of::<(Position, Burning)>());
-    let updated = game.collector(Matcher::all_of::<(Position, Burning)>().updated());
+    let burning = game.add_group(Matcher::all_of::<(Position, Burning)>());
+    let updated = game.add_collector(Matcher::all_of::<(Position, Burning)>().updated());
     let hot = game
         .create_entity_with((Position { x: 0.0, y: 0.0 }, Velocity { x: 1.0, y: 0.0 }, Burning))
         .unwrap();
@@ -263,9 +260,9 @@ fn modify_each_over_a_gated_group_changes_and_tells_its_members_only() {
     assert_eq!(visited, 1);
     assert_eq!(game.get::<Position>(hot).unwrap().x, 1.0);
     assert_eq!(game.get::<Position>(cold).unwrap().x, 0.0);
-    assert_eq!(game.get_collector(updated).unwrap().entities(), [hot]);
+    assert_eq!(game.collector(updated).unwrap().entities(), [hot]);
     // A sparse value changed through modify_each.
-    let targets = game.group(Matcher::all_of::<Target>());
+    let targets = game.add_group(Matcher::all_of::<Target>());
     game.add(cold, Target(1)).unwrap();
     let visited = game.modify_each::<Target, ()>(targets, |t, ()| t.0 *= 10).unwrap();
     assert_eq!((visited, game.get::<Target>(cold)), (1, Ok(&Target(10))));
@@ -283,8 +280,8 @@ fn destroying_an_entity_removes_its_flags_with_events_in_id_order() {
             Owned(counter.make("o")),
         ))
         .unwrap();
-    let group = game.group(Matcher::all_of::<Burning>());
-    let left = game.collector(Matcher::all_of::<Burning>().removed());
+    let group = game.add_group(Matcher::all_of::<Burning>());
+    let left = game.add_collector(Matcher::all_of::<Burning>().removed());
     let spy = Spy::attach(&mut game);
     let expected: Vec<String> = game
         .entity(e)
@@ -303,8 +300,8 @@ fn destroying_an_entity_removes_its_flags_with_events_in_id_order() {
     );
     assert_eq!(events[1..5], expected[..]);
     assert_eq!(events[5..], [format!("destroyed {e}")]);
-    assert_eq!(game.get_collector(left).unwrap().entities(), [e]);
-    assert!(game.get_group(group).unwrap().is_empty());
+    assert_eq!(game.collector(left).unwrap().entities(), [e]);
+    assert!(game.group(group).unwrap().is_empty());
     game.clear_collector(left).unwrap();
     assert_eq!(counter.live(), 0, "the sparse value was dropped once");
     assert_eq!(game.storage_stats().sparse_values, 0);
@@ -318,7 +315,7 @@ fn destroying_an_entity_removes_its_flags_with_events_in_id_order() {
 #[test]
 fn a_bundle_with_flags_creates_in_one_step_with_every_event() {
     let mut game = Context::new();
-    let joined = game.collector(Matcher::all_of::<(Position, Burning)>().added());
+    let joined = game.add_collector(Matcher::all_of::<(Position, Burning)>().added());
     let spy = Spy::attach(&mut game);
     let e = game
         .create_entity_with((Burning, Position { x: 0.0, y: 0.0 }, Target(4)))
@@ -332,7 +329,7 @@ fn a_bundle_with_flags_creates_in_one_step_with_every_event() {
             format!("added {e} Target(4)"),
         ]
     );
-    assert_eq!(game.get_collector(joined).unwrap().entities(), [e]);
+    assert_eq!(game.collector(joined).unwrap().entities(), [e]);
     let many = game
         .create_entities_with((0..3).map(|i| (Target(i), Selected)))
         .unwrap();
@@ -404,7 +401,7 @@ fn a_unique_flag_has_one_holder() {
 fn reset_and_drop_release_every_sparse_value_once() {
     let counter = Counter::default();
     let mut game = Context::new();
-    let gone = game.collector(Matcher::all_of::<Owned>().removed());
+    let gone = game.add_collector(Matcher::all_of::<Owned>().removed());
     for i in 0..10 {
         let e = game.create_entity_with(Owned(counter.make(&i.to_string()))).unwrap();
         if i % 2 == 0 {
@@ -413,7 +410,7 @@ fn reset_and_drop_release_every_sparse_value_once() {
     }
     game.reset().unwrap();
     assert_eq!(counter.live(), 0);
-    assert!(game.get_collector(gone).unwrap().is_empty());
+    assert!(game.collector(gone).unwrap().is_empty());
     let e = game.create_entity_with(Owned(counter.make("kept"))).unwrap();
     assert!(!game.is_flag::<Burning>(e));
     drop(game);
@@ -448,7 +445,7 @@ fn an_entity_view_and_its_debug_show_every_kind() {
 #[test]
 fn retained_entities_keep_their_flags_until_destroyed_and_released() {
     let mut game = Context::new();
-    let collected = game.collector(Matcher::all_of::<Burning>().added());
+    let collected = game.add_collector(Matcher::all_of::<Burning>().added());
     let e = game.create_entity_with(Burning).unwrap();
     game.destroy_entity(e).unwrap();
     assert!(matches!(game.is_enabled(e), Ok(false)));
@@ -507,10 +504,10 @@ fn a_query_matching_a_flag_visits_the_entities_that_have_it() {
 #[test]
 fn a_query_in_a_gated_group_visits_its_members_only() {
     let (mut game, entities) = burning_world();
-    let hot = game.group(Matcher::all_of::<(Position, Burning)>());
+    let hot = game.add_group(Matcher::all_of::<(Position, Burning)>());
     game.set_flag::<Burning>(entities[0], false).unwrap();
     game.set_flag::<Burning>(entities[1], true).unwrap();
-    let members: Vec<Entity> = game.get_group(hot).unwrap().iter().collect();
+    let members: Vec<Entity> = game.group(hot).unwrap().iter().collect();
     let queried: Vec<Entity> = game.query::<Entity>().in_group(hot).unwrap().iter().collect();
     let mut sorted = queried.clone();
     sorted.sort();
@@ -641,7 +638,7 @@ fn a_query_writes_sparse_values_in_place() {
         }
     }
     // Chunk by chunk, with a group narrowing the query to burning entities.
-    let burning = game.group(Matcher::all_of::<Burning>());
+    let burning = game.add_group(Matcher::all_of::<Burning>());
     game.query_mut::<&mut Target>()
         .unwrap()
         .in_group(burning)
@@ -725,7 +722,7 @@ fn modify_with_and_modify_each_pass_sparse_components_too() {
         Err(Error::QueryAliasing { .. })
     ));
     // Over a group: the members with every required component.
-    let all = game.group(Matcher::all_of::<Position>());
+    let all = game.add_group(Matcher::all_of::<Position>());
     let visited = game
         .modify_each::<Position, (&Target, Option<&Burning>)>(all, |p, (t, burning)| {
             p.y = if burning.is_some() { -1.0 } else { t.0 as f32 };
@@ -775,13 +772,13 @@ fn par_for_each_matching_a_flag_visits_the_entities_that_have_it() {
 #[test]
 fn modify_each_over_a_plain_group_tells_a_gated_group_only_of_its_members() {
     let mut game = Context::new();
-    let all = game.group(Matcher::all_of::<Position>());
-    let hot = game.collector(Matcher::all_of::<(Position, Burning)>().updated());
+    let all = game.add_group(Matcher::all_of::<Position>());
+    let hot = game.add_collector(Matcher::all_of::<(Position, Burning)>().updated());
     let a = game.create_entity_with((Position { x: 0.0, y: 0.0 }, Burning)).unwrap();
     game.create_entity_with(Position { x: 0.0, y: 0.0 }).unwrap();
     let visited = game.modify_each::<Position, ()>(all, |p, ()| p.x += 1.0).unwrap();
     assert_eq!(visited, 2);
-    assert_eq!(game.get_collector(hot).unwrap().entities(), [a]);
+    assert_eq!(game.collector(hot).unwrap().entities(), [a]);
 }
 
 #[test]
@@ -834,7 +831,7 @@ fn shrink_to_fit_frees_the_sparse_sets_spare_memory() {
 fn misuse_with_listeners_is_refused_before_anything_is_told() {
     let mut game = Context::new();
     let _index = game.add_index(EntityIndex::new("Target", |t: &Target| t.0)).unwrap();
-    let burning = game.group(Matcher::all_of::<Burning>());
+    let burning = game.add_group(Matcher::all_of::<Burning>());
     let events = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let seen = events.clone();
     game.subscribe_group(burning, move |_: &GroupEvent<'_>| {
@@ -863,12 +860,12 @@ fn misuse_with_listeners_is_refused_before_anything_is_told() {
 #[test]
 fn a_collector_keeps_the_removed_value_of_a_sparse_component() {
     let mut game = Context::new();
-    let lost = game.collector(Matcher::all_of::<Target>().removed().keep_removed::<Target>());
+    let lost = game.add_collector(Matcher::all_of::<Target>().removed().keep_removed::<Target>());
     let a = game.create_entity_with(Target(7)).unwrap();
     let b = game.create_entity_with((Target(8), Burning)).unwrap();
     assert_eq!(game.take::<Target>(a), Ok(Target(7)));
     game.destroy_entity(b).unwrap();
-    let collector = game.get_collector(lost).unwrap();
+    let collector = game.collector(lost).unwrap();
     assert_eq!(collector.entities(), [a, b]);
     assert_eq!(collector.removed::<Target>().get(a), Some(&Target(7)));
     assert_eq!(collector.removed::<Target>().get(b), Some(&Target(8)));

@@ -896,7 +896,7 @@ impl System for HalfWay {
 #[test]
 fn a_system_that_fails_half_way_leaves_the_context_consistent() {
     let mut world = Context::new();
-    let movers = world.group(Matcher::all_of::<(Cell, Heading)>());
+    let movers = world.add_group(Matcher::all_of::<(Cell, Heading)>());
     let mut frame = Feature::new("Game").with(HalfWay);
     let failure = frame.try_execute(&mut world).unwrap_err();
     assert_eq!(failure.system(), "HalfWay");
@@ -913,7 +913,7 @@ fn a_system_that_fails_half_way_leaves_the_context_consistent() {
     assert_eq!(world.len(), 1);
     let e = world.entities().next().unwrap();
     assert_eq!(world.get::<Heading>(e), Ok(&Heading(1)));
-    assert_eq!(world.get_group(movers).unwrap().len(), 1);
+    assert_eq!(world.group(movers).unwrap().len(), 1);
 }
 
 #[test]
@@ -937,5 +937,8 @@ fn systems_on_several_contexts_fail_with_their_name() {
         failure.error().downcast_ref::<Error>(),
         Some(Error::ContextRequestedTwice { context: "Left", .. })
     ));
-    assert_eq!((contexts.get::<Left>().len(), contexts.get::<Right>().len()), (1, 1));
+    assert_eq!(
+        (contexts.context::<Left>().len(), contexts.context::<Right>().len()),
+        (1, 1)
+    );
 }

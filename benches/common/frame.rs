@@ -87,7 +87,7 @@ struct SumMoved {
 
 impl ReactiveSystem for SumMoved {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-        game.collector(Matcher::all_of::<Pos>().added())
+        game.add_collector(Matcher::all_of::<Pos>().added())
     }
 
     fn execute(&mut self, game: &mut Context, moved: &[Entity]) {

@@ -194,15 +194,15 @@ impl From<Vec<TriggerOnEvent>> for CollectorSpec {
 /// reactecs::component!(Position);
 ///
 /// let mut game = Context::new();
-/// let moved = game.collector(Matcher::all_of::<Position>().added());
+/// let moved = game.add_collector(Matcher::all_of::<Position>().added());
 /// let a = game.create_entity_with(Position(0.0))?;
 /// let b = game.create_entity_with(Position(0.0))?;
 /// game.replace(b, Position(1.0))?; // a replace is "added" for Added triggers
 /// game.replace(a, Position(1.0))?; // already collected: no duplicate
-/// assert_eq!(game.get_collector(moved)?.entities(), [a, b]);
+/// assert_eq!(game.collector(moved)?.entities(), [a, b]);
 ///
 /// game.clear_collector(moved)?;
-/// assert!(game.get_collector(moved)?.is_empty());
+/// assert!(game.collector(moved)?.is_empty());
 /// # Ok::<(), reactecs::Error>(())
 /// ```
 #[derive(Clone, Copy)]

@@ -247,7 +247,9 @@ impl EntityMut<'_> {
     /// # Errors
     /// [`Error::ComponentAbsent`] if there is no `T`.
     pub fn get<T: Component>(&self) -> Result<&T, Error> {
-        self.as_ref().get::<T>().ok_or_else(|| self.absent(T::component_id()))
+        self.as_readonly()
+            .get::<T>()
+            .ok_or_else(|| self.absent(T::component_id()))
     }
 
     /// The entity's `T`, mutably (a silent write).
@@ -266,7 +268,7 @@ impl EntityMut<'_> {
 
     /// Whether the entity has a `T`.
     pub fn has<T: Component>(&self) -> bool {
-        self.as_ref().has::<T>()
+        self.as_readonly().has::<T>()
     }
 
     /// Several of the entity's components at once, as a query's item:
@@ -296,8 +298,8 @@ impl EntityMut<'_> {
         })
     }
 
-    /// A read-only view of the entity.
-    pub fn as_ref(&self) -> EntityRef<'_> {
+    /// A read-only view of the entity (as bevy_ecs' `EntityMut::as_readonly`).
+    pub fn as_readonly(&self) -> EntityRef<'_> {
         EntityRef::new(self.entity, &self.archetype, self.row, self.sparse)
     }
 
@@ -310,6 +312,6 @@ impl EntityMut<'_> {
 impl fmt::Debug for EntityMut<'_> {
     /// As [`EntityRef`]'s: the entity and its components.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.as_ref().fmt(f)
+        self.as_readonly().fmt(f)
     }
 }

@@ -300,11 +300,11 @@ impl Context {
     /// reactecs::component!(Health);
     ///
     /// let mut game = Context::new();
-    /// let hurt = game.collector(Matcher::all_of::<Health>().updated());
+    /// let hurt = game.add_collector(Matcher::all_of::<Health>().updated());
     /// let e = game.create_entity_with(Health(10))?;
     /// let left = game.modify(e, |h: &mut Health| { h.0 -= 3; h.0 })?;
     /// assert_eq!(left, 7);
-    /// assert_eq!(game.get_collector(hurt)?.entities(), [e]);
+    /// assert_eq!(game.collector(hurt)?.entities(), [e]);
     /// # Ok::<(), reactecs::Error>(())
     /// ```
     pub fn modify<T, R>(&mut self, entity: Entity, f: impl FnOnce(&mut T) -> R) -> Result<R, Error>
@@ -452,7 +452,7 @@ impl Context {
     ///
     /// let mut game = Context::new();
     /// game.create_entity_with((Position(0.0), Velocity(2.0)))?;
-    /// let movers = game.group(Matcher::all_of::<(Position, Velocity)>());
+    /// let movers = game.add_group(Matcher::all_of::<(Position, Velocity)>());
     /// let replaced = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     /// let seen = replaced.clone();
     /// game.subscribe(move |event: &ContextEvent<'_>| {
@@ -575,7 +575,7 @@ impl Context {
         T: Component + Clone,
         Q: ReadOnlyQueryParam,
     {
-        let members = self.get_group(group)?.entities();
+        let members = self.group(group)?.entities();
         let id = T::component_id();
         let needs = Access::of::<Q>();
         let mut visited = 0;

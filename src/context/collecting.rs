@@ -29,19 +29,19 @@ impl Context {
     /// let mut game = Context::new();
     /// // Over two groups; keeping the Health each entity had when it left.
     /// let spec = Matcher::all_of::<Health>().removed().and(Matcher::all_of::<Dead>().added());
-    /// let gone = game.collector(spec.keep_removed::<Health>());
+    /// let gone = game.add_collector(spec.keep_removed::<Health>());
     /// let e = game.create_entity_with(Health(3))?;
     /// game.remove::<Health>(e)?;
-    /// let collector = game.get_collector(gone)?;
+    /// let collector = game.collector(gone)?;
     /// assert_eq!(collector.entities(), [e]);
     /// assert_eq!(collector.removed::<Health>().get(e), Some(&Health(3)));
     /// # Ok::<(), reactecs::Error>(())
     /// ```
-    pub fn collector(&mut self, spec: impl Into<CollectorSpec>) -> CollectorId {
+    pub fn add_collector(&mut self, spec: impl Into<CollectorSpec>) -> CollectorId {
         let (specs, removed) = spec.into().into_parts();
         let mut triggers = SmallVec::new();
         for TriggerOnEvent { matcher, trigger } in specs {
-            let group = self.group(matcher);
+            let group = self.add_group(matcher);
             triggers.push((group.index, trigger));
         }
         let key = self
@@ -62,7 +62,7 @@ impl Context {
     /// # Errors
     /// [`Error::UnknownCollector`] if it was removed or belongs to another
     /// context.
-    pub fn get_collector(&self, id: CollectorId) -> Result<Collector<'_>, Error> {
+    pub fn collector(&self, id: CollectorId) -> Result<Collector<'_>, Error> {
         let data = self.collector_data(id)?;
         Ok(Collector::new(id, data, self.routes.membership(), &self.entities))
     }

@@ -13,7 +13,7 @@ impl Context {
     /// `GroupCreated` event) the first time this matcher, or an equal one, is
     /// asked for; later calls return the same id. A new group holds the
     /// entities that match already, and stays current from then on. Read it
-    /// with [`get_group`](Context::get_group).
+    /// with [`group`](Context::group).
     ///
     /// Returning an id, not a view, leaves the context free to change: keep
     /// the id (in a system, say) and read the group whenever needed.
@@ -25,13 +25,13 @@ impl Context {
     /// reactecs::component!(Position, Velocity);
     ///
     /// let mut game = Context::new();
-    /// let movers = game.group(Matcher::all_of::<(Position, Velocity)>());
-    /// assert_eq!(movers, game.group(Matcher::all_of::<(Velocity, Position)>()));
+    /// let movers = game.add_group(Matcher::all_of::<(Position, Velocity)>());
+    /// assert_eq!(movers, game.add_group(Matcher::all_of::<(Velocity, Position)>()));
     /// game.create_entity_with((Position, Velocity))?;
-    /// assert_eq!(game.get_group(movers)?.len(), 1);
+    /// assert_eq!(game.group(movers)?.len(), 1);
     /// # Ok::<(), reactecs::Error>(())
     /// ```
-    pub fn group(&mut self, matcher: Matcher) -> GroupId {
+    pub fn add_group(&mut self, matcher: Matcher) -> GroupId {
         let index = match self.groups.find(&matcher) {
             Some(index) => index,
             None => {
@@ -53,7 +53,7 @@ impl Context {
     ///
     /// # Errors
     /// [`Error::UnknownGroup`] if `id` is not one of this context's groups.
-    pub fn get_group(&self, id: GroupId) -> Result<Group<'_>, Error> {
+    pub fn group(&self, id: GroupId) -> Result<Group<'_>, Error> {
         self.groups.lookup(id, self.name)?;
         Ok(self.group_view(id))
     }
@@ -90,7 +90,7 @@ impl Context {
     /// reactecs::component!(Health);
     ///
     /// let mut game = Context::new();
-    /// let living = game.group(Matcher::all_of::<Health>());
+    /// let living = game.add_group(Matcher::all_of::<Health>());
     /// let log = Arc::new(Mutex::new(Vec::new()));
     /// let sink = log.clone();
     /// game.subscribe_group(living, move |event: &GroupEvent<'_>| {

@@ -42,8 +42,8 @@ impl Context {
     /// let enemies = game.add_index(
     ///     PrimaryEntityIndex::new("Enemy", |n: &Name| n.0.clone()).matching(Matcher::all_of::<(Name, Enemy)>()),
     /// )?;
-    /// assert_eq!(game.entity_with(enemies, "boss")?, Some(boss));
-    /// assert_eq!(game.entity_with(enemies, "hero")?, None);
+    /// assert_eq!(game.entity_by_key(enemies, "boss")?, Some(boss));
+    /// assert_eq!(game.entity_by_key(enemies, "hero")?, None);
     /// assert_eq!(game.retain_count(boss)?, 1); // the index holds it
     /// # Ok::<(), reactecs::Error>(())
     /// ```
@@ -63,7 +63,7 @@ impl Context {
                 matcher: index.matcher().to_string(),
             });
         }
-        let group = self.group(index.matcher().clone());
+        let group = self.add_group(index.matcher().clone());
         let mut store: Box<dyn Index> = Box::new(index);
         // An index is filled here and only here (nothing it held is retained).
         store.clear(&mut |_| {});
@@ -140,7 +140,7 @@ impl Context {
     ///
     /// # Errors
     /// [`Error::UnknownIndex`].
-    pub fn entities_with<K, Q>(&self, id: IndexId<EntityIndex<K>>, key: &Q) -> Result<&[Entity], Error>
+    pub fn entities_by_key<K, Q>(&self, id: IndexId<EntityIndex<K>>, key: &Q) -> Result<&[Entity], Error>
     where
         K: Hash + Eq + Clone + Send + Sync + 'static + std::borrow::Borrow<Q>,
         Q: Hash + Eq + ?Sized,
@@ -154,7 +154,7 @@ impl Context {
     ///
     /// # Errors
     /// [`Error::UnknownIndex`].
-    pub fn entity_with<K, Q>(&self, id: IndexId<PrimaryEntityIndex<K>>, key: &Q) -> Result<Option<Entity>, Error>
+    pub fn entity_by_key<K, Q>(&self, id: IndexId<PrimaryEntityIndex<K>>, key: &Q) -> Result<Option<Entity>, Error>
     where
         K: Hash + Eq + Clone + fmt::Debug + Send + Sync + 'static + std::borrow::Borrow<Q>,
         Q: Hash + Eq + ?Sized,

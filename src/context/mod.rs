@@ -274,13 +274,11 @@ impl Context {
                 entity,
                 component,
             },
-            _ if entity.placeholder_number().is_none() && !self.entities.took(entity.generation()) => {
-                Error::ForeignEntity {
-                    context,
-                    entity,
-                    component,
-                }
-            }
+            _ if entity.placeholder_number().is_none() && !self.entities.took(entity.tag()) => Error::ForeignEntity {
+                context,
+                entity,
+                component,
+            },
             _ => Error::StaleEntity {
                 context,
                 entity,
@@ -344,8 +342,8 @@ mod tests {
         crate::component!(Mark);
         let (group, collector, index) = {
             let mut old = Context::new();
-            let group = old.group(Matcher::all_of::<Mark>());
-            let collector = old.collector(Matcher::all_of::<Mark>().added());
+            let group = old.add_group(Matcher::all_of::<Mark>());
+            let collector = old.add_collector(Matcher::all_of::<Mark>().added());
             let index = old.add_index(crate::EntityIndex::new("Mark", |_: &Mark| 0u8)).unwrap();
             (group, collector, index)
         };
@@ -354,14 +352,11 @@ mod tests {
         NEXT_CONTEXT_ID.fetch_max(target, Ordering::Relaxed);
         let mut new = Context::new();
         assert!(new.instance >= target);
-        new.group(Matcher::all_of::<Mark>());
-        new.collector(Matcher::all_of::<Mark>().added());
+        new.add_group(Matcher::all_of::<Mark>());
+        new.add_collector(Matcher::all_of::<Mark>().added());
         new.add_index(crate::EntityIndex::new("Mark", |_: &Mark| 0u8)).unwrap();
-        assert!(matches!(new.get_group(group), Err(Error::UnknownGroup { .. })));
-        assert!(matches!(
-            new.get_collector(collector),
-            Err(Error::UnknownCollector { .. })
-        ));
+        assert!(matches!(new.group(group), Err(Error::UnknownGroup { .. })));
+        assert!(matches!(new.collector(collector), Err(Error::UnknownCollector { .. })));
         assert!(matches!(new.index(index), Err(Error::UnknownIndex { .. })));
     }
 }

@@ -78,9 +78,9 @@ impl Context {
     /// let bytes = postcard::to_stdvec(&game.snapshot()).unwrap();
     ///
     /// let mut loaded = Context::new();
-    /// let moving = loaded.group(Matcher::all_of::<Spot>());
+    /// let moving = loaded.add_group(Matcher::all_of::<Spot>());
     /// loaded.restore(&mut postcard::Deserializer::from_bytes(&bytes))?;
-    /// assert_eq!(loaded.get_group(moving)?.len(), 1);
+    /// assert_eq!(loaded.group(moving)?.len(), 1);
     ///
     /// // Truncated input is an error, and leaves the target empty.
     /// let mut other = Context::new();

@@ -277,11 +277,11 @@ impl Context {
     ///
     /// let mut game = Context::new();
     /// let e = game.create_entity();
-    /// let burning = game.collector(Matcher::all_of::<Burning>().added());
+    /// let burning = game.add_collector(Matcher::all_of::<Burning>().added());
     /// game.set_flag::<Burning>(e, true)?;
     /// game.set_flag::<Burning>(e, true)?; // already set: nothing happens
     /// assert!(game.is_flag::<Burning>(e));
-    /// assert_eq!(game.get_collector(burning)?.entities(), [e]);
+    /// assert_eq!(game.collector(burning)?.entities(), [e]);
     /// game.set_flag::<Burning>(e, false)?;
     /// assert!(!game.is_flag::<Burning>(e));
     /// # Ok::<(), reactecs::Error>(())

@@ -44,15 +44,15 @@ pub(crate) use data::Groups;
 /// let mut game = Context::new();
 /// let still = game.create_entity_with(Position(0.0))?;
 /// let moving = game.create_entity_with((Position(0.0), Velocity(1.0)))?;
-/// let movers = game.group(Matcher::all_of::<(Position, Velocity)>());
+/// let movers = game.add_group(Matcher::all_of::<(Position, Velocity)>());
 ///
-/// let group = game.get_group(movers)?;
+/// let group = game.group(movers)?;
 /// assert_eq!(group.len(), 1);
 /// assert!(group.contains(moving) && !group.contains(still));
 /// assert_eq!(group.single_entity()?, Some(moving));
 ///
 /// game.add(still, Velocity(2.0))?; // the group is live
-/// assert_eq!(game.get_group(movers)?.len(), 2);
+/// assert_eq!(game.group(movers)?.len(), 2);
 /// # Ok::<(), reactecs::Error>(())
 /// ```
 #[derive(Clone, Copy)]
@@ -91,7 +91,7 @@ impl<'a> Group<'a> {
         }
     }
 
-    /// This group's id, to keep and use later with [`Context::get_group`](crate::Context::get_group),
+    /// This group's id, to keep and use later with [`Context::group`](crate::Context::group),
     /// [`Context::subscribe_group`](crate::Context::subscribe_group) or a query's
     /// [`in_group`](crate::Query::in_group).
     pub fn id(&self) -> GroupId {
@@ -180,14 +180,14 @@ impl<'a> Group<'a> {
     ///
     /// let mut game = Context::new();
     /// game.create_entities_with([Health(0), Health(5)])?;
-    /// let alive = game.group(Matcher::all_of::<Health>());
-    /// let list = game.get_group(alive)?.entities();
+    /// let alive = game.add_group(Matcher::all_of::<Health>());
+    /// let list = game.group(alive)?.entities();
     /// for &e in list.iter() {
     ///     if game.get::<Health>(e)?.0 == 0 {
     ///         game.destroy_entity(e)?;
     ///     }
     /// }
-    /// assert_eq!(game.get_group(alive)?.len(), 1);
+    /// assert_eq!(game.group(alive)?.len(), 1);
     /// # Ok::<(), reactecs::Error>(())
     /// ```
     pub fn entities(&self) -> EntityList {

@@ -24,7 +24,7 @@ use crate::matcher::Matcher;
 /// [`EntityIndex::multi`](crate::EntityIndex::multi) (several keys per entity, e.g. every cell a
 /// bounding box covers), give it to [`Context::add_index`](crate::Context::add_index), and look up with
 /// [`get`](EntityIndex::get) through [`Context::index`](crate::Context::index) (or the shorthand
-/// [`Context::entities_with`](crate::Context::entities_with)). The context keeps it current: an entity that
+/// [`Context::entities_by_key`](crate::Context::entities_by_key)). The context keeps it current: an entity that
 /// joins the index's group is filed under its keys, one that leaves it
 /// (removal, destroy) is taken out, and a [`replace`](crate::Context::replace) of
 /// the key component moves it from the old keys to the new ones (nothing
@@ -50,9 +50,9 @@ use crate::matcher::Matcher;
 ///
 /// assert_eq!(game.index(cells)?.get(&(0, 0)), [a, b]);
 /// game.replace(a, Position { x: 15.0, y: 1.0 })?;        // moves to cell (1, 0)
-/// assert_eq!(game.entities_with(cells, &(0, 0))?, [b]);
-/// assert_eq!(game.entities_with(cells, &(1, 0))?, [a]);
-/// assert!(game.entities_with(cells, &(7, 7))?.is_empty()); // a missing key: empty
+/// assert_eq!(game.entities_by_key(cells, &(0, 0))?, [b]);
+/// assert_eq!(game.entities_by_key(cells, &(1, 0))?, [a]);
+/// assert!(game.entities_by_key(cells, &(7, 7))?.is_empty()); // a missing key: empty
 /// # Ok::<(), reactecs::Error>(())
 /// ```
 pub struct EntityIndex<K> {
@@ -96,8 +96,8 @@ where
     /// let cells = game.add_index(EntityIndex::multi("Cells", |s: &Span| s.from..=s.to))?;
     /// let wide = game.create_entity_with(Span { from: 0, to: 2 })?;
     /// let narrow = game.create_entity_with(Span { from: 2, to: 2 })?;
-    /// assert_eq!(game.entities_with(cells, &1)?, [wide]);
-    /// assert_eq!(game.entities_with(cells, &2)?, [wide, narrow]);
+    /// assert_eq!(game.entities_by_key(cells, &1)?, [wide]);
+    /// assert_eq!(game.entities_by_key(cells, &2)?, [wide, narrow]);
     /// assert_eq!(game.index(cells)?.entity_count(), 2);
     /// # Ok::<(), reactecs::Error>(())
     /// ```

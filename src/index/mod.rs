@@ -63,16 +63,16 @@
 //!
 //! let a = game.create_entity_with((NetId(7), Cell(0, 0)))?;
 //! let b = game.create_entity_with((NetId(8), Cell(0, 0)))?;
-//! assert_eq!(game.entity_with(by_net, &8)?, Some(b));
-//! assert_eq!(game.entities_with(by_cell, &Cell(0, 0))?, [a, b]);
+//! assert_eq!(game.entity_by_key(by_net, &8)?, Some(b));
+//! assert_eq!(game.entities_by_key(by_cell, &Cell(0, 0))?, [a, b]);
 //!
 //! // Found again by name, with its type:
 //! let cells = game.index_named::<EntityIndex<Cell>>("Cell")?;
 //! assert_eq!(cells.to_string(), r#"EntityIndex "Cell" on AllOf(Cell): 1 key, 2 entities"#);
 //!
 //! game.destroy_entity(a)?;
-//! assert_eq!(game.entities_with(by_cell, &Cell(0, 0))?, [b]);
-//! assert_eq!(game.entity_with(by_net, &7)?, None);
+//! assert_eq!(game.entities_by_key(by_cell, &Cell(0, 0))?, [b]);
+//! assert_eq!(game.entity_by_key(by_net, &7)?, None);
 //! # Ok::<(), reactecs::Error>(())
 //! ```
 

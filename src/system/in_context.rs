@@ -32,8 +32,8 @@ use crate::system::{Feature, System, SystemResult, Systems, Timings};
 ///     .with_in(Game, Spawn)                     // short for `.with(InContext::new(Game, Spawn))`
 ///     .with(InContext::new(Input, Spawn));
 /// frame.execute(&mut contexts);
-/// assert_eq!(contexts.get::<Game>().len(), 1);
-/// assert_eq!(contexts.get::<Input>().len(), 1);
+/// assert_eq!(contexts.context::<Game>().len(), 1);
+/// assert_eq!(contexts.context::<Input>().len(), 1);
 /// ```
 pub struct InContext<K, S> {
     system: S,
@@ -67,51 +67,51 @@ impl<K: ContextKind, S: System<Context>> System<Contexts> for InContext<K, S> {
     }
 
     fn initialize(&mut self, contexts: &mut Contexts) {
-        self.system.initialize(contexts.get_mut::<K>());
+        self.system.initialize(contexts.context_mut::<K>());
     }
 
     fn execute(&mut self, contexts: &mut Contexts) {
-        self.system.execute(contexts.get_mut::<K>());
+        self.system.execute(contexts.context_mut::<K>());
     }
 
     fn cleanup(&mut self, contexts: &mut Contexts) {
-        self.system.cleanup(contexts.get_mut::<K>());
+        self.system.cleanup(contexts.context_mut::<K>());
     }
 
     fn teardown(&mut self, contexts: &mut Contexts) {
-        self.system.teardown(contexts.get_mut::<K>());
+        self.system.teardown(contexts.context_mut::<K>());
     }
 
     fn try_initialize(&mut self, contexts: &mut Contexts) -> SystemResult {
-        self.system.try_initialize(contexts.get_mut::<K>())
+        self.system.try_initialize(contexts.context_mut::<K>())
     }
 
     fn try_execute(&mut self, contexts: &mut Contexts) -> SystemResult {
-        self.system.try_execute(contexts.get_mut::<K>())
+        self.system.try_execute(contexts.context_mut::<K>())
     }
 
     fn try_cleanup(&mut self, contexts: &mut Contexts) -> SystemResult {
-        self.system.try_cleanup(contexts.get_mut::<K>())
+        self.system.try_cleanup(contexts.context_mut::<K>())
     }
 
     fn try_teardown(&mut self, contexts: &mut Contexts) -> SystemResult {
-        self.system.try_teardown(contexts.get_mut::<K>())
+        self.system.try_teardown(contexts.context_mut::<K>())
     }
 
     fn create_collectors(&mut self, contexts: &mut Contexts) {
-        self.system.create_collectors(contexts.get_mut::<K>());
+        self.system.create_collectors(contexts.context_mut::<K>());
     }
 
     fn activate_reactive_systems(&mut self, contexts: &mut Contexts) {
-        self.system.activate_reactive_systems(contexts.get_mut::<K>());
+        self.system.activate_reactive_systems(contexts.context_mut::<K>());
     }
 
     fn deactivate_reactive_systems(&mut self, contexts: &mut Contexts) {
-        self.system.deactivate_reactive_systems(contexts.get_mut::<K>());
+        self.system.deactivate_reactive_systems(contexts.context_mut::<K>());
     }
 
     fn clear_reactive_systems(&mut self, contexts: &mut Contexts) {
-        self.system.clear_reactive_systems(contexts.get_mut::<K>());
+        self.system.clear_reactive_systems(contexts.context_mut::<K>());
     }
 
     fn timings(&self) -> Option<Timings<'_>> {
@@ -132,7 +132,7 @@ impl Feature<Contexts> {
     /// struct Render;
     /// impl ReactiveSystem for Render {
     ///     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-    ///         game.collector(Matcher::all_of::<Piece>().added())
+    ///         game.add_collector(Matcher::all_of::<Piece>().added())
     ///     }
     /// }
     /// struct Fill;

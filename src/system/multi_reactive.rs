@@ -37,7 +37,7 @@ pub struct ContextEntity {
 /// impl MultiReactiveSystem for Draw {
 ///     fn trigger(&mut self, contexts: &mut Contexts) -> Vec<CollectorId> {
 ///         let added = || Matcher::all_of::<Sprite>().added();
-///         vec![contexts.get_mut::<Game>().collector(added()), contexts.get_mut::<Ui>().collector(added())]
+///         vec![contexts.context_mut::<Game>().add_collector(added()), contexts.context_mut::<Ui>().add_collector(added())]
 ///     }
 ///     fn execute(&mut self, contexts: &mut Contexts, entities: &[ContextEntity]) {
 ///         for e in entities {
@@ -50,8 +50,8 @@ pub struct ContextEntity {
 /// let mut contexts = Contexts::new();
 /// let mut draw = MultiReactive::new(Draw(drawn.clone()));
 /// draw.initialize(&mut contexts);
-/// contexts.get_mut::<Ui>().create_entity_with(Sprite(1))?;
-/// contexts.get_mut::<Game>().create_entity_with(Sprite(2))?;
+/// contexts.context_mut::<Ui>().create_entity_with(Sprite(1))?;
+/// contexts.context_mut::<Game>().create_entity_with(Sprite(2))?;
 /// draw.execute(&mut contexts);
 /// assert_eq!(*drawn.lock().unwrap(), ["Game", "Ui"]); // in trigger order
 /// # Ok::<(), reactecs::Error>(())

@@ -29,7 +29,7 @@ use crate::system::{Phase, System, SystemFailed, SystemResult, or_panic, short_t
 /// struct Render(Arc<Mutex<Vec<f32>>>);
 /// impl ReactiveSystem for Render {
 ///     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-///         game.collector(Matcher::all_of::<Position>().added())
+///         game.add_collector(Matcher::all_of::<Position>().added())
 ///     }
 ///     fn execute(&mut self, game: &mut Context, moved: &[Entity]) {
 ///         for &e in moved {
@@ -55,7 +55,7 @@ pub trait ReactiveSystem {
     /// `initialize`, or at the system's own `initialize` or first `execute`,
     /// whichever comes first; see
     /// [when collection starts](crate::system#when-collection-starts)).
-    /// Usually `context.collector(Matcher::all_of::<T>().added())`.
+    /// Usually `context.add_collector(Matcher::all_of::<T>().added())`.
     fn trigger(&mut self, context: &mut Context) -> CollectorId;
 
     /// Whether to execute for `entity` (default: yes). Called at the start of
@@ -196,7 +196,7 @@ impl<S: ReactiveSystem> Reactive<S> {
     /// struct Render;
     /// impl ReactiveSystem for Render {
     ///     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-    ///         game.collector(Matcher::all_of::<Piece>().added())
+    ///         game.add_collector(Matcher::all_of::<Piece>().added())
     ///     }
     /// }
     ///
@@ -204,7 +204,7 @@ impl<S: ReactiveSystem> Reactive<S> {
     /// let render = Reactive::in_context(&mut game, Render);
     /// let e = game.create_entity_with(Piece)?; // before any feature runs
     /// let collector = render.collector().expect("made at construction");
-    /// assert_eq!(game.get_collector(collector)?.entities(), [e]);
+    /// assert_eq!(game.collector(collector)?.entities(), [e]);
     /// # Ok::<(), reactecs::Error>(())
     /// ```
     pub fn in_context(context: &mut Context, system: S) -> Self {

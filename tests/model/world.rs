@@ -628,14 +628,14 @@ impl IndexHandle {
     fn get(&self, game: &Context, key: u8) -> Vec<Entity> {
         match *self {
             IndexHandle::Entities(id) => {
-                let listed = game.entities_with(id, &key).unwrap();
+                let listed = game.entities_by_key(id, &key).unwrap();
                 assert_eq!(listed, game.index(id).unwrap().get(&key));
                 let mut listed = listed.to_vec();
                 listed.sort();
                 listed
             }
             IndexHandle::Primary(id) => {
-                let found = game.entity_with(id, &key).unwrap();
+                let found = game.entity_by_key(id, &key).unwrap();
                 assert_eq!(found, game.index(id).unwrap().get(&key));
                 found.into_iter().collect()
             }
@@ -1140,7 +1140,7 @@ impl World {
 
     fn make_collector(&mut self, which: usize) {
         let (spec, triggers, keeps_small) = collector_spec(which);
-        let id = self.game.collector(spec);
+        let id = self.game.add_collector(spec);
         self.collectors.push(ModelCollector {
             id,
             triggers,
@@ -1605,8 +1605,8 @@ impl World {
     /// Subscribes a member set, seeded with the group's current entities and
     /// kept from its events alone; an `Updated` must be about a member.
     fn watch(&mut self, matcher: Matcher, rule: MemberRule) {
-        let id = self.game.group(matcher);
-        let seed: BTreeSet<Entity> = self.game.get_group(id).unwrap().iter().collect();
+        let id = self.game.add_group(matcher);
+        let seed: BTreeSet<Entity> = self.game.group(id).unwrap().iter().collect();
         let members = Arc::new(Mutex::new(seed));
         let sink = members.clone();
         self.game
@@ -1634,7 +1634,7 @@ impl World {
                 .filter(|(_, values)| rule(values))
                 .map(|(&e, _)| e)
                 .collect();
-            let group = self.game.get_group(*id).unwrap();
+            let group = self.game.group(*id).unwrap();
             assert_eq!(*members.lock().unwrap(), expected, "{group}: events");
             assert_eq!(group.len(), expected.len(), "{group}: len");
             assert_eq!(
@@ -1830,11 +1830,11 @@ impl World {
     fn compare_collectors(&self) {
         assert_eq!(self.game.collectors().count(), self.collectors.len());
         for &id in &self.removed_collectors {
-            let found = self.game.get_collector(id).err();
+            let found = self.game.collector(id).err();
             assert!(matches!(found, Some(Error::UnknownCollector { .. })), "{found:?}");
         }
         for c in &self.collectors {
-            let collector = self.game.get_collector(c.id).unwrap();
+            let collector = self.game.collector(c.id).unwrap();
             assert_eq!(collector.entities(), c.entities.as_slice(), "{collector}");
             assert_eq!(collector.len(), c.entities.len(), "{collector}");
             assert_eq!(collector.is_active(), c.active, "{collector}");

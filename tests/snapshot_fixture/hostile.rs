@@ -94,8 +94,8 @@ fn restore_typed<'de, C: SnapshotTuple>(
 /// A target for a restore: a context with a group and a collector.
 pub fn target() -> Context {
     let mut target = Context::with_name("Game");
-    target.group(Matcher::all_of::<Position>());
-    target.collector(Matcher::all_of::<Position>().added());
+    target.add_group(Matcher::all_of::<Position>());
+    target.add_collector(Matcher::all_of::<Position>().added());
     target
 }
 

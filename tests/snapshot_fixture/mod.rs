@@ -98,8 +98,8 @@ pub fn assert_empty_and_usable(context: &mut Context) {
 /// and checks the context is left empty and usable.
 pub fn refused_by(json: &str, says: &str, restore: impl FnOnce(&mut Context, &str) -> Result<(), Error>) {
     let mut target = Context::with_name("Game");
-    let group = target.group(Matcher::all_of::<Position>());
-    let collector = target.collector(Matcher::all_of::<Position>().added());
+    let group = target.add_group(Matcher::all_of::<Position>());
+    let collector = target.add_collector(Matcher::all_of::<Position>().added());
     let err = restore(&mut target, json).unwrap_err();
     match &err {
         Error::InvalidSnapshot { context, reason } => {
@@ -114,8 +114,8 @@ pub fn refused_by(json: &str, says: &str, restore: impl FnOnce(&mut Context, &st
         "{err}"
     );
     assert!(!err.to_string().contains("  "), "one space between words: {err}");
-    assert_eq!(target.get_group(group).unwrap().len(), 0);
-    assert_eq!(target.get_collector(collector).unwrap().len(), 0);
+    assert_eq!(target.group(group).unwrap().len(), 0);
+    assert_eq!(target.collector(collector).unwrap().len(), 0);
     assert_empty_and_usable(&mut target);
 }
 

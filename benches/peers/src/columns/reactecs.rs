@@ -122,8 +122,8 @@ pub fn columns() -> Vec<Column> {
         ),
         Column::timed(
             "index_lookup",
-            "reactecs:entity_with",
-            "the same index: Context::entity_with(index, key), then Context::get::<Value>, per key",
+            "reactecs:entity_by_key",
+            "the same index: Context::entity_by_key(index, key), then Context::get::<Value>, per key",
             |p| Box::new(Lookup::new(p, true)),
         ),
         Column::memory(
@@ -370,7 +370,7 @@ struct SumMoved {
 
 impl ReactiveSystem for SumMoved {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
-        game.collector(Matcher::all_of::<Pos>().added())
+        game.add_collector(Matcher::all_of::<Pos>().added())
     }
 
     fn execute(&mut self, game: &mut Context, moved: &[Entity]) {
@@ -414,7 +414,7 @@ fn movers(n: usize) -> (Context, Vec<Entity>, GroupId, Reactive<SumMoved>) {
     let entities = game
         .create_entities_with((0..n).map(|i| (Pos(work::start_position(i)), Vel(work::VELOCITY))))
         .expect("no duplicate components");
-    let group = game.group(Matcher::all_of::<(Pos, Vel)>());
+    let group = game.add_group(Matcher::all_of::<(Pos, Vel)>());
     let mut system = Reactive::new(SumMoved::default());
     system.initialize(&mut game);
     (game, entities, group, system)
@@ -521,7 +521,7 @@ struct Visit<T> {
 impl<T: Component> ReactiveSystem for Visit<T> {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
         let matcher = Matcher::all_of::<(Held, T)>();
-        game.collector(if self.removed {
+        game.add_collector(if self.removed {
             matcher.removed()
         } else {
             matcher.added()
@@ -633,7 +633,7 @@ impl Cell for Lookup {
             for key in &self.keys.lookups {
                 let e = self
                     .game
-                    .entity_with(self.index, key)
+                    .entity_by_key(self.index, key)
                     .expect("added")
                     .expect("every key is filed");
                 sum += f64::from(self.game.get::<Value>(e).expect("alive with a Value").0);
