@@ -3,7 +3,7 @@
 use crate::aerc::Owner;
 use crate::component::ComponentId;
 use crate::entity::Entity;
-use crate::id::{CollectorId, GroupId};
+use crate::id::{CollectorId, GroupId, SubscriptionId};
 
 /// Everything that can go wrong when using a context.
 ///
@@ -115,13 +115,14 @@ pub enum Error {
         component: &'static str,
     },
 
-    /// `unsubscribe` with an id that is not (or no longer) subscribed.
-    #[error("context `{context}` has no subscription {id}: it was never made here or was already removed")]
+    /// `unsubscribe` with an id that is not (or no longer) one of this
+    /// context's subscriptions.
+    #[error("context `{context}` has no {id}: it was already removed, or the id comes from another context")]
     UnknownSubscription {
         /// The context asked.
         context: &'static str,
         /// The id given.
-        id: u64,
+        id: SubscriptionId,
     },
 
     /// A `GroupId` that is not one of this context's groups.

@@ -18,7 +18,7 @@
 //! | `destroy_entity`, nothing retains the entity | ... then `EntityReleased` right after `EntityDestroyed` (the slot is free) |
 //! | `release` / a collector cleared / a reactive system done, last retain of a destroyed entity | `EntityReleased` (the slot is free) |
 //! | `destroy_all_entities` / `reset` | `destroy_entity`'s events for each entity, in [`Context::entities`](crate::Context::entities) order |
-//! | `group` (new matcher) | `GroupCreated` |
+//! | `add_group` (new matcher) | `GroupCreated` |
 //!
 //! Group events ([`GroupEvent`](crate::GroupEvent)) go to the subscribers of
 //! each group ([`Context::subscribe_group`](crate::Context::subscribe_group)),

@@ -3,9 +3,9 @@
 //! errors and change routes can name them without importing the concepts;
 //! each concept re-exports its own id.
 //!
-//! Every id but [`SubscriptionId`] carries the instance id of its context
-//! ([`ContextId`]), so one used with another context is refused with an
-//! error, never taken for one of that context's own.
+//! Every id carries the instance id of its context ([`ContextId`]), so one
+//! used with another context is refused with an error, never taken for one
+//! of that context's own.
 
 use std::fmt;
 use std::hash::Hash;
@@ -147,13 +147,24 @@ impl<I> fmt::Debug for IndexId<I> {
     }
 }
 
-/// Identifies one subscription, for
-/// [`Context::unsubscribe`](crate::Context::unsubscribe).
+/// Identifies one subscription of one context, for
+/// [`Context::unsubscribe`](crate::Context::unsubscribe), which refuses one
+/// of another context's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SubscriptionId(pub(crate) u64);
+pub struct SubscriptionId {
+    pub(crate) context: u64,
+    pub(crate) number: u64,
+}
+
+impl SubscriptionId {
+    /// The context whose subscription this is.
+    pub fn context(&self) -> ContextId {
+        ContextId(self.context)
+    }
+}
 
 impl fmt::Display for SubscriptionId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
+        write!(f, "subscription {}", self.number)
     }
 }

@@ -191,3 +191,44 @@ fn event_entity_names_the_subject() {
     assert!(seen.lock().unwrap().iter().all(|&x| x == Some(e)));
     assert_eq!(seen.lock().unwrap().len(), 6);
 }
+
+/// A subscription id knows its context: another context refuses it with
+/// `UnknownSubscription` naming it, and keeps every handler of its own
+/// (context and group handlers alike), even when the numbers coincide.
+#[test]
+fn unsubscribe_refuses_another_contexts_subscription_and_removes_nothing() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let (mut a, mut b) = (Context::with_name("A"), Context::with_name("B"));
+    let heard = Arc::new(AtomicUsize::new(0));
+    let (ours, in_group) = (heard.clone(), heard.clone());
+    let of_a = a.subscribe(|_: &ContextEvent<'_>| {});
+    let of_b = b.subscribe(move |_: &ContextEvent<'_>| {
+        ours.fetch_add(1, Ordering::Relaxed);
+    });
+    let group = b.add_group(reactecs::Matcher::all_of::<Position>());
+    let group_handler = b
+        .subscribe_group(group, move |_: &reactecs::GroupEvent<'_>| {
+            in_group.fetch_add(100, Ordering::Relaxed);
+        })
+        .unwrap();
+    assert_ne!(of_a.context(), of_b.context());
+    for foreign in [of_a, a.subscribe(|_: &ContextEvent<'_>| {})] {
+        assert_eq!(
+            b.unsubscribe(foreign),
+            Err(reactecs::Error::UnknownSubscription {
+                context: "B",
+                id: foreign
+            })
+        );
+    }
+    b.create_entity_with((Position { x: 0.0, y: 0.0 },)).unwrap();
+    // `GroupCreated` (before), `EntityCreated` and `ComponentAdded` reached
+    // the context handler, the join the group handler.
+    assert_eq!(heard.load(Ordering::Relaxed), 103, "every handler of b still heard");
+    assert_eq!(b.unsubscribe(of_b), Ok(()));
+    assert_eq!(b.unsubscribe(group_handler), Ok(()));
+    assert_eq!(a.unsubscribe(of_a), Ok(()));
+    let message = b.unsubscribe(of_b).unwrap_err().to_string();
+    assert!(message.contains("has no subscription"), "{message}");
+}

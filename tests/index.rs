@@ -968,3 +968,56 @@ fn an_entity_moving_between_keys_allocates_nothing_once_warm() {
     assert_eq!(game.index(ids).unwrap().entity_count(), 64);
     check(&game);
 }
+
+/// A refused `add_index` leaves no trace: not the group it would follow
+/// (no `GroupCreated`, `groups()` unchanged), not a retain, not an index
+/// name; and the same index added after the clash is resolved works.
+#[test]
+fn a_refused_add_index_makes_no_group_and_fires_nothing() {
+    let mut game = Context::new();
+    let a = game.create_entity_with((NetId(7), Enemy)).unwrap();
+    let b = game.create_entity_with((NetId(7), Enemy)).unwrap();
+    let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = events.clone();
+    game.subscribe(move |event: &ContextEvent<'_>| seen.lock().unwrap().push(format!("{event:?}")));
+    let groups = game.groups().count();
+    let by_enemy = || PrimaryEntityIndex::new("ids", |id: &NetId| id.0).matching(Matcher::all_of::<(NetId, Enemy)>());
+    let err = game.add_index(by_enemy()).unwrap_err();
+    assert!(matches!(err, Error::DuplicatePrimaryKey { .. }), "{err:?}");
+    assert_eq!(game.groups().count(), groups, "no group made");
+    assert!(
+        events.lock().unwrap().is_empty(),
+        "no event: {:?}",
+        events.lock().unwrap()
+    );
+    assert_eq!((game.retain_count(a).unwrap(), game.retain_count(b).unwrap()), (0, 0));
+    assert!(game.indices().next().is_none());
+    game.check_invariants().unwrap();
+
+    game.replace(b, NetId(8)).unwrap();
+    events.lock().unwrap().clear();
+    let ids = game.add_index(by_enemy()).unwrap();
+    assert_eq!(game.groups().count(), groups + 1);
+    assert_eq!(
+        events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|e| e.contains("GroupCreated"))
+            .count(),
+        1,
+        "the group is made once the index is accepted"
+    );
+    assert_eq!(game.entity_by_key(ids, &8).unwrap(), Some(b));
+    // An index over an existing group refused the same way leaves it as it was.
+    let existing = game.add_group(Matcher::all_of::<NetId>());
+    game.create_entity_with((NetId(8),)).unwrap();
+    let groups = game.groups().count();
+    let err = game
+        .add_index(PrimaryEntityIndex::new("all ids", |id: &NetId| id.0))
+        .unwrap_err();
+    assert!(matches!(err, Error::DuplicatePrimaryKey { .. }), "{err:?}");
+    assert_eq!(game.groups().count(), groups);
+    assert_eq!(game.group(existing).unwrap().len(), 3);
+    game.check_invariants().unwrap();
+}

@@ -376,14 +376,11 @@ impl Context {
     /// # Errors
     /// [`Error::UnknownSubscription`] if `id` is not subscribed here.
     pub fn unsubscribe(&mut self, id: SubscriptionId) -> Result<(), Error> {
-        if self.subscribers.remove(id) || self.groups.unsubscribe(id) {
+        if id.context == self.instance && (self.subscribers.remove(id) || self.groups.unsubscribe(id)) {
             self.invalidate_routes();
             Ok(())
         } else {
-            Err(Error::UnknownSubscription {
-                context: self.name,
-                id: id.0,
-            })
+            Err(Error::UnknownSubscription { context: self.name, id })
         }
     }
 }

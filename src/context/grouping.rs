@@ -122,7 +122,10 @@ impl Context {
 
     /// The next subscription id.
     pub(crate) fn next_subscription_id(&mut self) -> SubscriptionId {
-        let id = SubscriptionId(self.next_subscription);
+        let id = SubscriptionId {
+            context: self.instance,
+            number: self.next_subscription,
+        };
         self.next_subscription += 1;
         id
     }

@@ -10,6 +10,7 @@ use crate::entity::Entity;
 use crate::error::Error;
 use crate::id::{IndexId, IndexKey};
 use crate::index::{EntityIndex, Index, PrimaryEntityIndex, fill};
+use crate::routes::Member;
 
 impl Context {
     /// Registers `index` under its name and files the entities of its group
@@ -24,9 +25,9 @@ impl Context {
     /// - [`Error::DuplicatePrimaryKey`] if, for a primary index, two
     ///   entities of the group have the same key already.
     ///
-    /// The index is not added then, and nothing is retained (its group, if
-    /// this call made it, stays, as [`group`](Context::group) would have
-    /// left it).
+    /// The index is not added then, and nothing changes: no group is made
+    /// (the index is filled from its matcher's membership first), no event
+    /// fires, nothing is retained.
     ///
     /// # Example
     /// ```
@@ -63,19 +64,29 @@ impl Context {
                 matcher: index.matcher().to_string(),
             });
         }
-        let group = self.add_group(index.matcher().clone());
         let mut store: Box<dyn Index> = Box::new(index);
         // An index is filled here and only here (nothing it held is retained).
         store.clear(&mut |_| {});
-        let core = store.core_mut();
-        (core.group, core.active) = (Some(group), false);
+        store.core_mut().active = false;
+        // Filled from the group's membership, or from what a new group's
+        // would be, so that a refusal leaves no group behind.
+        let preview;
+        let member = match self.groups.find(store.matcher()) {
+            Some(existing) => self.routes.membership().group(existing),
+            None => {
+                preview = Member::listed(store.matcher().clone(), &self.archetypes);
+                &preview
+            }
+        };
         fill(
             &mut *store,
-            self.routes.membership().group(group.index),
+            member,
             (&self.archetypes, &self.sparse),
             &mut self.retains,
             self.name,
         )?;
+        let group = self.add_group(store.matcher().clone());
+        store.core_mut().group = Some(group);
         let key = self.indices.insert(group.index, store);
         self.routes.attach_index(group.index, key, component.id());
         self.invalidate_routes();

@@ -66,6 +66,20 @@ impl Holding<'_> {
 }
 
 impl Member {
+    /// The membership of `matcher` with the archetypes it accepts among
+    /// `archetypes` listed: what a group of `matcher` would be, whether or
+    /// not one is made.
+    pub(crate) fn listed(matcher: Matcher, archetypes: &Archetypes) -> Self {
+        let mut member = Member::new(matcher, archetypes);
+        let accepted: Vec<_> = archetypes
+            .iter()
+            .filter(|archetype| member.accepts(archetype.set()))
+            .map(|archetype| archetype.id())
+            .collect();
+        member.archetypes = accepted;
+        member
+    }
+
     /// The membership of `matcher`, with no archetype listed yet (`archetypes`
     /// tells which components are kept out of archetypes).
     pub(crate) fn new(matcher: Matcher, archetypes: &Archetypes) -> Self {
@@ -316,12 +330,9 @@ impl Membership {
         }
         let index =
             u32::try_from(self.groups.len()).expect("fewer than 2^32 groups: each costs memory, which runs out first");
-        let mut member = Member::new(matcher, archetypes);
-        for archetype in archetypes.iter() {
-            if member.accepts(archetype.set()) {
-                member.archetypes.push(archetype.id());
-                self.by_archetype[archetype.id().index()].push(index);
-            }
+        let member = Member::listed(matcher, archetypes);
+        for archetype in &member.archetypes {
+            self.by_archetype[archetype.index()].push(index);
         }
         self.groups.push(member);
         index
