@@ -5,7 +5,8 @@ use std::fmt;
 use crate::component::ComponentRef;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::storage::{Archetype, SparseSets};
+use crate::query::{Access, ReadOnlyQueryParam};
+use crate::storage::{Archetype, ColumnAccess, SparseLend, SparseSets};
 
 /// A read-only view of a live entity: its handle and its components.
 ///
@@ -91,6 +92,40 @@ impl<'a> EntityRef<'a> {
     pub fn component_ids(&self) -> impl Iterator<Item = ComponentId> + use<'a> {
         let sparse = self.sparse.ids_of(self.entity.index());
         merge_by_id(self.archetype.component_infos().map(|info| info.id()), sparse, |&id| id)
+    }
+
+    /// Several of the entity's components at once, as a read-only query's
+    /// item: `view.query::<(&Position, Option<&Velocity>)>()`. `None` if the
+    /// entity lacks a component `Q` requires (one not in an `Option`), as
+    /// [`get`](EntityRef::get) answers for one.
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::prelude::*;
+    /// #[derive(Debug, PartialEq)] struct Mass(f32);
+    /// #[derive(Debug, PartialEq)] struct Charge(f32);
+    /// reactecs::component!(Mass, Charge);
+    ///
+    /// let mut game = Context::new();
+    /// let e = game.create_entity_with(Mass(2.0))?;
+    /// let view = game.entity(e)?;
+    /// assert_eq!(view.query::<(&Mass, Option<&Charge>)>(), Some((&Mass(2.0), None)));
+    /// assert_eq!(view.query::<&Charge>(), None);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn query<Q: ReadOnlyQueryParam>(&self) -> Option<Q::Item<'a>> {
+        let access = Access::of::<Q>();
+        let slot = self.entity.index();
+        if access
+            .missing(self.archetype.set(), |id| self.sparse.contains(id, slot))
+            .is_some()
+        {
+            return None;
+        }
+        // Read-only, so no aliasing to refuse: the plan is made all the same.
+        let plan = access.plan("").ok()?;
+        let mut columns = ColumnAccess::shared(self.archetype, SparseLend::shared(self.sparse), plan.columns());
+        Q::fetch_row(&mut columns, self.row)
     }
 
     /// The declared names of the components, by increasing component id.

@@ -808,3 +808,44 @@ mod deferred {
         check(&game);
     }
 }
+
+/// `create_entities_with` records one create per bundle: consecutive
+/// placeholders in order, resolved to entities with the bundles' values,
+/// with the events one `create_entity_with` per bundle fires.
+#[test]
+fn batch_creation_records_one_create_per_bundle() {
+    let (mut batched, mut single) = (CommandBuffer::new(), CommandBuffer::new());
+    let first = batched.create_entity();
+    let made: Vec<Entity> = batched
+        .create_entities_with((0..4).map(|i| (Position { x: i as f32, y: 0.0 },)))
+        .collect();
+    assert_eq!(made.len(), 4);
+    assert_eq!(batched.len(), 5);
+    single.create_entity();
+    for i in 0..4 {
+        single.create_entity_with((Position { x: i as f32, y: 0.0 },));
+    }
+    let (mut a, mut b) = (Context::new(), Context::new());
+    let (spy_a, spy_b) = (Spy::attach(&mut a), Spy::attach(&mut b));
+    batched.playback(&mut a).unwrap();
+    single.playback(&mut b).unwrap();
+    let normalize = |lines: Vec<String>, context: &Context| -> Vec<String> {
+        let mut all: Vec<Entity> = context.entities().collect();
+        all.sort_by_key(|&e| context.creation_index(e).unwrap());
+        lines
+            .into_iter()
+            .map(|line| {
+                all.iter()
+                    .enumerate()
+                    .fold(line, |line, (i, e)| line.replace(&e.to_string(), &format!("#{i}")))
+            })
+            .collect()
+    };
+    assert_eq!(normalize(spy_a.take(), &a), normalize(spy_b.take(), &b));
+    assert!(batched.resolve(first).is_some());
+    for (i, placeholder) in made.into_iter().enumerate() {
+        let entity = batched.resolve(placeholder).unwrap();
+        assert_eq!(a.get::<Position>(entity).unwrap().x, i as f32);
+        assert_eq!(a.creation_index(entity), Ok(i as u64 + 1));
+    }
+}

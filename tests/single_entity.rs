@@ -330,3 +330,90 @@ fn a_panicking_modify_keeps_what_was_written_and_tells_nobody() {
     assert!(game.collector(collector).unwrap().is_empty());
     check(&game);
 }
+
+/// A flag of this file's own, for `EntityMut::set_flag`.
+#[derive(Debug, Default)]
+struct Stunned;
+reactecs::component!(flag Stunned);
+
+/// The changes `EntityMut` makes are the `Context` calls' own: the same
+/// events (context and group), the same collector contents, the same final
+/// entity, the same errors for refused changes, which change nothing.
+#[test]
+fn changes_through_an_entity_view_are_the_context_calls() {
+    let outcomes = Arc::new(Mutex::new(Vec::new()));
+    let record = |outcomes: &Arc<Mutex<Vec<String>>>, what: String| outcomes.lock().unwrap().push(what);
+    let (by_view, by_context) = (outcomes.clone(), Arc::new(Mutex::new(Vec::new())));
+    let through_view = observed(move |game, e| {
+        let say = |what: String| record(&by_view, what.replace(&e.to_string(), "e"));
+        let mut view = game.entity_mut(e).unwrap();
+        view.add(vel(1.0)).unwrap().replace(Level(2)).unwrap();
+        let doubled = view.modify(|level: &mut Level| {
+            level.0 *= 2;
+            level.0
+        });
+        say(format!("{doubled:?}"));
+        view.set_flag::<Stunned>(true)
+            .unwrap()
+            .set_flag::<Stunned>(true)
+            .unwrap();
+        say(format!("{:?}", view.take::<Velocity>()));
+        view.remove::<Position>().unwrap();
+        say(format!("{:?}", view.add(Level(9)).map(|_| ())));
+        say(format!("{:?}", view.remove::<Velocity>().map(|_| ())));
+        say(format!("{:?}", view.take::<Position>()));
+        say(format!("{:?} {}", view.get::<Level>(), view.has::<Stunned>()));
+    });
+    let sink = by_context.clone();
+    let through_context = observed(move |game, e| {
+        let say = |what: String| record(&sink, what.replace(&e.to_string(), "e"));
+        game.add(e, vel(1.0)).unwrap();
+        game.replace(e, Level(2)).unwrap();
+        let doubled = game.modify(e, |level: &mut Level| {
+            level.0 *= 2;
+            level.0
+        });
+        say(format!("{doubled:?}"));
+        game.set_flag::<Stunned>(e, true).unwrap();
+        game.set_flag::<Stunned>(e, true).unwrap();
+        say(format!("{:?}", game.take::<Velocity>(e)));
+        game.remove::<Position>(e).unwrap();
+        say(format!("{:?}", game.add(e, Level(9))));
+        say(format!("{:?}", game.remove::<Velocity>(e)));
+        say(format!("{:?}", game.take::<Position>(e)));
+        say(format!("{:?} {}", game.get::<Level>(e), game.is_flag::<Stunned>(e)));
+    });
+    assert_eq!(through_view, through_context, "events, group log and collector agree");
+    assert!(!through_view.0.is_empty() && through_view.2 == 1);
+    let view_outcomes = outcomes.lock().unwrap().clone();
+    let context_outcomes = by_context.lock().unwrap().clone();
+    assert_eq!(view_outcomes, context_outcomes, "results and errors agree");
+    assert_eq!(view_outcomes[0], "Ok(4)");
+    assert!(
+        view_outcomes[2].contains("ComponentAlreadyPresent"),
+        "{}",
+        view_outcomes[2]
+    );
+    assert!(view_outcomes[3].contains("ComponentAbsent"), "{}", view_outcomes[3]);
+    assert!(
+        view_outcomes[5].starts_with("Ok(Level(4)) true"),
+        "{}",
+        view_outcomes[5]
+    );
+}
+
+/// `EntityRef::query` reads several components at once, `None` when a
+/// required one is absent; `Option<&T>` and `Entity` work as in queries.
+#[test]
+fn an_entity_ref_queries_several_components() {
+    let mut game = Context::new();
+    let e = game.create_entity_with((pos(1.0), Level(3))).unwrap();
+    game.set_flag::<Stunned>(e, true).unwrap();
+    let view = game.entity(e).unwrap();
+    assert_eq!(
+        view.query::<(Entity, &Position, &Level, Option<&Velocity>)>(),
+        Some((e, &pos(1.0), &Level(3), None))
+    );
+    assert!(view.query::<&Stunned>().is_some(), "a flag is read too");
+    assert_eq!(view.query::<(&Position, &Velocity)>(), None);
+}

@@ -193,6 +193,40 @@ impl CommandBuffer {
         placeholder
     }
 
+    /// Records the creation of one entity per bundle, in order, and returns
+    /// their placeholders (consecutive, in the same order). Played back as
+    /// [`Context::create_entities_with`] plays them: a run of creates with
+    /// one bundle type is resolved once and made in one go.
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::{CommandBuffer, Context};
+    /// #[derive(Debug, PartialEq)] struct Spark(u8);
+    /// reactecs::component!(Spark);
+    ///
+    /// let mut commands = CommandBuffer::new();
+    /// let placeholders: Vec<_> = commands.create_entities_with((0..3).map(Spark)).collect();
+    /// let mut game = Context::new();
+    /// commands.playback(&mut game)?;
+    /// let last = commands.resolve(placeholders[2]).unwrap();
+    /// assert_eq!(game.get::<Spark>(last)?, &Spark(2));
+    /// assert_eq!(game.len(), 3);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    ///
+    /// # Panics
+    /// If the buffer would hold more than 2^32 - 1 creates.
+    pub fn create_entities_with<B: Bundle, I: IntoIterator<Item = B>>(
+        &mut self,
+        bundles: I,
+    ) -> impl ExactSizeIterator<Item = Entity> + use<B, I> {
+        let first = self.placeholders;
+        for bundle in bundles {
+            self.create_entity_with(bundle);
+        }
+        (first..self.placeholders).map(Entity::placeholder)
+    }
+
     /// Records adding component `value` to `entity` (a real entity, or a
     /// placeholder of this buffer). Played back as [`Context::add`].
     pub fn add<T: Component>(&mut self, entity: Entity, value: T) -> &mut Self {

@@ -2,17 +2,15 @@
 //! `has`, and the entity views `EntityRef` and `EntityMut` (one lookup for
 //! many components).
 
-use std::fmt;
-
 use super::Context;
+use super::EntityMut;
 use crate::bundle::ComponentTuple;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::matcher::Matcher;
-use crate::query::{Access, QueryParam};
-use crate::storage::{ArchetypeMut, ColumnAccess, ComponentSet, SparseSets};
+use crate::storage::ComponentSet;
 
 impl Context {
     /// The entity's `T`.
@@ -155,9 +153,12 @@ impl Context {
         ))
     }
 
-    /// A view of the entity that reads and writes several of its components
-    /// for one lookup. Writes through it are silent, like
-    /// [`get_mut`](Context::get_mut)'s.
+    /// A view of the entity that reads, writes and changes it for one
+    /// lookup. Writes through [`get_mut`](EntityMut::get_mut) and
+    /// [`query`](EntityMut::query) are silent, like
+    /// [`Context::get_mut`]'s; its [`add`](EntityMut::add),
+    /// [`replace`](EntityMut::replace), [`modify`](EntityMut::modify) and
+    /// the rest fire what the `Context` calls fire.
     ///
     /// # Errors
     /// [`Error::StaleEntity`] ([`Error::EntityDisabled`]).
@@ -183,13 +184,7 @@ impl Context {
         let Some(at) = self.entities.location(entity) else {
             return Err(self.not_alive(entity));
         };
-        Ok(EntityMut {
-            entity,
-            context: self.name,
-            row: at.row,
-            archetype: self.archetypes.lend_mut(at.archetype),
-            sparse: &mut self.sparse,
-        })
+        Ok(EntityMut::new(self, entity, at))
     }
 
     /// The entity's component ids, increasing.
@@ -218,100 +213,5 @@ impl Matcher {
         context
             .component_set(entity)
             .is_some_and(|set| self.matches_by(|id| set.contains(id) || context.sparse.contains(id, entity.index())))
-    }
-}
-
-/// A view of one live entity that reads and writes its components, from
-/// [`Context::entity_mut`]: the entity is looked up once, whatever is read
-/// or written through the view. Writes are silent (no event fires, as with
-/// [`Context::get_mut`]); use [`Context::modify`] when observers must hear.
-///
-/// [`query`](EntityMut::query) hands out several components at once, some
-/// mutably, as a query would for this one entity.
-pub struct EntityMut<'a> {
-    entity: Entity,
-    context: &'static str,
-    row: u32,
-    archetype: ArchetypeMut<'a>,
-    sparse: &'a mut SparseSets,
-}
-
-impl EntityMut<'_> {
-    /// The entity's handle.
-    pub fn entity(&self) -> Entity {
-        self.entity
-    }
-
-    /// The entity's `T`.
-    ///
-    /// # Errors
-    /// [`Error::ComponentAbsent`] if there is no `T`.
-    pub fn get<T: Component>(&self) -> Result<&T, Error> {
-        self.as_readonly()
-            .get::<T>()
-            .ok_or_else(|| self.absent(T::component_id()))
-    }
-
-    /// The entity's `T`, mutably (a silent write).
-    ///
-    /// # Errors
-    /// [`Error::ComponentAbsent`] if there is no `T`.
-    pub fn get_mut<T: Component>(&mut self) -> Result<&mut T, Error> {
-        let (entity, context) = (self.entity, self.context);
-        let value = if T::STORAGE.is_sparse() {
-            self.sparse.get_mut(T::component_id(), entity.index())
-        } else {
-            self.archetype.get_mut(T::component_id(), self.row)
-        };
-        value.ok_or_else(|| Error::absent(context, entity, T::component_id()))
-    }
-
-    /// Whether the entity has a `T`.
-    pub fn has<T: Component>(&self) -> bool {
-        self.as_readonly().has::<T>()
-    }
-
-    /// Several of the entity's components at once, as a query's item:
-    /// `view.query::<(&mut Position, &Velocity)>()` gives
-    /// `(&mut Position, &Velocity)`. `Option<&T>` gives `None` for a
-    /// component the entity lacks; `Entity` gives its handle.
-    ///
-    /// # Errors
-    /// [`Error::ComponentAbsent`] naming the first component of `Q` (other
-    /// than an `Option`) the entity lacks; [`Error::QueryAliasing`] if `Q`
-    /// names a component mutably twice, or mutably and shared.
-    pub fn query<Q: QueryParam>(&mut self) -> Result<Q::Item<'_>, Error> {
-        let access = Access::of::<Q>();
-        let plan = access.plan(self.context)?;
-        let slot = self.entity.index();
-        if let Some(missing) = access.missing(self.archetype.set(), |id| self.sparse.contains(id, slot)) {
-            return Err(self.absent(missing));
-        }
-        let (context, entity) = (self.context, self.entity);
-        let mut columns = ColumnAccess::exclusive_row(self.archetype.reborrow(), self.sparse, plan.columns());
-        // Present and not aliased (checked above), so `None` only if a column
-        // is not of its component's type: refused as absent, like `get`.
-        Q::fetch_row(&mut columns, self.row).ok_or_else(|| Error::ComponentAbsent {
-            context,
-            entity,
-            component: access.first().map_or(std::any::type_name::<Q>(), ComponentId::name),
-        })
-    }
-
-    /// A read-only view of the entity (as bevy_ecs' `EntityMut::as_readonly`).
-    pub fn as_readonly(&self) -> EntityRef<'_> {
-        EntityRef::new(self.entity, &self.archetype, self.row, self.sparse)
-    }
-
-    #[cold]
-    fn absent(&self, id: ComponentId) -> Error {
-        Error::absent(self.context, self.entity, id)
-    }
-}
-
-impl fmt::Debug for EntityMut<'_> {
-    /// As [`EntityRef`]'s: the entity and its components.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.as_readonly().fmt(f)
     }
 }

@@ -43,6 +43,7 @@ mod builder;
 mod change;
 mod collecting;
 mod dispatch;
+mod entity_mut;
 mod grouping;
 mod indexing;
 mod invariants;
@@ -55,8 +56,8 @@ mod retaining;
 mod singletons;
 mod sparse;
 
-pub use access::EntityMut;
 pub use builder::ContextBuilder;
+pub use entity_mut::EntityMut;
 
 /// A world of entities and their components.
 ///

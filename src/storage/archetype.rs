@@ -346,15 +346,6 @@ impl Archetype {
         Some(unsafe { &*at })
     }
 
-    /// The `T` of component `id` at `row`, mutably.
-    #[inline(always)]
-    pub(super) fn get_mut<T: 'static>(&mut self, id: ComponentId, row: u32) -> Option<&mut T> {
-        let col = *self.column_of.get(id.index())?;
-        let at = self.typed_slot::<T>(col as usize, row)?;
-        // SAFETY: as in `get`; `&mut self` makes the borrow unique.
-        Some(unsafe { &mut *at })
-    }
-
     /// The `T` of column `col` at `row`, mutably (a column index from
     /// [`column_index`](Archetype::column_index), for an access without a
     /// second lookup).
@@ -615,18 +606,6 @@ impl std::ops::Deref for ArchetypeMut<'_> {
 }
 
 impl<'a> ArchetypeMut<'a> {
-    /// The access again, for a shorter borrow.
-    #[inline(always)]
-    pub(crate) fn reborrow(&mut self) -> ArchetypeMut<'_> {
-        ArchetypeMut(self.0)
-    }
-
-    /// The `T` of component `id` at `row`, mutably.
-    #[inline(always)]
-    pub(crate) fn get_mut<T: 'static>(&mut self, id: ComponentId, row: u32) -> Option<&mut T> {
-        self.0.get_mut(id, row)
-    }
-
     /// The `T` of column `col` at `row`, mutably, for all of `'a` (a column
     /// index from [`column_index`](Archetype::column_index), for an access
     /// without a second lookup).

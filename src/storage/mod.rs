@@ -95,7 +95,7 @@ mod spawn_batch;
 mod stats;
 mod type_info;
 
-pub(crate) use archetype::{Archetype, ArchetypeMut};
+pub(crate) use archetype::Archetype;
 pub(crate) use archetypes::{Archetypes, Visit};
 pub use bitset::ComponentSet;
 pub use chunk::CHUNK_BYTES;

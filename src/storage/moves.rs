@@ -161,7 +161,11 @@ impl Archetypes {
     #[cfg(test)]
     #[inline(always)]
     pub(crate) fn replace<T: 'static>(&mut self, loc: Location, id: ComponentId, value: T) -> Result<T, T> {
-        match self.archetype_mut(loc.archetype).get_mut::<T>(id, loc.row) {
+        let archetype = self.archetype_mut(loc.archetype);
+        let slot = archetype
+            .column_index(id)
+            .and_then(|col| archetype.get_mut_at::<T>(col, loc.row));
+        match slot {
             Some(slot) => Ok(std::mem::replace(slot, value)),
             None => Err(value),
         }
