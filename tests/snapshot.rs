@@ -350,14 +350,25 @@ fn a_declared_context_refuses_a_snapshot_with_components_it_does_not_accept() {
 }
 
 #[test]
-fn an_entity_serializes_only_inside_a_snapshot() {
+fn an_entity_serializes_and_deserializes_only_inside_a_snapshot() {
     let mut game = Context::new();
     let e = game.create_entity();
     let err = serde_json::to_string(&e).unwrap_err();
     assert!(err.to_string().contains("outside a context snapshot"), "{err}");
-    // Read back outside a restore, a position is a handle that names nothing.
-    let read: Entity = serde_json::from_str("0").unwrap();
-    assert!(!game.is_alive(read));
+    // Read outside a restore, a number is refused, not made a placeholder.
+    for input in ["0", "4294967295"] {
+        let err = serde_json::from_str::<Entity>(input).unwrap_err();
+        assert!(err.to_string().contains("read outside a context snapshot"), "{err}");
+        let err = postcard::from_bytes::<Entity>(&postcard::to_stdvec(&0u32).unwrap());
+        assert!(err.is_err());
+    }
+    // A value holding a handle is refused the same way.
+    assert!(serde_json::from_str::<Target>("0").is_err());
+    // Inside a restore, and after it (the mark is put back), as before.
+    let json = to_json(&game);
+    let mut loaded = Context::new();
+    from_json(&mut loaded, &json).unwrap();
+    assert!(serde_json::from_str::<Entity>("0").is_err());
 }
 
 #[test]

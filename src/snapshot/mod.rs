@@ -76,7 +76,9 @@
 //! with a handle that names no entity: `is_alive` is false, calls refuse it
 //! as stale). A type that holds handles but does not implement
 //! `MapEntities` keeps the placeholders, which name no entity either.
-//! Serializing an `Entity` outside a snapshot is an error.
+//! Serializing an `Entity` outside a snapshot is an error, and so is
+//! deserializing one outside a restore (a number read from anywhere else
+//! would become a handle that names nothing).
 //!
 //! # Untrusted input
 //!

@@ -3,6 +3,7 @@
 //! `Deserialize` for [`Entity`], which reads a position as a placeholder
 //! that the restore maps to the restored entity.
 
+use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -24,12 +25,41 @@ pub(crate) fn dangling() -> Entity {
     Entity::placeholder(Entity::PLACEHOLDERS - 1)
 }
 
+thread_local! {
+    /// Whether this thread is reading a snapshot (in [`parse`]).
+    static READING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks this thread as reading a snapshot for as long as it lives (and
+/// puts the mark back as it was, on a panic too).
+struct Reading(bool);
+
+impl Reading {
+    fn start() -> Self {
+        Reading(READING.replace(true))
+    }
+}
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        READING.set(self.0);
+    }
+}
+
 /// Reads what [`Entity`]'s `Serialize` wrote inside a snapshot: a position,
 /// as a placeholder handle ([`Context::restore`](crate::Context::restore)
 /// maps it to the restored entity with [`MapEntities`](crate::MapEntities)),
-/// or `u32::MAX`, as a handle that names no entity.
+/// or `u32::MAX`, as a handle that names no entity. Outside a restore it is
+/// an error, as writing one outside a snapshot is: a number read from
+/// anywhere else would become a handle that names nothing.
 impl<'de> Deserialize<'de> for Entity {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        if !READING.get() {
+            return Err(de::Error::custom(
+                "an entity handle is read outside a context snapshot: a handle names an entity only in its \
+                 context, so it is read only as part of `Context::restore`",
+            ));
+        }
         match u32::deserialize(deserializer)? {
             DANGLING => Ok(dangling()),
             position if position < Entity::PLACEHOLDERS - 1 => Ok(Entity::placeholder(position)),
@@ -228,6 +258,7 @@ pub(crate) fn parse<'de, D: Deserializer<'de>, R: ReadColumn>(
     reader: &R,
     budget: &Budget,
 ) -> Result<Parsed, D::Error> {
+    let _reading = Reading::start();
     input.deserialize_struct("Snapshot", FIELDS, SnapshotVisitor(reader, budget))
 }
 
