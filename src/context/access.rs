@@ -175,7 +175,9 @@ impl Context {
     /// let mut view = game.entity_mut(e)?;
     /// let (p, v) = view.query::<(&mut Position, &Velocity)>()?;
     /// p.0 += v.0;
-    /// view.get_mut::<Velocity>()?.0 = 0.0;
+    /// if let Some(v) = view.get_mut::<Velocity>() {
+    ///     v.0 = 0.0;
+    /// }
     /// assert_eq!(game.get::<Position>(e)?, &Position(2.0));
     /// assert_eq!(game.get::<Velocity>(e)?, &Velocity(0.0));
     /// # Ok::<(), reactecs::Error>(())

@@ -44,7 +44,7 @@ use crate::storage::{ColumnAccess, Location};
 /// view.modify(|hull: &mut Hull| hull.0 -= 30)?;
 /// assert_eq!(view.take::<Shield>()?, Shield(20));
 /// assert!(view.has::<Docked>() && !view.has::<Shield>());
-/// assert_eq!(view.get::<Hull>()?, &Hull(70));
+/// assert_eq!(view.get::<Hull>(), Some(&Hull(70)));
 /// assert!(game.group(shielded)?.is_empty(), "the group saw the shield come and go");
 /// # Ok::<(), reactecs::Error>(())
 /// ```
@@ -65,31 +65,23 @@ impl<'a> EntityMut<'a> {
         self.entity
     }
 
-    /// The entity's `T`.
-    ///
-    /// # Errors
-    /// [`Error::ComponentAbsent`] if there is no `T`.
-    pub fn get<T: Component>(&self) -> Result<&T, Error> {
-        self.as_readonly()
-            .get::<T>()
-            .ok_or_else(|| self.absent(T::component_id()))
+    /// The entity's `T`, if it has one (the view's entity is alive: absence
+    /// is the only other answer, as for [`EntityRef::get`]).
+    pub fn get<T: Component>(&self) -> Option<&T> {
+        self.as_readonly().get::<T>()
     }
 
-    /// The entity's `T`, mutably (a silent write).
-    ///
-    /// # Errors
-    /// [`Error::ComponentAbsent`] if there is no `T`.
-    pub fn get_mut<T: Component>(&mut self) -> Result<&mut T, Error> {
-        let (id, entity, name) = (T::component_id(), self.entity, self.context.name);
-        let value = if T::STORAGE.is_sparse() {
-            self.context.sparse.get_mut(id, entity.index())
+    /// The entity's `T`, mutably, if it has one (a silent write).
+    pub fn get_mut<T: Component>(&mut self) -> Option<&mut T> {
+        let id = T::component_id();
+        if T::STORAGE.is_sparse() {
+            self.context.sparse.get_mut(id, self.entity.index())
         } else {
             let archetype = self.context.archetypes.lend_mut(self.at.archetype);
             archetype
                 .column_index(id)
                 .and_then(|column| archetype.into_mut_at(column, self.at.row))
-        };
-        value.ok_or_else(|| Error::absent(name, entity, id))
+        }
     }
 
     /// Whether the entity has a `T`.
@@ -212,11 +204,6 @@ impl<'a> EntityMut<'a> {
             .entities
             .location(self.entity)
             .expect("changes through a view never destroy its entity, so it keeps a location");
-    }
-
-    #[cold]
-    fn absent(&self, id: ComponentId) -> Error {
-        Error::absent(self.context.name, self.entity, id)
     }
 }
 

@@ -1541,7 +1541,7 @@ impl World {
         let read = [small.map(|s| s.0), wide.map(|w| w.0[0] as u8), flag.map(|_| 0)];
         let (lit, mark) = view.query::<(Option<&Lit>, Option<&Mark>)>()?;
         let read = [read[0], read[1], read[2], lit.map(|_| 0), mark.map(|m| m.0)];
-        if let Ok(small) = view.get_mut::<Small>() {
+        if let Some(small) = view.get_mut::<Small>() {
             *small = Small(small.0);
         }
         if let (Some(wide), _) = view.query::<(Option<&mut Wide>, Option<&Small>)>()? {
