@@ -107,6 +107,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }))
         .with(Reactive::new(Hurt(written.clone())));
     turn.try_initialize(&mut village)?;
+    let mut transcript = Vec::new();
     for day in 1..=4 {
         turn.try_execute(&mut village)?;
         turn.try_cleanup(&mut village)?;
@@ -114,10 +115,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("day {day}: {living} alive");
         for line in written.lock().map_err(|_| "poisoned")?.drain(..) {
             println!("  {line}");
+            transcript.push(line);
         }
     }
     let graves = village.query::<(&Name, &Villager)>().iter().count() - village.query::<&Health>().iter().count();
     println!("{graves} graves");
     assert_eq!(graves, 4, "the plague took everyone in four days");
+    // One obituary per death, with the health the collector kept (the entity
+    // had lost it by then); the hurt (their `Health` replaced) went to `Hurt`
+    // alone: a replace is an update, not a removal.
+    assert_eq!(
+        transcript,
+        [
+            "Cleo died (last health 3)",
+            "3 hurt and still standing",
+            "Ada died (last health 1)",
+            "2 hurt and still standing",
+            "Dov died (last health 1)",
+            "Brann died (last health 4)",
+        ]
+    );
     Ok(())
 }

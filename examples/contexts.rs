@@ -9,13 +9,17 @@
 //!   `get_many_mut::<(Game, Input)>()`, moves the player by each key, and
 //!   destroys the key entities;
 //! - `Trace` (a reactive system on `Game` alone, added with `with_in`)
-//!   prints where the player went, each time `Position` was replaced.
+//!   prints where the player is, after each frame that replaced its
+//!   `Position` (two moves in one frame collect the player once), and the
+//!   program checks the trail it printed.
 //!
 //! Handles belong to their context: the program also shows that a key's
 //! entity used on `Game` is refused (`Error::ForeignEntity`), never taken
 //! for the `Game` entity in the same slot.
 //!
 //! Run it with `cargo run --example contexts`.
+
+use std::sync::{Arc, Mutex};
 
 use reactecs::prelude::*;
 
@@ -80,8 +84,9 @@ impl System<Contexts> for Steer {
     }
 }
 
-/// Prints each new position of the player.
-struct Trace;
+/// Prints the player's position after each frame that moved it, and keeps
+/// the trail.
+struct Trace(Arc<Mutex<Vec<Position>>>);
 
 impl ReactiveSystem for Trace {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
@@ -90,8 +95,9 @@ impl ReactiveSystem for Trace {
 
     fn try_execute(&mut self, game: &mut Context, moved: &[Entity]) -> SystemResult {
         for &e in moved {
-            let Position(x, y) = game.get::<Position>(e)?;
+            let &Position(x, y) = game.get::<Position>(e)?;
             println!("  the player is at ({x}, {y})");
+            self.0.lock().map_err(|_| "the trail is poisoned")?.push(Position(x, y));
         }
         Ok(())
     }
@@ -102,10 +108,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let player = contexts
         .context_mut::<Game>()
         .create_entity_with((Player, Position(0, 0)))?;
+    let trail = Arc::new(Mutex::new(Vec::new()));
     let mut frame = Feature::new("Frame")
         .with_in(Input, Press::default())
         .with(Steer)
-        .with_in(Game, Reactive::new(Trace));
+        .with_in(Game, Reactive::new(Trace(trail.clone())));
     frame.try_initialize(&mut contexts)?;
     for (n, keys) in SCRIPT.iter().enumerate() {
         println!("frame {n}: keys {keys:?}");
@@ -114,6 +121,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     assert_eq!(contexts.context::<Game>().get::<Position>(player)?, &Position(1, 0));
     assert!(contexts.context::<Input>().is_empty(), "every key was consumed");
+    // "dd" and "aw" each moved the player twice in one frame, traced once;
+    // the frame without keys traced nothing.
+    let trail = trail.lock().map_err(|_| "the trail is poisoned")?.clone();
+    assert_eq!(trail, [Position(2, 0), Position(2, 1), Position(1, 0)]);
 
     // A handle of `Input` names nothing in `Game`, even in a slot `Game` uses.
     let key = contexts.context_mut::<Input>().create_entity_with(Key('w'))?;

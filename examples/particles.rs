@@ -7,8 +7,8 @@
 //! - `Move` runs a query over the flying ones (silent writes through `&mut`)
 //!   and collects those that touched the ground; after the loop, they lose
 //!   `Velocity`;
-//! - `Land` gives the stopped ones the `Landed` flag (moving them between
-//!   archetypes, and between groups);
+//! - `Land` gives the stopped ones `Landed`, a zero-sized tag kept in the
+//!   archetypes (moving them between archetypes, and between groups);
 //! - `Age` counts lifetimes down with `modify_each`, which fires
 //!   `ComponentReplaced`;
 //! - `Expire` destroys the particles whose time is up;
@@ -77,6 +77,7 @@ struct Stats {
     destroyed: u64,
     landed: u64,
     lifetime_ticks: u64,
+    other_replaced: u64,
     // From the reactive systems:
     landings: u64,
     obituaries: BTreeMap<String, u64>,
@@ -290,11 +291,10 @@ fn main() -> Result<(), Error> {
             ContextEvent::EntityCreated { .. } => stats.created += 1,
             ContextEvent::EntityDestroyed { .. } => stats.destroyed += 1,
             ContextEvent::ComponentAdded { component, .. } if component.get::<Landed>().is_some() => stats.landed += 1,
-            ContextEvent::ComponentReplaced { old, new, .. } => {
-                if let (Some(old), Some(new)) = (old.get::<Lifetime>(), new.get::<Lifetime>()) {
-                    stats.lifetime_ticks += u64::from(old.0 - new.0);
-                }
-            }
+            ContextEvent::ComponentReplaced { old, new, .. } => match (old.get::<Lifetime>(), new.get::<Lifetime>()) {
+                (Some(old), Some(new)) => stats.lifetime_ticks += u64::from(old.0 - new.0),
+                _ => stats.other_replaced += 1,
+            },
             _ => {}
         }
     });
@@ -365,6 +365,8 @@ fn main() -> Result<(), Error> {
         // Counts learnt from events agree with one another and with the context.
         assert_eq!(stats.created - stats.destroyed, game.len() as u64);
         assert_eq!(stats.landings, stats.landed); // reactive system vs. component events
+        assert!(stats.lifetime_ticks > 0); // `Age`'s `modify_each` fired `ComponentReplaced`
+        assert_eq!(stats.other_replaced, 0); // `Move`'s query and `Tick`'s `unique_mut` were silent
         assert_eq!(stats.obituaries.values().sum::<u64>(), stats.destroyed);
         assert_eq!(flying_now + landed_now + 1, game.len()); // every particle, and the clock
         assert!(game.group(stopped)?.is_empty()); // `Land` flagged every stopped particle

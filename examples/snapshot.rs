@@ -5,8 +5,8 @@
 //! `Context::restore`. The loaded context has new entity handles, yet the
 //! archer still aims at the hero and the party still names its members:
 //! components holding handles implement `MapEntities`, and the restore maps
-//! each saved handle to the restored entity. A reactive system's collector
-//! on the new context sees the loaded entities as created ones. Last, the
+//! each saved handle to the restored entity. A collector on the new
+//! context sees the loaded entities as created ones. Last, the
 //! same save through the typed path (`Context::snapshot_of` and
 //! `Context::restore_of` with the types named): the same JSON, read back
 //! the same, without the registry's erased dispatch.
@@ -92,6 +92,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         loaded.len(),
         loaded.collector(placed)?.len()
     );
+    assert_eq!(
+        loaded.collector(placed)?.len(),
+        4,
+        "the four with a position, as created"
+    );
 
     let names = loaded.add_index(PrimaryEntityIndex::new("Name", |n: &Name| n.0.clone()))?;
     let find = |name: &str| loaded.index(names).ok().and_then(|index| index.get(name));
@@ -140,6 +145,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut again = Context::with_name("Game");
     again.restore_of::<Saved>(&mut serde_json::Deserializer::from_str(&typed))?;
     again.check_invariants()?;
+    let resaved = serde_json::to_string_pretty(&again.snapshot_of::<Saved>()?)?;
+    assert_eq!(resaved, saved, "read back the same");
     let archer = again.entities().nth(3).unwrap();
     let aimed = again.get::<AimsAt>(archer)?.0;
     assert_eq!(again.get::<Name>(aimed)?, &Name("hero".into()));

@@ -9,7 +9,7 @@ use crate::context::{Context, ContextBuilder};
 
 /// A context declared with [`context!`](crate::context!): a marker type naming it. Components
 /// name the contexts they belong to (`component!(Game: Position)`), and
-/// [`Contexts::get::<Game>()`](Contexts::get) finds it.
+/// [`Contexts::context::<Game>()`](Contexts::context) finds it.
 pub trait ContextKind: 'static {
     /// The context's name (the marker type's name).
     const NAME: &'static str;

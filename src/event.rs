@@ -12,8 +12,10 @@
 //! | `remove` / `take` | group `Removed` (with the removed value) / `Added` per group left or joined, then `ComponentRemoved` (the removed value) |
 //! | `replace`, component present | group `Updated` per group watching the component, then `ComponentReplaced` (old and new value), then the old value is dropped |
 //! | `replace`, component absent | as `add`: a replace of an absent component is an add |
+//! | `modify`, `modify_with` | as `replace` (the value before the closure ran is the old one) |
 //! | `modify_each` | per entity visited, as `replace` |
-//! | `get_mut`, `query_mut` | none: silent writes |
+//! | `set_flag` | as `add` when setting an unset flag, as `remove` when clearing a set one; none when the flag is already so |
+//! | `get_mut`, `query_mut`, an [`EntityMut`](crate::EntityMut)'s `get_mut` and `query` | none: silent writes |
 //! | `destroy_entity` | `EntityWillBeDestroyed` (components still readable), group `Removed` per group it was in (components still readable), one `ComponentRemoved` per component by increasing component id, then `EntityDestroyed` |
 //! | `destroy_entity`, nothing retains the entity | ... then `EntityReleased` right after `EntityDestroyed` (the slot is free) |
 //! | `release` / a collector cleared / a reactive system done, last retain of a destroyed entity | `EntityReleased` (the slot is free) |
@@ -111,7 +113,8 @@ pub enum ContextEvent<'a> {
         /// The removed value.
         component: ComponentRef<'a>,
     },
-    /// A component's value was replaced with `replace`.
+    /// A component's value was replaced: by `replace`, or changed in place
+    /// by `modify`, `modify_with` or `modify_each`.
     ComponentReplaced {
         /// The entity.
         entity: Entity,
@@ -120,7 +123,7 @@ pub enum ContextEvent<'a> {
         /// The value now.
         new: ComponentRef<'a>,
     },
-    /// A group was created by [`Context::group`](crate::Context::group).
+    /// A group was created by [`Context::add_group`](crate::Context::add_group).
     GroupCreated {
         /// The new group.
         group: GroupId,

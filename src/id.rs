@@ -26,7 +26,7 @@ impl fmt::Display for ContextId {
 }
 
 /// Identifies a group of one context. Get one from
-/// [`Context::group`](crate::Context::group); it stays valid for the
+/// [`Context::add_group`](crate::Context::add_group); it stays valid for the
 /// context's life (groups are never removed, and
 /// [`Context::reset`](crate::Context::reset) keeps them). A `GroupId` knows
 /// its context: using it with another context is an
@@ -63,7 +63,7 @@ fn write_key(f: &mut fmt::Formatter<'_>, what: &str, key: impl Key) -> fmt::Resu
 }
 
 /// Identifies a collector of one context, from
-/// [`Context::collector`](crate::Context::collector). Valid until
+/// [`Context::add_collector`](crate::Context::add_collector). Valid until
 /// [`Context::remove_collector`](crate::Context::remove_collector); it knows
 /// its context, so using it with another is
 /// [`Error::UnknownCollector`](crate::Error::UnknownCollector).

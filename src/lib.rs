@@ -6,43 +6,66 @@
 //!
 //! - The [`guide`]: coming from Entitas, bevy_ecs or hecs, each concept
 //!   mapped to reactecs, and the deliberate deviations.
-//! - [`Context`]: entities, components, events; start here.
+//! - [`Context`]: entities, components, events; start here. Built with
+//!   [`Context::new`], [`Context::with_name`], [`Context::of`] (a declared
+//!   context) or [`Context::builder`] ([`ContextBuilder`]: name, AERC mode).
+//! - [`Entity`]: a generational handle that knows its context (index and
+//!   tag, [`Entity::tag`]); stale and foreign handles are refused.
 //! - [`component!`]: declare component types, and where their values live
 //!   ([`StorageKind`]: archetype columns, or `flag` / `sparse` components
 //!   kept out of archetypes, which move nothing when added or removed).
+//!   [`Bundle`]s (tuples of components) create an entity with all its
+//!   components at once ([`Context::create_entity_with`]), or many
+//!   ([`Context::create_entities_with`]).
 //! - [`ContextEvent`] and the [`event`] module: what fires when, in which order.
-//! - [`Matcher`] and [`Group`]: live sets of entities, with [`GroupEvent`]s.
+//! - [`Matcher`] and [`Group`]: live sets of entities, with [`GroupEvent`]s
+//!   ([`Context::add_group`] makes one, [`Context::group`] reads it).
 //! - The [`query`] module: typed iteration, entity by entity or chunk by chunk.
 //! - Unique components: [`Context::set_unique`] and friends.
-//! - [`EntityRef`] and [`EntityMut`]: views of one entity, to read (and
-//!   write) several of its components for one lookup.
+//! - [`EntityRef`] and [`EntityMut`] ([`Context::entity`],
+//!   [`Context::entity_mut`]): views of one entity, to read (and write)
+//!   several of its components for one lookup.
 //! - The [`system`] module: [`System`] (initialize, execute, cleanup,
 //!   teardown; each may fail, see [`SystemResult`]), [`Systems`] to run
 //!   systems in order, [`Feature`] to time them (and report which system
 //!   failed, as a [`SystemFailed`]), and [`feature_system!`] to gather a
 //!   feature's systems from anywhere.
-//! - Collectors ([`Context::collector`], [`Collector`]) and reactive systems
-//!   ([`ReactiveSystem`], [`Reactive`]; [`MultiReactiveSystem`] over several
-//!   contexts): run only for what changed.
+//! - Collectors ([`Context::add_collector`] makes one from a
+//!   [`CollectorSpec`], [`Context::collector`] reads it as a [`Collector`])
+//!   and reactive systems ([`ReactiveSystem`], [`Reactive`];
+//!   [`MultiReactiveSystem`] over several contexts): run only for what
+//!   changed.
 //! - [`CommandBuffer`]: structural changes recorded now (while iterating, on
 //!   other threads) and played back later; [`DeferredSystem`]s record into
 //!   one that their [`Deferred`] wrapper plays back after them.
 //! - The [`aerc`] module: retain / release, so a destroyed entity that is
 //!   still held keeps its slot.
 //! - The [`index`] module: [`EntityIndex`] (key -> entities) and
-//!   [`PrimaryEntityIndex`] (key -> entity), kept current by every change.
+//!   [`PrimaryEntityIndex`] (key -> entity), kept current by every change
+//!   ([`Context::add_index`]; lookups [`Context::entities_by_key`],
+//!   [`Context::entity_by_key`], or [`Context::index`]).
 //! - Component pools: components declared `pooled` whose removed values are
 //!   reused ([`Recycle`], [`Context::create_component`]).
 //! - [`context!`] and [`Contexts`]: several contexts side by side, lent one
-//!   at a time or several at once ([`Contexts::get_many_mut`]); systems of
-//!   one context run among them with [`InContext`] ([`Feature::with_in`]).
+//!   at a time ([`Contexts::context_mut`]) or several at once
+//!   ([`Contexts::get_many_mut`]); systems of one context run among them
+//!   with [`InContext`] ([`Feature::with_in`]).
 //! - Snapshots (feature `serde`): `snapshot!` lists the component types
-//!   a snapshot holds; `Context::snapshot` writes the context's entities
-//!   to any serde format and `Context::restore` reads them into an empty
-//!   context, remapping the handles components hold (`MapEntities`).
+//!   a snapshot holds. `Context::snapshot` writes the context's entities to
+//!   any serde format and `Context::restore` reads them into an empty
+//!   context, every listed type through a registry; `Context::snapshot_of`
+//!   and `Context::restore_of` do the same for the types of a
+//!   `SnapshotTuple` (`(Position, Velocity)`), a few times faster.
+//!   Handles inside components are remapped to the restored entities
+//!   (`MapEntities`). For input from strangers, `Context::restore_limited`
+//!   bounds what a snapshot may claim (`RestoreLimits`).
+//! - Optional features: `parallel` (rayon: `par_for_each` on queries),
+//!   `tracing` (a span per system phase), `serde` (snapshots).
 //! - [`Error`]: every misuse, as one enum.
-//! - `storage` (private): archetypes of 16 KiB structure-of-arrays chunks; the
-//!   one module allowed raw-memory code.
+//! - [`Context::storage_stats`] ([`StorageStats`]): archetypes, chunks and
+//!   bytes in use, for tuning. `storage` (private): archetypes of 16 KiB
+//!   structure-of-arrays chunks ([`CHUNK_BYTES`]); the one module allowed
+//!   raw-memory code.
 
 pub mod aerc;
 mod bundle;

@@ -16,7 +16,7 @@ use crate::storage::ComponentSet;
 /// [prelude](crate::prelude)). Runtime ids work the same way through the
 /// `*_ids` variants. Matchers compare and hash by their three sets, so the
 /// order in which types were given does not matter, and equal matchers get
-/// the same group ([`Context::group`](crate::Context::group)).
+/// the same group ([`Context::add_group`](crate::Context::add_group)).
 ///
 /// A matcher with neither AllOf nor AnyOf (only NoneOf, or nothing at all)
 /// is allowed, but it matches nearly everything: every entity without the

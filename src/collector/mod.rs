@@ -121,7 +121,7 @@ impl fmt::Display for TriggerOnEvent {
 
 /// What a collector watches: one or more [`TriggerOnEvent`]s, and optionally
 /// a component whose removed values it keeps. Give it to
-/// [`Context::collector`](crate::Context::collector).
+/// [`Context::add_collector`](crate::Context::add_collector).
 pub struct CollectorSpec {
     triggers: Vec<TriggerOnEvent>,
     keep: Option<fn() -> Box<dyn RemovedStore>>,

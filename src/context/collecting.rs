@@ -1,5 +1,5 @@
 //! The context's side of collectors: making them, reading them, switching
-//! them, and draining them for reactive systems.
+//! them, removing them, and draining them for reactive systems.
 
 use smallvec::SmallVec;
 

@@ -5,7 +5,7 @@
 //! - `mod.rs`: the struct, construction, counts;
 //! - `lifecycle.rs`: creating and destroying entities, `reset`;
 //! - `change.rs`: `add`, `remove`, `take`, `replace`, `modify`,
-//!   `modify_each`;
+//!   `modify_with`, `modify_each`;
 //! - `access.rs`: `get`, `has`, entity views;
 //! - `dispatch.rs`: carrying out a change's route (indices, collectors,
 //!   group events, context events), and subscriptions;

@@ -1,5 +1,6 @@
 //! Restoring a snapshot (feature `serde`), through the registry
-//! (`restore`) or typed (`restore_of`): checking what was read, then
+//! (`restore`, and `restore_limited` within a caller's `RestoreLimits`)
+//! or typed (`restore_of`): checking what was read, then
 //! creating the entities in order, each run of entities with the same
 //! components in one go, each entity in one step with its components (see
 //! the `snapshot` module docs).

@@ -279,9 +279,11 @@ impl Context {
     /// let e = game.create_entity();
     /// let burning = game.add_collector(Matcher::all_of::<Burning>().added());
     /// game.set_flag::<Burning>(e, true)?;
+    /// assert_eq!(game.collector(burning)?.entities(), [e]);
+    /// game.clear_collector(burning)?;
     /// game.set_flag::<Burning>(e, true)?; // already set: nothing happens
     /// assert!(game.is_flag::<Burning>(e));
-    /// assert_eq!(game.collector(burning)?.entities(), [e]);
+    /// assert!(game.collector(burning)?.is_empty()); // no event reached the collector
     /// game.set_flag::<Burning>(e, false)?;
     /// assert!(!game.is_flag::<Burning>(e));
     /// # Ok::<(), reactecs::Error>(())

@@ -14,7 +14,7 @@
 //! - adding or removing a component kept out of archetypes (a flag or a
 //!   sparse component) c on an entity of archetype A leaves it there: one
 //!   `Route` per (A, c) each way;
-//! - a replacement (`replace`, `modify`, `modify_each`) of component c on an
+//! - a replacement (`replace`, `modify`, `modify_with`, `modify_each`) of component c on an
 //!   entity of archetype A: a [`ReplaceRoute`] keyed by (A, c).
 //!
 //! A route is compiled the first time it is needed, from the groups'

@@ -1,6 +1,7 @@
 //! `Archetypes`: every archetype of a context, found by component set or by
 //! component. The graph between them is in `edges.rs`, creating rows from
-//! bundles in `spawn.rs`, moving rows in `moves.rs`.
+//! bundles in `spawn.rs` (many at once in `spawn_batch.rs`), moving rows in
+//! `moves.rs`.
 
 use std::any::TypeId;
 use std::collections::HashMap;

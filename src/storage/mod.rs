@@ -18,6 +18,8 @@
 //!   (A, -c) -> B cached on A's edges with a plan of where each column's
 //!   value moves;
 //! - `spawn.rs`: bundle plans and `RowWriter`, which write new rows;
+//! - `spawn_batch.rs`: many rows of one bundle type at once, the bundle's
+//!   types checked once per batch;
 //! - `moves.rs`: moving rows along transitions and out of storage;
 //! - `columns.rs`: the columns queries take, chunk by chunk, as a plan
 //!   checked once per query says;

@@ -1,4 +1,5 @@
-//! `StorageStats`: how much memory a context's archetype storage holds.
+//! `StorageStats`: how much memory a context's storage holds: its
+//! archetypes' chunks, and the sparse sets of flag and sparse components.
 
 use super::archetypes::Archetypes;
 use super::sparse::SparseSets;
