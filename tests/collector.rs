@@ -690,15 +690,14 @@ fn a_panicking_modify_each_has_collected_the_entities_it_wrote_before() {
         .collect();
     let positions = game.add_group(Matcher::all_of::<Position>());
     let updated = game.add_collector(Matcher::all_of::<Position>().updated());
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    assert_panics("at the fourth", || {
         game.modify_each::<Position, ()>(positions, |p, ()| {
             if p.x == 3.0 {
                 panic!("at the fourth");
             }
             p.x += 10.0;
         })
-    }));
-    assert!(result.is_err());
+    });
     let xs: Vec<f32> = entities.iter().map(|&e| game.get::<Position>(e).unwrap().x).collect();
     assert_eq!(xs, [10.0, 11.0, 12.0, 3.0, 4.0]);
     assert_eq!(collected(&game, updated), entities[..3]);
