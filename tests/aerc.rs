@@ -651,6 +651,9 @@ fn in_fast_mode_a_user_release_cannot_take_a_collectors_retain() {
     let next = game.create_entity();
     assert_ne!(next.index(), e.index(), "its slot is not reused");
     game.clear_collector(id).unwrap();
-    assert!(game.is_enabled(e).is_err());
+    assert!(
+        matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
+        "released: its slot is free"
+    );
     game.check_invariants().unwrap();
 }

@@ -454,7 +454,7 @@ fn deactivating_releases_a_destroyed_entity_it_held_last() {
     let spy = Spy::attach(&mut game);
     game.deactivate_collector(id).unwrap();
     assert_eq!(spy.take(), [format!("released {e}")]);
-    assert!(game.is_enabled(e).is_err());
+    assert!(matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })));
     check(&game);
 }
 

@@ -35,11 +35,17 @@ fn a_mix_of_every_operation_drops_each_value_exactly_once() {
                 3 => game.destroy_entity(e).unwrap(),
                 4 => {
                     // Refused operations drop the offered value and keep the stored one.
-                    assert!(game.add(e, counter.make("refused")).is_err());
+                    assert!(matches!(
+                        game.add(e, counter.make("refused")),
+                        Err(reactecs::Error::ComponentAlreadyPresent { .. })
+                    ));
                     game.add(e, CountedToo(counter.make("late"))).unwrap();
                 }
                 _ => {
-                    assert!(game.create_entity_with((counter.make("x"), counter.make("y"))).is_err());
+                    assert!(matches!(
+                        game.create_entity_with((counter.make("x"), counter.make("y"))),
+                        Err(reactecs::Error::DuplicateComponent { .. })
+                    ));
                 }
             }
         }

@@ -419,7 +419,8 @@ fn two_listed_types_declared_with_the_same_name_cannot_be_written_or_read() {
     assert!(err.to_string().contains("declared with the name `Twin`"), "{err}");
     let mut other = Context::new();
     other.create_entity_with(fourth::Twin(1)).unwrap();
-    assert!(serde_json::to_string(&other.snapshot()).is_err());
+    let err = serde_json::to_string(&other.snapshot()).unwrap_err();
+    assert!(err.to_string().contains("declared with the name `Twin`"), "{err}");
     refused(
         r#"{"entities":1,"components":[["Twin",[[0,1]]]]}"#,
         "declared with the name `Twin`",
