@@ -689,26 +689,6 @@ fn an_index_id_of_another_context_is_unknown() {
     assert!(game.index(index).unwrap().is_active());
 }
 
-/// What a refused index registration must leave as it was, as lines:
-/// every entity with its components and retain count, every group (matcher,
-/// members, archetypes, handlers), every collector and every index.
-fn registry(game: &Context) -> Vec<String> {
-    let mut lines: Vec<String> = game
-        .entities()
-        .map(|e| {
-            format!(
-                "{:?} retained {}",
-                game.entity(e).unwrap(),
-                game.retain_count(e).unwrap()
-            )
-        })
-        .collect();
-    lines.extend(game.groups().map(|group| format!("{group:?}")));
-    lines.extend(game.collectors().map(|collector| format!("{collector:?}")));
-    lines.extend(game.indices().map(|index| index.to_string()));
-    lines
-}
-
 /// Two entities named "twin", so a primary index of names cannot be made.
 fn twins(game: &mut Context) -> [Entity; 2] {
     [(); 2].map(|()| game.create_entity_with((name("twin"), Cell(9, 9))).unwrap())
@@ -729,10 +709,10 @@ fn index_registration_errors_change_nothing() {
     game.add_group(Matcher::all_of::<Name>());
     game.add_collector(Matcher::all_of::<Cell>().added());
     let spy = Spy::attach(&mut game);
-    let (before, groups) = (registry(&game), game.groups().count());
+    let (before, groups) = (whole_state(&game), game.groups().count());
     let unchanged = |game: &Context, what: &str| {
         assert_eq!(game.groups().count(), groups, "{what}: no group made");
-        assert_eq!(registry(game), before, "{what}");
+        assert_eq!(whole_state(game), before, "{what}");
         assert_eq!(spy.take(), Vec::<String>::new(), "{what}: no event");
         check(game);
     };
@@ -772,7 +752,7 @@ fn a_refused_add_index_leaves_no_group_behind() {
     let mut game = game();
     twins(&mut game);
     let spy = Spy::attach(&mut game);
-    let (before, groups) = (registry(&game), game.groups().count());
+    let (before, groups) = (whole_state(&game), game.groups().count());
     let refused = game.add_index(name_index());
     assert!(matches!(refused, Err(Error::DuplicatePrimaryKey { .. })), "{refused:?}");
     assert_eq!(
@@ -780,7 +760,7 @@ fn a_refused_add_index_leaves_no_group_behind() {
         groups,
         "the group the index would have followed is gone"
     );
-    assert_eq!(registry(&game), before);
+    assert_eq!(whole_state(&game), before);
     assert_eq!(spy.take(), Vec::<String>::new(), "not even `GroupCreated`");
     check(&game);
 }
@@ -909,7 +889,7 @@ fn a_panicking_key_function_changes_nothing_and_other_indices_stay_right() {
     let bad = game.create_entity();
     game.clear_collector(moved).unwrap();
     spy.take();
-    let before = registry(&game);
+    let before = whole_state(&game);
 
     assert_panics("no negative cells", || game.add(bad, Cell(-1, 0)));
     assert!(!game.has::<Cell>(bad), "the add is not applied");
@@ -922,7 +902,7 @@ fn a_panicking_key_function_changes_nothing_and_other_indices_stay_right() {
     assert_panics("no negative cells", || game.create_entity_with(Cell(-2, 0)));
     assert_eq!(game.len(), 2, "nothing is created");
     assert_eq!(
-        registry(&game),
+        whole_state(&game),
         before,
         "no entity, retain, group, collector or index changed"
     );

@@ -249,8 +249,8 @@ fn restoring_after_a_reset_starts_creation_indices_at_zero() {
 #[test]
 fn restoring_into_a_context_with_entities_is_an_error_that_changes_nothing() {
     let json = to_json(&game());
-    let mut target = Context::with_name("Game");
-    let kept = target.create_entity_with(Position { x: 9.0, y: 9.0 }).unwrap();
+    let (mut target, kept, heard) = occupied();
+    let before = whole_state(&target);
     let err = from_json(&mut target, &json).unwrap_err();
     assert!(
         matches!(err, Error::RestoreTargetNotEmpty { entities: 1, .. }),
@@ -260,13 +260,19 @@ fn restoring_into_a_context_with_entities_is_an_error_that_changes_nothing() {
     assert!(!err.to_string().contains("  "), "one space between words: {err}");
     assert_eq!(target.len(), 1);
     assert_eq!(target.get::<Position>(kept), Ok(&Position { x: 9.0, y: 9.0 }));
+    assert_eq!(whole_state(&target), before);
+    assert_eq!(*heard.lock().unwrap(), Vec::<String>::new(), "no event");
     // A destroyed entity still retained counts too.
     target.retain(kept, Owner::new()).unwrap();
     target.destroy_entity(kept).unwrap();
+    let before = whole_state(&target);
+    heard.lock().unwrap().clear();
     assert!(matches!(
         from_json(&mut target, &json),
         Err(Error::RestoreTargetNotEmpty { entities: 1, .. })
     ));
+    assert_eq!(whole_state(&target), before);
+    assert_eq!(*heard.lock().unwrap(), Vec::<String>::new(), "no event");
     target.check_invariants().unwrap();
 }
 

@@ -428,8 +428,8 @@ fn a_type_whose_declared_name_another_listed_type_has_is_refused() {
 #[test]
 fn restoring_into_a_context_with_entities_is_an_error_that_changes_nothing() {
     let json = typed_json(&game());
-    let mut target = Context::with_name("Game");
-    let kept = target.create_entity_with(Position { x: 9.0, y: 9.0 }).unwrap();
+    let (mut target, kept, heard) = occupied();
+    let before = whole_state(&target);
     let err = restore_json_of::<All>(&mut target, &json).unwrap_err();
     assert!(
         matches!(err, Error::RestoreTargetNotEmpty { entities: 1, .. }),
@@ -437,6 +437,8 @@ fn restoring_into_a_context_with_entities_is_an_error_that_changes_nothing() {
     );
     assert_eq!(target.len(), 1);
     assert_eq!(target.get::<Position>(kept), Ok(&Position { x: 9.0, y: 9.0 }));
+    assert_eq!(whole_state(&target), before);
+    assert_eq!(*heard.lock().unwrap(), Vec::<String>::new(), "no event");
     target.check_invariants().unwrap();
 }
 

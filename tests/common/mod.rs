@@ -158,3 +158,25 @@ pub fn assert_panics<R>(expected: &str, f: impl FnOnce() -> R) {
         }
     }
 }
+
+/// What a refused call must leave as it was, as lines to compare before and
+/// after: every entity with its components and retain count, every group
+/// (matcher, members, archetypes, handlers), every collector (with what it
+/// holds) and every index (with its key and entity counts).
+pub fn whole_state(game: &Context) -> Vec<String> {
+    let mut lines: Vec<String> = game
+        .entities()
+        .map(|e| {
+            format!(
+                "{:?} created {} retained {}",
+                game.entity(e).unwrap(),
+                game.creation_index(e).unwrap(),
+                game.retain_count(e).unwrap()
+            )
+        })
+        .collect();
+    lines.extend(game.groups().map(|group| format!("{group:?} {:?}", group.entities())));
+    lines.extend(game.collectors().map(|collector| format!("{collector:?}")));
+    lines.extend(game.indices().map(|index| index.to_string()));
+    lines
+}
