@@ -208,7 +208,7 @@ fn destroy_takes_the_entity_out_and_does_not_keep_its_slot() {
     check(&game);
     assert_eq!(at(&game, index, Cell(0, 0)), [b]);
     assert!(
-        game.is_enabled(a).is_err(),
+        matches!(game.is_enabled(a), Err(Error::StaleEntity { .. })),
         "the index does not keep a destroyed entity"
     );
     assert_eq!(spy.take_starting_with("released"), [format!("released {a}")]);

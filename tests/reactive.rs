@@ -1024,7 +1024,13 @@ fn a_multi_reactive_system_executes_entities_of_both_contexts_in_trigger_order_a
     for e in [u1, u2] {
         assert_eq!(contexts.context::<Ui>().retain_count(e), Ok(0));
     }
-    assert!(contexts.context::<Game>().is_enabled(doomed).is_err(), "released");
+    assert!(
+        matches!(
+            contexts.context::<Game>().is_enabled(doomed),
+            Err(Error::StaleEntity { .. })
+        ),
+        "released"
+    );
 
     multi.execute(&mut contexts);
     assert!(runs.lock().unwrap().is_empty(), "nothing changed: no run");
@@ -1136,7 +1142,7 @@ fn a_panicking_released_handler_during_a_clear_leaves_no_retain_behind() {
     assert_panics("handler fails once", || game.clear_collector(id));
     for e in [a, b] {
         assert!(
-            game.is_enabled(e).is_err(),
+            matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
             "{e}'s slot is free although the handler panicked"
         );
     }
@@ -1169,7 +1175,7 @@ fn a_panicking_released_handler_after_execute_leaves_no_retain_behind() {
     assert_panics("handler fails once", || reactive.execute(&mut game));
     for e in [a, b] {
         assert!(
-            game.is_enabled(e).is_err(),
+            matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
             "{e} was released although a handler panicked"
         );
     }
