@@ -98,6 +98,7 @@ fn remove_take_get_of_an_absent_component_are_errors() {
 fn a_bundle_with_a_type_twice_is_an_error_and_creates_nothing() {
     let counter = Counter::default();
     let mut game = Context::with_name("Game");
+    let spy = Spy::attach(&mut game);
     let err = game
         .create_entity_with((counter.make("a"), Frozen, counter.make("b")))
         .unwrap_err();
@@ -109,9 +110,15 @@ fn a_bundle_with_a_type_twice_is_an_error_and_creates_nothing() {
         }
     );
     assert!(game.is_empty());
+    assert_eq!(
+        spy.take(),
+        Vec::<String>::new(),
+        "nothing was created, even for a moment"
+    );
     assert_eq!(counter.live(), 0, "the rejected values were dropped once");
     let e = game.create_entity();
     assert_eq!(game.creation_index(e), Ok(0), "no creation index was used up");
+    assert_eq!(e.index(), 0, "no slot was used up");
     check(&game);
 }
 
