@@ -546,6 +546,29 @@ fn every_truncation_of_a_typed_postcard_snapshot_is_an_error_that_leaves_the_tar
 }
 
 #[test]
+#[ignore = "bug: a restore undone after a primary key clash fires the events of the entities it made and destroyed; `Error` promises no event (the snapshot module doc admits the exception)"]
+fn a_typed_restore_undone_by_a_primary_key_clash_fires_no_event() {
+    let mut source = Context::new();
+    let a = source.create_entity_with(NetId(1)).unwrap();
+    source.create_entity_with(NetId(2)).unwrap();
+    source.create_entity_with((NetId(2), Target(a))).unwrap();
+    let bytes = postcard::to_stdvec(&source.snapshot_of::<(NetId, Target)>().unwrap()).unwrap();
+    let mut target = Context::with_name("Game");
+    target
+        .add_index(PrimaryEntityIndex::new("NetId", |id: &NetId| id.0))
+        .unwrap();
+    let heard = listen(&mut target);
+    let err = restore_bytes_of::<(NetId, Target)>(&mut target, &bytes).unwrap_err();
+    assert!(matches!(err, Error::DuplicatePrimaryKey { .. }), "{err:?}");
+    assert_eq!(
+        *heard.lock().unwrap(),
+        Vec::<String>::new(),
+        "no event, not even of entities undone"
+    );
+    assert_empty_and_usable(&mut target);
+}
+
+#[test]
 fn a_clash_with_a_primary_index_of_the_target_undoes_a_typed_restore() {
     let mut source = Context::new();
     let a = source.create_entity_with(NetId(1)).unwrap();
