@@ -520,16 +520,20 @@ fn reset_is_refused_while_an_entity_is_retained_and_changes_nothing() {
     let a = game.create_entity_with((pos(1.0), Name("a".into()))).unwrap();
     let b = game.create_entity_with(pos(2.0)).unwrap();
     let group = game.add_group(Matcher::all_of::<Position>());
+    let collector = game.add_collector(Matcher::all_of::<Position>().added());
+    game.replace(a, pos(1.0)).unwrap();
     let me = Owner::new();
     game.retain(b, me).unwrap();
     let spy = Spy::attach(&mut game);
+    let before = whole_state(&game);
 
+    // `b` by me, `a` by the collector that holds it.
     let error = game.reset().unwrap_err();
     assert_eq!(
         error,
         Error::EntitiesRetained {
             context: "Game",
-            count: 1
+            count: 2
         }
     );
     assert!(error.to_string().contains("`Game`"), "{error}");
@@ -541,10 +545,14 @@ fn reset_is_refused_while_an_entity_is_retained_and_changes_nothing() {
     assert_eq!(game.get::<Position>(b), Ok(&pos(2.0)));
     assert_eq!(game.creation_index(b), Ok(1));
     assert_eq!(game.group(group).unwrap().len(), 2);
+    assert_eq!(game.collector(collector).unwrap().entities(), [a]);
     assert_eq!(game.retain_count(b), Ok(1));
+    assert_eq!(whole_state(&game), before);
     check(&game);
 
     game.release(b, me).unwrap();
+    assert!(matches!(game.reset(), Err(Error::EntitiesRetained { count: 1, .. })));
+    game.clear_collector(collector).unwrap();
     game.reset().unwrap();
     assert!(game.is_empty());
     let c = game.create_entity();
@@ -628,7 +636,10 @@ fn a_collectors_owner_cannot_be_used_to_retain_or_release() {
     assert_eq!(game.retain_count(e), Ok(1), "the collector's retain is untouched");
     game.destroy_entity(e).unwrap();
     game.clear_collector(id).unwrap();
-    assert!(game.is_enabled(e).is_err(), "the collector released it");
+    assert!(
+        matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
+        "the collector released it"
+    );
     game.check_invariants().unwrap();
 }
 
@@ -651,6 +662,9 @@ fn in_fast_mode_a_user_release_cannot_take_a_collectors_retain() {
     let next = game.create_entity();
     assert_ne!(next.index(), e.index(), "its slot is not reused");
     game.clear_collector(id).unwrap();
-    assert!(game.is_enabled(e).is_err());
+    assert!(
+        matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
+        "released: its slot is free"
+    );
     game.check_invariants().unwrap();
 }

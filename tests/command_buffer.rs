@@ -543,7 +543,7 @@ fn a_buffer_is_reusable_after_playback() {
     commands.destroy_entity(short_lived);
     commands.playback(&mut game).unwrap();
     commands.add(e, at(0.0));
-    assert!(commands.playback(&mut game).is_err());
+    assert_eq!(failures(commands.playback(&mut game)).len(), 1, "Position is present");
     assert!(commands.is_empty());
     commands.add(e, vel(1.0));
     commands.playback(&mut game).unwrap();
@@ -624,8 +624,7 @@ fn a_panicking_handler_leaves_the_buffer_empty_and_drops_the_rest_once() {
     commands.add(e, vel(1.0));
     commands.add(e, CountedToo(counter.make("after")));
     commands.create_entity_with((counter.make("after too"),));
-    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| commands.playback(&mut game)));
-    assert!(panicked.is_err());
+    assert_panics("a handler refuses velocities", || commands.playback(&mut game));
     assert!(commands.is_empty());
     assert_eq!(counter.live(), 1, "the values after the panic were dropped");
     assert!(game.has::<Counted>(e) && game.has::<Velocity>(e) && !game.has::<CountedToo>(e));

@@ -309,25 +309,45 @@ fn entities_spread_over_many_chunks_keep_their_values_through_churn() {
 
 #[test]
 fn the_same_operations_give_the_same_entity_order() {
-    // Handles differ between two contexts (their tags are never shared); the
-    // slots and creation indices are the same.
-    fn run() -> Vec<(u32, u64)> {
-        let mut game = Context::new();
-        let mut all = Vec::new();
-        for i in 0..50 {
-            all.push(game.create_entity_with((pos(i as f32),)).unwrap());
-        }
-        for e in all.iter().step_by(3) {
-            game.destroy_entity(*e).unwrap();
-        }
-        for _ in 0..10 {
-            game.create_entity();
-        }
-        game.entities()
-            .map(|e| (e.index(), game.creation_index(e).unwrap()))
-            .collect()
+    // `entities()` runs in slot order, and destroyed slots are reused
+    // last-freed first: the order that gives is stated here, and a second
+    // context given the same operations agrees. Handles differ between
+    // contexts (their tags are never shared); slots and creation indices
+    // do not.
+    struct Run {
+        first: Vec<Entity>,
+        second: Vec<Entity>,
+        order: Vec<Entity>,
+        slots: Vec<(u32, u64)>,
     }
-    assert_eq!(run(), run());
+    fn run() -> Run {
+        let mut game = Context::new();
+        let first: Vec<Entity> = (0..6)
+            .map(|i| game.create_entity_with((pos(i as f32),)).unwrap())
+            .collect();
+        for i in [1, 3, 4] {
+            game.destroy_entity(first[i]).unwrap();
+        }
+        let second: Vec<Entity> = (0..2).map(|_| game.create_entity()).collect();
+        let order = game.entities().collect();
+        let slots = game
+            .entities()
+            .map(|e| (e.index(), game.creation_index(e).unwrap()))
+            .collect();
+        Run {
+            first,
+            second,
+            order,
+            slots,
+        }
+    }
+    let one = run();
+    let (first, second) = (&one.first, &one.second);
+    // The last slot freed (the fifth's) is taken first, then the fourth's;
+    // the second's stays free.
+    assert_eq!(one.order, [first[0], first[2], second[1], second[0], first[5]]);
+    assert_eq!(one.slots, [(0, 0), (2, 2), (3, 7), (4, 6), (5, 5)]);
+    assert_eq!(run().slots, one.slots);
 }
 
 #[test]

@@ -292,6 +292,8 @@ fn contexts_reset_is_refused_while_any_context_retains_and_changes_nothing() {
     let kept = game.create_entity_with(pos(1.0)).unwrap();
     let me = Owner::new();
     game.retain(kept, me).unwrap();
+    let spies: Vec<Spy> = contexts.iter_mut().map(Spy::attach).collect();
+    let before: Vec<Vec<String>> = contexts.iter().map(whole_state).collect();
 
     assert_eq!(
         contexts.reset(),
@@ -305,6 +307,10 @@ fn contexts_reset_is_refused_while_any_context_retains_and_changes_nothing() {
     assert_eq!(contexts.context::<Game>().get::<Position>(kept), Ok(&pos(1.0)));
     for context in contexts.iter() {
         assert_eq!(context.len(), usize::from(context.name() != "Ui"), "{}", context.name());
+    }
+    assert_eq!(contexts.iter().map(whole_state).collect::<Vec<_>>(), before);
+    for spy in &spies {
+        assert_eq!(spy.take(), Vec::<String>::new(), "no event in any context");
     }
 
     contexts.context_mut::<Game>().release(kept, me).unwrap();

@@ -167,17 +167,75 @@ fn handlers_run_in_subscription_order_and_unsubscribe_stops_one() {
 
 #[test]
 fn a_failed_operation_fires_nothing() {
-    let mut game = Context::new();
-    let e = game.create_entity_with((Frozen,)).unwrap();
+    use reactecs::{Error, GroupEvent, Matcher};
+    use std::sync::{Arc, Mutex};
+    let mut game = Context::with_name("Game");
+    game.set_unique(Score(1)).unwrap();
+    let e = game.create_entity_with((Frozen, Position { x: 0.0, y: 0.0 })).unwrap();
+    let gone = game.create_entity_with(Name("gone".into())).unwrap();
+    game.destroy_entity(gone).unwrap();
+
+    // Every kind of listener a change can reach: context handlers, group
+    // handlers (joined, left, updated) and collectors of every trigger, on
+    // each component the failed calls name.
     let spy = Spy::attach(&mut game);
-    assert!(game.add(e, Frozen).is_err());
-    assert!(game.remove::<Name>(e).is_err());
-    assert!(game.create_entity_with((Frozen, Frozen)).is_err());
-    game.destroy_entity(e).unwrap();
+    let heard = Arc::new(Mutex::new(Vec::<String>::new()));
+    let mut groups = Vec::new();
+    let mut collectors = Vec::new();
+    for matcher in [
+        Matcher::all_of::<Frozen>(),
+        Matcher::all_of::<Name>(),
+        Matcher::all_of::<Position>(),
+        Matcher::all_of::<Score>(),
+        Matcher::none_of::<Name>(),
+    ] {
+        let group = game.add_group(matcher.clone());
+        let sink = heard.clone();
+        game.subscribe_group(group, move |event: &GroupEvent<'_>| {
+            sink.lock().unwrap().push(format!("{event:?}"));
+        })
+        .unwrap();
+        groups.push((group, game.group(group).unwrap().len()));
+        collectors.push(game.add_collector(matcher.clone().added_or_removed()));
+        collectors.push(game.add_collector(matcher.updated()));
+    }
+    let entities = |game: &Context| -> Vec<String> {
+        game.entities()
+            .map(|e| format!("{:?}", game.entity(e).unwrap()))
+            .collect()
+    };
+    let before = entities(&game);
     spy.take();
-    assert!(game.destroy_entity(e).is_err());
-    assert!(game.replace(e, Frozen).is_err());
-    assert!(spy.take().is_empty());
+
+    assert!(matches!(
+        game.add(e, Frozen),
+        Err(Error::ComponentAlreadyPresent { .. })
+    ));
+    assert!(matches!(game.remove::<Name>(e), Err(Error::ComponentAbsent { .. })));
+    assert!(matches!(game.take::<Name>(e), Err(Error::ComponentAbsent { .. })));
+    assert!(matches!(
+        game.create_entity_with((Frozen, Frozen)),
+        Err(Error::DuplicateComponent { .. })
+    ));
+    assert!(matches!(
+        game.create_entity_with((Score(2), Name("second".into()))),
+        Err(Error::UniqueAlreadyHeld { .. })
+    ));
+    assert!(matches!(game.add(e, Score(3)), Err(Error::UniqueAlreadyHeld { .. })));
+    assert!(matches!(game.destroy_entity(gone), Err(Error::StaleEntity { .. })));
+    assert!(matches!(game.replace(gone, Frozen), Err(Error::StaleEntity { .. })));
+    assert!(matches!(game.add(gone, Frozen), Err(Error::StaleEntity { .. })));
+
+    assert_eq!(spy.take(), Vec::<String>::new(), "no context event");
+    assert_eq!(*heard.lock().unwrap(), Vec::<String>::new(), "no group event");
+    for (group, len) in groups {
+        assert_eq!(game.group(group).unwrap().len(), len, "group {group}");
+    }
+    for collector in collectors {
+        assert!(game.collector(collector).unwrap().is_empty(), "collector {collector}");
+    }
+    assert_eq!(entities(&game), before, "no entity or component changed");
+    check(&game);
 }
 
 #[test]

@@ -197,12 +197,28 @@ fn a_taken_value_is_the_callers_until_it_is_recycled() {
 
 #[test]
 fn a_refused_value_is_dropped_not_pooled() {
+    let tally = tally();
     let mut game = Context::new();
-    let e = game.create_entity_with(path(&[1])).unwrap();
-    let refused = game.add(e, path(&[2]));
-    assert!(matches!(refused, Err(Error::ComponentAlreadyPresent { .. })));
-    assert_eq!(game.pool_len::<Path>(), 0);
-    assert_eq!(game.get::<Path>(e).unwrap(), &path(&[1]));
+    let mut kept = Buffer::new(&tally);
+    kept.data.push(1);
+    let e = game.create_entity_with(kept).unwrap();
+    let mut second = Buffer::new(&tally);
+    second.data.push(2);
+    assert_eq!(tally.live(), 2);
+
+    let refused = game.add(e, second);
+    assert!(
+        matches!(refused, Err(Error::ComponentAlreadyPresent { .. })),
+        "{refused:?}"
+    );
+    assert_eq!(tally.live(), 1, "the refused value was dropped");
+    assert_eq!(tally.recycled(), 0, "and not recycled");
+    assert_eq!(game.pool_len::<Buffer>(), 0, "nor pooled");
+    assert_eq!(game.get::<Buffer>(e).unwrap().data, [1], "the entity keeps its own");
+    // Handing out from the empty pool makes a new value.
+    assert!(game.create_component::<Buffer>().data.is_empty());
+    assert_eq!(tally.recycled(), 0);
+    check(&game);
 }
 
 #[test]
@@ -463,8 +479,8 @@ fn a_panicking_recycle_during_destroy_leaves_the_context_consistent() {
         ))
         .unwrap();
     let other = game.create_entity_with(Position { x: 1.0, y: 1.0 }).unwrap();
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| game.destroy_entity(e)));
-    assert!(result.is_err(), "the panic goes on");
+    // The panic goes on, and it is the recycle's.
+    assert_panics("recycle failed", || game.destroy_entity(e));
     assert!(!game.is_alive(e) && game.is_alive(other));
     assert_eq!(counter.live(), 0, "the entity's other values were dropped");
     assert_eq!(game.pool_len::<Fragile>(), 0);

@@ -351,19 +351,51 @@ fn modify_each_clones_nothing_when_nobody_listens() {
 #[cfg(feature = "parallel")]
 #[test]
 fn par_for_each_does_the_same_work_as_for_each() {
-    let mut game = Context::new();
+    // Two contexts built alike (four archetypes, several chunks): one
+    // written by `for_each` and `for_each_chunk`, the other by their
+    // parallel twins; every entity must end the same in both.
+    fn state(game: &Context) -> Vec<(Option<Position>, Option<Velocity>)> {
+        game.entities()
+            .map(|e| {
+                (
+                    game.get::<Position>(e).ok().copied(),
+                    game.get::<Velocity>(e).ok().copied(),
+                )
+            })
+            .collect()
+    }
     let n = scale(20_000);
-    game.create_entities_with((0..n).map(|i| (pos(i as f32), vel(2.0))))
-        .unwrap();
-    game.query_mut::<(&mut Position, &Velocity)>()
+    let (mut sequential, _) = mixed(n);
+    let (mut parallel, _) = mixed(n);
+    let before = state(&sequential);
+    assert_eq!(state(&parallel), before);
+
+    sequential
+        .query_mut::<(&mut Position, &Velocity)>()
+        .unwrap()
+        .for_each(|(p, v)| p.x += v.x);
+    sequential
+        .query_mut::<(&mut Velocity,)>()
+        .unwrap()
+        .for_each_chunk(|(v,)| v.iter_mut().for_each(|v| v.y = v.x + 1.0));
+    parallel
+        .query_mut::<(&mut Position, &Velocity)>()
         .unwrap()
         .par_for_each(|(p, v)| p.x += v.x);
-    game.query_mut::<(&mut Velocity,)>()
+    parallel
+        .query_mut::<(&mut Velocity,)>()
         .unwrap()
-        .par_for_each_chunk(|(v,)| v.iter_mut().for_each(|v| v.y = 1.0));
-    for (i, (p, v)) in game.query::<(&Position, &Velocity)>().iter().enumerate() {
-        assert_eq!(p.x, i as f32 + 2.0);
-        assert_eq!(v.y, 1.0);
+        .par_for_each_chunk(|(v,)| v.iter_mut().for_each(|v| v.y = v.x + 1.0));
+
+    let after = state(&sequential);
+    assert_eq!(state(&parallel), after);
+    // And that work is the one asked for, on exactly the rows asked for.
+    for ((p0, v0), (p1, v1)) in before.iter().zip(&after) {
+        match (p0, v0) {
+            (Some(p0), Some(v0)) => assert_eq!(p1.unwrap().x, p0.x + v0.x),
+            _ => assert_eq!(p1, p0),
+        }
+        assert_eq!(v1.map(|v| v.y), v0.map(|v| v.x + 1.0));
     }
 }
 

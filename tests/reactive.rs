@@ -10,7 +10,6 @@
 
 mod common;
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex};
 
 use common::*;
@@ -873,8 +872,7 @@ fn a_panicking_execute_leaves_its_entities_retained_until_the_next_run_releases_
     let a = game.create_entity_with(pos(0.0)).unwrap();
     let doomed = game.create_entity_with(pos(1.0)).unwrap();
 
-    let outcome = catch_unwind(AssertUnwindSafe(|| reactive.execute(&mut game)));
-    assert!(outcome.is_err());
+    assert_panics("execute failed", || reactive.execute(&mut game));
     assert_eq!(record.runs(), [vec![a, doomed]]);
     for e in [a, doomed] {
         assert_eq!(
@@ -908,7 +906,7 @@ fn a_panicking_execute_is_released_by_the_next_run_even_when_nothing_changed() {
     let mut reactive = Reactive::new(probe);
     reactive.initialize(&mut game);
     let a = game.create_entity_with(pos(0.0)).unwrap();
-    assert!(catch_unwind(AssertUnwindSafe(|| reactive.execute(&mut game))).is_err());
+    assert_panics("execute failed", || reactive.execute(&mut game));
     assert_eq!(game.retain_count(a), Ok(1));
 
     reactive.execute(&mut game); // nothing collected: execute is not called
@@ -930,7 +928,7 @@ fn a_panicking_filter_leaves_nothing_retained_after_the_next_run() {
     let before = game.create_entity_with(pos(0.0)).unwrap();
     let failing = game.create_entity_with((pos(1.0), Frozen)).unwrap();
     let after = game.create_entity_with(pos(2.0)).unwrap();
-    assert!(catch_unwind(AssertUnwindSafe(|| reactive.execute(&mut game))).is_err());
+    assert_panics("filter failed", || reactive.execute(&mut game));
     assert_eq!(record.runs(), Vec::<Vec<Entity>>::new());
     game.remove::<Frozen>(failing).unwrap();
 
@@ -1026,7 +1024,13 @@ fn a_multi_reactive_system_executes_entities_of_both_contexts_in_trigger_order_a
     for e in [u1, u2] {
         assert_eq!(contexts.context::<Ui>().retain_count(e), Ok(0));
     }
-    assert!(contexts.context::<Game>().is_enabled(doomed).is_err(), "released");
+    assert!(
+        matches!(
+            contexts.context::<Game>().is_enabled(doomed),
+            Err(Error::StaleEntity { .. })
+        ),
+        "released"
+    );
 
     multi.execute(&mut contexts);
     assert!(runs.lock().unwrap().is_empty(), "nothing changed: no run");
@@ -1135,10 +1139,10 @@ fn a_panicking_released_handler_during_a_clear_leaves_no_retain_behind() {
             }
         }
     });
-    assert!(catch_unwind(AssertUnwindSafe(|| game.clear_collector(id))).is_err());
+    assert_panics("handler fails once", || game.clear_collector(id));
     for e in [a, b] {
         assert!(
-            game.is_enabled(e).is_err(),
+            matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
             "{e}'s slot is free although the handler panicked"
         );
     }
@@ -1168,10 +1172,10 @@ fn a_panicking_released_handler_after_execute_leaves_no_retain_behind() {
         }
     });
     *armed.lock().unwrap() = true;
-    assert!(catch_unwind(AssertUnwindSafe(|| reactive.execute(&mut game))).is_err());
+    assert_panics("handler fails once", || reactive.execute(&mut game));
     for e in [a, b] {
         assert!(
-            game.is_enabled(e).is_err(),
+            matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
             "{e} was released although a handler panicked"
         );
     }
@@ -1187,7 +1191,7 @@ fn teardown_and_switches_release_what_a_panicking_execute_left() {
         let mut reactive = Reactive::new(Probe::added().on_execute(|_, _, _| panic!("execute fails")));
         reactive.initialize(&mut game);
         let e = game.create_entity_with(pos(0.0)).unwrap();
-        assert!(catch_unwind(AssertUnwindSafe(|| reactive.execute(&mut game))).is_err());
+        assert_panics("execute fails", || reactive.execute(&mut game));
         assert_eq!(game.retain_count(e), Ok(1), "held by the system after the panic");
         match switch {
             0 => reactive.teardown(&mut game),
@@ -1279,7 +1283,7 @@ fn a_multi_reactive_filter_panic_releases_in_the_right_context() {
     contexts.context_mut::<Game>().retain(g, me).unwrap();
     let u = contexts.context_mut::<Ui>().create_entity_with(Sprite(0)).unwrap();
     assert_eq!(g.index(), u.index(), "the same slot in both contexts");
-    assert!(catch_unwind(AssertUnwindSafe(|| multi.execute(&mut contexts))).is_err());
+    assert_panics("filter fails", || multi.execute(&mut contexts));
     contexts.context_mut::<Ui>().replace(u, Sprite(2)).unwrap();
     multi.execute(&mut contexts);
     multi.execute(&mut contexts);

@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -304,16 +303,23 @@ fn a_panicking_modify_keeps_what_was_written_and_tells_nobody() {
     let mut game = Context::new();
     let e = game.create_entity_with(Level(1)).unwrap();
     let collector = game.add_collector(Matcher::all_of::<Level>().updated());
+    let group = game.add_group(Matcher::all_of::<Level>());
+    let heard = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = heard.clone();
+    game.subscribe_group(group, move |event: &GroupEvent<'_>| {
+        sink.lock().unwrap().push(format!("{event:?}"))
+    })
+    .unwrap();
     let spy = Spy::attach(&mut game);
-    let result = catch_unwind(AssertUnwindSafe(|| {
+    assert_panics("halfway", || {
         game.modify(e, |level: &mut Level| {
             level.0 = 5;
             panic!("halfway");
         })
-    }));
-    assert!(result.is_err());
+    });
     assert_eq!(game.get::<Level>(e).unwrap(), &Level(5));
-    assert_eq!(spy.take(), Vec::<String>::new());
+    assert_eq!(spy.take(), Vec::<String>::new(), "no context event");
+    assert_eq!(*heard.lock().unwrap(), Vec::<String>::new(), "no group event");
     assert!(game.collector(collector).unwrap().is_empty());
     check(&game);
 }

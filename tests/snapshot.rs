@@ -249,8 +249,8 @@ fn restoring_after_a_reset_starts_creation_indices_at_zero() {
 #[test]
 fn restoring_into_a_context_with_entities_is_an_error_that_changes_nothing() {
     let json = to_json(&game());
-    let mut target = Context::with_name("Game");
-    let kept = target.create_entity_with(Position { x: 9.0, y: 9.0 }).unwrap();
+    let (mut target, kept, heard) = occupied();
+    let before = whole_state(&target);
     let err = from_json(&mut target, &json).unwrap_err();
     assert!(
         matches!(err, Error::RestoreTargetNotEmpty { entities: 1, .. }),
@@ -260,13 +260,19 @@ fn restoring_into_a_context_with_entities_is_an_error_that_changes_nothing() {
     assert!(!err.to_string().contains("  "), "one space between words: {err}");
     assert_eq!(target.len(), 1);
     assert_eq!(target.get::<Position>(kept), Ok(&Position { x: 9.0, y: 9.0 }));
+    assert_eq!(whole_state(&target), before);
+    assert_eq!(*heard.lock().unwrap(), Vec::<String>::new(), "no event");
     // A destroyed entity still retained counts too.
     target.retain(kept, Owner::new()).unwrap();
     target.destroy_entity(kept).unwrap();
+    let before = whole_state(&target);
+    heard.lock().unwrap().clear();
     assert!(matches!(
         from_json(&mut target, &json),
         Err(Error::RestoreTargetNotEmpty { entities: 1, .. })
     ));
+    assert_eq!(whole_state(&target), before);
+    assert_eq!(*heard.lock().unwrap(), Vec::<String>::new(), "no event");
     target.check_invariants().unwrap();
 }
 
@@ -325,6 +331,28 @@ fn a_clash_with_a_primary_index_of_the_target_undoes_the_restore() {
     from_json(&mut target, &to_json(&source)).unwrap();
     assert_eq!(target.group(group).unwrap().len(), 2);
     assert_eq!(target.index(ids).unwrap().iter().count(), 2);
+}
+
+#[test]
+#[ignore = "bug: a restore undone after a primary key clash fires the events of the entities it made and destroyed; `Error` promises no event (the snapshot module doc admits the exception)"]
+fn a_restore_undone_by_a_primary_key_clash_fires_no_event() {
+    let mut source = Context::new();
+    let a = source.create_entity_with(NetId(1)).unwrap();
+    source.create_entity_with(NetId(2)).unwrap();
+    source.create_entity_with((NetId(2), Target(a))).unwrap();
+    let mut target = Context::with_name("Game");
+    target
+        .add_index(PrimaryEntityIndex::new("NetId", |id: &NetId| id.0))
+        .unwrap();
+    let heard = listen(&mut target);
+    let err = from_json(&mut target, &to_json(&source)).unwrap_err();
+    assert!(matches!(err, Error::DuplicatePrimaryKey { .. }), "{err:?}");
+    assert_eq!(
+        *heard.lock().unwrap(),
+        Vec::<String>::new(),
+        "no event, not even of entities undone"
+    );
+    assert_empty_and_usable(&mut target);
 }
 
 #[test]
@@ -430,7 +458,8 @@ fn two_listed_types_declared_with_the_same_name_cannot_be_written_or_read() {
     assert!(err.to_string().contains("declared with the name `Twin`"), "{err}");
     let mut other = Context::new();
     other.create_entity_with(fourth::Twin(1)).unwrap();
-    assert!(serde_json::to_string(&other.snapshot()).is_err());
+    let err = serde_json::to_string(&other.snapshot()).unwrap_err();
+    assert!(err.to_string().contains("declared with the name `Twin`"), "{err}");
     refused(
         r#"{"entities":1,"components":[["Twin",[[0,1]]]]}"#,
         "declared with the name `Twin`",

@@ -428,8 +428,8 @@ fn a_type_whose_declared_name_another_listed_type_has_is_refused() {
 #[test]
 fn restoring_into_a_context_with_entities_is_an_error_that_changes_nothing() {
     let json = typed_json(&game());
-    let mut target = Context::with_name("Game");
-    let kept = target.create_entity_with(Position { x: 9.0, y: 9.0 }).unwrap();
+    let (mut target, kept, heard) = occupied();
+    let before = whole_state(&target);
     let err = restore_json_of::<All>(&mut target, &json).unwrap_err();
     assert!(
         matches!(err, Error::RestoreTargetNotEmpty { entities: 1, .. }),
@@ -437,6 +437,8 @@ fn restoring_into_a_context_with_entities_is_an_error_that_changes_nothing() {
     );
     assert_eq!(target.len(), 1);
     assert_eq!(target.get::<Position>(kept), Ok(&Position { x: 9.0, y: 9.0 }));
+    assert_eq!(whole_state(&target), before);
+    assert_eq!(*heard.lock().unwrap(), Vec::<String>::new(), "no event");
     target.check_invariants().unwrap();
 }
 
@@ -541,6 +543,29 @@ fn every_truncation_of_a_typed_postcard_snapshot_is_an_error_that_leaves_the_tar
     assert_empty_and_usable(&mut target);
     restore_bytes_of::<All>(&mut target, &bytes).unwrap();
     check_restored(&target);
+}
+
+#[test]
+#[ignore = "bug: a restore undone after a primary key clash fires the events of the entities it made and destroyed; `Error` promises no event (the snapshot module doc admits the exception)"]
+fn a_typed_restore_undone_by_a_primary_key_clash_fires_no_event() {
+    let mut source = Context::new();
+    let a = source.create_entity_with(NetId(1)).unwrap();
+    source.create_entity_with(NetId(2)).unwrap();
+    source.create_entity_with((NetId(2), Target(a))).unwrap();
+    let bytes = postcard::to_stdvec(&source.snapshot_of::<(NetId, Target)>().unwrap()).unwrap();
+    let mut target = Context::with_name("Game");
+    target
+        .add_index(PrimaryEntityIndex::new("NetId", |id: &NetId| id.0))
+        .unwrap();
+    let heard = listen(&mut target);
+    let err = restore_bytes_of::<(NetId, Target)>(&mut target, &bytes).unwrap_err();
+    assert!(matches!(err, Error::DuplicatePrimaryKey { .. }), "{err:?}");
+    assert_eq!(
+        *heard.lock().unwrap(),
+        Vec::<String>::new(),
+        "no event, not even of entities undone"
+    );
+    assert_empty_and_usable(&mut target);
 }
 
 #[test]

@@ -712,14 +712,38 @@ fn registered_systems_for_another_world_are_not_included() {
     assert_eq!(notebook.notes, ["from the notebook"]);
 }
 
+/// A world of its own for `each_gathering_builds_fresh_systems`: what each
+/// run of `Counting` saw.
+#[derive(Default)]
+struct Tally {
+    seen: Vec<u32>,
+}
+
+/// A system with state: counts its own runs and writes the count down.
+struct Counting {
+    runs: u32,
+}
+impl System<Tally> for Counting {
+    fn execute(&mut self, world: &mut Tally) {
+        self.runs += 1;
+        world.seen.push(self.runs);
+    }
+}
+
+reactecs::feature_system!(Tally => "Counted", 1, Counting { runs: 0 });
+
 #[test]
 fn each_gathering_builds_fresh_systems() {
-    let mut notebook = Notebook::default();
-    let mut first = Feature::<Notebook>::new("Registered").with_registered();
-    let mut second = Feature::<Notebook>::new("Registered").with_registered();
-    first.execute(&mut notebook);
-    second.execute(&mut notebook);
-    assert_eq!(notebook.notes.len(), 2);
+    let mut tally = Tally::default();
+    let mut first = Feature::<Tally>::new("Counted").with_registered();
+    first.execute(&mut tally);
+    first.execute(&mut tally);
+    let mut second = Feature::<Tally>::new("Counted").with_registered();
+    second.execute(&mut tally);
+    first.execute(&mut tally);
+    // Each feature has its own `Counting`: the second's starts from nothing
+    // and the first's count goes on undisturbed.
+    assert_eq!(tally.seen, [1, 2, 1, 3]);
 }
 
 // ---------------------------------------------------------------- fallible systems

@@ -132,3 +132,51 @@ impl Spy {
             .collect()
     }
 }
+
+/// The message a panic carried (`panic!` with a literal or with format
+/// arguments), or `"<not a string>"`.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("<not a string>")
+}
+
+/// Runs `f`, which must panic with a message containing `expected`: a test
+/// of a panic path checks that it is that panic and not some other one.
+#[track_caller]
+pub fn assert_panics<R>(expected: &str, f: impl FnOnce() -> R) {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(_) => panic!("expected a panic with {expected:?}, but the call returned"),
+        Err(payload) => {
+            let message = panic_message(&*payload);
+            assert!(
+                message.contains(expected),
+                "expected a panic with {expected:?}, got {message:?}"
+            );
+        }
+    }
+}
+
+/// What a refused call must leave as it was, as lines to compare before and
+/// after: every entity with its components and retain count, every group
+/// (matcher, members, archetypes, handlers), every collector (with what it
+/// holds) and every index (with its key and entity counts).
+pub fn whole_state(game: &Context) -> Vec<String> {
+    let mut lines: Vec<String> = game
+        .entities()
+        .map(|e| {
+            format!(
+                "{:?} created {} retained {}",
+                game.entity(e).unwrap(),
+                game.creation_index(e).unwrap(),
+                game.retain_count(e).unwrap()
+            )
+        })
+        .collect();
+    lines.extend(game.groups().map(|group| format!("{group:?} {:?}", group.entities())));
+    lines.extend(game.collectors().map(|collector| format!("{collector:?}")));
+    lines.extend(game.indices().map(|index| index.to_string()));
+    lines
+}

@@ -93,13 +93,64 @@ pub fn assert_empty_and_usable(context: &mut Context) {
     context.reset().unwrap();
 }
 
-/// Restores `json` with `restore` into a context with a group and a
-/// collector, expects an `InvalidSnapshot` whose reason contains `says`,
-/// and checks the context is left empty and usable.
+/// What a refused restore must leave as it was, as lines: every entity with
+/// its components, creation index and retain count, every group with its
+/// members, every collector with what it holds, every index.
+pub fn whole_state(context: &Context) -> Vec<String> {
+    let mut lines: Vec<String> = context
+        .entities()
+        .map(|e| {
+            format!(
+                "{:?} created {} retained {}",
+                context.entity(e).unwrap(),
+                context.creation_index(e).unwrap(),
+                context.retain_count(e).unwrap()
+            )
+        })
+        .collect();
+    lines.extend(
+        context
+            .groups()
+            .map(|group| format!("{group:?} {:?}", group.entities())),
+    );
+    lines.extend(context.collectors().map(|collector| format!("{collector:?}")));
+    lines.extend(context.indices().map(|index| index.to_string()));
+    lines
+}
+
+/// A context named "Game" holding one entity at (9, 9), seen by a group, a
+/// collector, a primary index and a subscriber: the target of a restore
+/// that must be refused. Returns the entity and what the subscriber hears.
+pub fn occupied() -> (Context, Entity, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let mut target = Context::with_name("Game");
+    target.add_group(Matcher::all_of::<Position>());
+    target.add_collector(Matcher::all_of::<Position>().added());
+    target
+        .add_index(PrimaryEntityIndex::new("Name", |n: &Name| n.0.clone()))
+        .unwrap();
+    let kept = target
+        .create_entity_with((Position { x: 9.0, y: 9.0 }, Name("kept".into())))
+        .unwrap();
+    let heard = listen(&mut target);
+    (target, kept, heard)
+}
+
+/// Every event `context` fires from now on, as lines.
+pub fn listen(context: &mut Context) -> std::sync::Arc<std::sync::Mutex<Vec<String>>> {
+    let heard = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = std::sync::Arc::clone(&heard);
+    context.subscribe(move |event: &ContextEvent<'_>| sink.lock().unwrap().push(format!("{event:?}")));
+    heard
+}
+
+/// Restores `json` with `restore` into a context with a group, a collector
+/// and a subscriber, expects an `InvalidSnapshot` whose reason contains
+/// `says`, and checks no event fired and the context is left empty and usable.
 pub fn refused_by(json: &str, says: &str, restore: impl FnOnce(&mut Context, &str) -> Result<(), Error>) {
     let mut target = Context::with_name("Game");
     let group = target.add_group(Matcher::all_of::<Position>());
     let collector = target.add_collector(Matcher::all_of::<Position>().added());
+    let heard = listen(&mut target);
     let err = restore(&mut target, json).unwrap_err();
     match &err {
         Error::InvalidSnapshot { context, reason } => {
@@ -116,6 +167,11 @@ pub fn refused_by(json: &str, says: &str, restore: impl FnOnce(&mut Context, &st
     assert!(!err.to_string().contains("  "), "one space between words: {err}");
     assert_eq!(target.group(group).unwrap().len(), 0);
     assert_eq!(target.collector(collector).unwrap().len(), 0);
+    assert_eq!(
+        *heard.lock().unwrap(),
+        Vec::<String>::new(),
+        "a refused restore fires nothing"
+    );
     assert_empty_and_usable(&mut target);
 }
 
