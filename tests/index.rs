@@ -747,7 +747,6 @@ fn index_registration_errors_change_nothing() {
 }
 
 #[test]
-#[ignore = "needs the add_index fix (issue 27 item 1)"]
 fn a_refused_add_index_leaves_no_group_behind() {
     let mut game = game();
     twins(&mut game);
