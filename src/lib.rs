@@ -66,6 +66,69 @@
 //!   bytes in use, for tuning. `storage` (private): archetypes of 16 KiB
 //!   structure-of-arrays chunks ([`CHUNK_BYTES`]); the one module allowed
 //!   raw-memory code.
+//!
+//! # Naming
+//!
+//! One pattern across groups, collectors, indices and subscriptions:
+//!
+//! | what | makes | reads by id | removes | lists |
+//! |---|---|---|---|---|
+//! | groups | [`add_group`](Context::add_group) | [`group`](Context::group) | (none: see below) | [`groups`](Context::groups) |
+//! | collectors | [`add_collector`](Context::add_collector) | [`collector`](Context::collector) | [`remove_collector`](Context::remove_collector) | [`collectors`](Context::collectors) |
+//! | entity indices | [`add_index`](Context::add_index) | [`index`](Context::index) | [`remove_index`](Context::remove_index) | [`indices`](Context::indices) |
+//! | handlers | [`subscribe`](Context::subscribe), [`subscribe_group`](Context::subscribe_group) | | [`unsubscribe`](Context::unsubscribe) | |
+//!
+//! - `add_*` makes a thing and returns its id; the noun alone reads it by
+//!   id (no `get_` prefix, as the Rust API guidelines have it); `remove_*`
+//!   takes it away. Handlers keep the verb pair everyone knows,
+//!   `subscribe` / `unsubscribe`. Every id knows its context: another
+//!   context's is refused with an error.
+//! - [`add_group`](Context::add_group) returns the existing group for an
+//!   equal matcher (as Entitas' `GetGroup` does), so calling it again is
+//!   free; groups are never removed (a group costs a list of archetypes,
+//!   and collectors and indices follow groups by id).
+//!   [`add_collector`](Context::add_collector) makes a new collector every
+//!   call: make collectors once (in a system's `trigger`, or at set-up),
+//!   not per frame.
+//! - Index lookups read "by key": [`entity_by_key`](Context::entity_by_key),
+//!   [`entities_by_key`](Context::entities_by_key). `_with` is creation
+//!   from bundles: [`create_entity_with`](Context::create_entity_with),
+//!   [`create_entities_with`](Context::create_entities_with).
+//! - Views: [`entity`](Context::entity) / [`entity_mut`](Context::entity_mut),
+//!   and [`EntityMut::as_readonly`] from one to the other.
+//! - [`Contexts::context`] / [`Contexts::context_mut`] are the panicking
+//!   shorthands for a declared context (it is always there unless the
+//!   build is broken); [`Contexts::get`] / [`Contexts::get_mut`],
+//!   [`by_name`](Contexts::by_name) and [`by_id`](Contexts::by_id) answer
+//!   with an `Option`.
+//! - Names that changed stay one release as deprecated aliases
+//!   (`get_group`, `get_collector`, `entity_with`, `entities_with`,
+//!   `Entity::generation`, `EntityMut::as_ref`).
+//!
+//! # Which return type
+//!
+//! - `bool` answers a yes/no question about this context:
+//!   [`has`](Context::has), [`is_alive`](Context::is_alive),
+//!   [`is_flag`](Context::is_flag), [`Matcher::matches`]. A handle that
+//!   names nothing here (stale, or another context's) has nothing, so the
+//!   answer is `false`; ask [`entity`](Context::entity) to learn why.
+//! - `Option` answers "which one, if any" where absence is an ordinary
+//!   answer and nothing else can go wrong: a component of a view whose
+//!   entity is alive ([`EntityRef::get`], [`EntityMut::get`],
+//!   [`EntityRef::query`]), the unique holder or value
+//!   ([`unique`](Context::unique), [`unique_entity`](Context::unique_entity)),
+//!   [`GroupEvent::component`], the entity under a primary key
+//!   (inside [`entity_by_key`](Context::entity_by_key)'s `Result`),
+//!   [`Contexts::get`].
+//! - `Result<_, Error>` for a call given a handle or an id that may be
+//!   stale, another context's or removed ([`Context::get`],
+//!   [`group`](Context::group), [`collector`](Context::collector),
+//!   [`index`](Context::index)), and for every change that can be refused
+//!   ([`add`](Context::add), [`EntityMut::add`], [`add_index`](Context::add_index),
+//!   ...): the error says which. A call that returns an `Error` changed
+//!   nothing (see [`Error`] for the storage cache it may keep, and
+//!   [`create_entities_with`](Context::create_entities_with), which keeps
+//!   the entities it made before the refused one).
 
 pub mod aerc;
 mod bundle;

@@ -13,7 +13,12 @@ impl Context {
     /// Makes a collector: from now on it gathers the entities that the
     /// groups of `spec`'s matchers (made if needed) report under each
     /// trigger. It starts active. Each collector is separate (two collectors
-    /// on one trigger collect the same entities, and are cleared apart).
+    /// on one trigger collect the same entities, and are cleared apart), so
+    /// every call makes a new one, unlike [`add_group`](Context::add_group),
+    /// which returns the existing group for an equal matcher: make
+    /// collectors once (a [`ReactiveSystem`](crate::ReactiveSystem)'s
+    /// `trigger` runs once), not per frame, or they pile up (and retain what
+    /// they gather) until [`remove_collector`](Context::remove_collector).
     ///
     /// Collectors are plain data in the context, updated directly by group
     /// events; each collected entity is retained by the collector until
