@@ -355,7 +355,11 @@ fn changes_through_an_entity_view_are_the_context_calls() {
         say(format!("{:?}", view.add(Level(9)).map(|_| ())));
         say(format!("{:?}", view.remove::<Velocity>().map(|_| ())));
         say(format!("{:?}", view.take::<Position>()));
-        say(format!("{:?} {}", view.get::<Level>().ok_or("absent"), view.has::<Stunned>()));
+        say(format!(
+            "{:?} {}",
+            view.get::<Level>().ok_or("absent"),
+            view.has::<Stunned>()
+        ));
     });
     let sink = by_context.clone();
     let through_context = observed(move |game, e| {

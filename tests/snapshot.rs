@@ -334,7 +334,6 @@ fn a_clash_with_a_primary_index_of_the_target_undoes_the_restore() {
 }
 
 #[test]
-#[ignore = "bug: a restore undone after a primary key clash fires the events of the entities it made and destroyed; `Error` promises no event (the snapshot module doc admits the exception)"]
 fn a_restore_undone_by_a_primary_key_clash_fires_no_event() {
     let mut source = Context::new();
     let a = source.create_entity_with(NetId(1)).unwrap();

@@ -546,7 +546,6 @@ fn every_truncation_of_a_typed_postcard_snapshot_is_an_error_that_leaves_the_tar
 }
 
 #[test]
-#[ignore = "bug: a restore undone after a primary key clash fires the events of the entities it made and destroyed; `Error` promises no event (the snapshot module doc admits the exception)"]
 fn a_typed_restore_undone_by_a_primary_key_clash_fires_no_event() {
     let mut source = Context::new();
     let a = source.create_entity_with(NetId(1)).unwrap();

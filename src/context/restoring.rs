@@ -59,12 +59,12 @@ impl Context {
     ///   [`restore_limited`](Context::restore_limited).
     /// - [`Error::WrongContext`] if the snapshot has a component this
     ///   (declared) context does not accept; nothing changes.
-    /// - [`Error::DuplicatePrimaryKey`] (or another refusal of a creation by
-    ///   the context) if the snapshot's values clash with a
-    ///   [`PrimaryEntityIndex`](crate::PrimaryEntityIndex) of this context:
-    ///   the entities restored so far are destroyed again (handlers see them
-    ///   come and go), the collectors are emptied, and creation indices
-    ///   start at 0 again.
+    /// - [`Error::DuplicatePrimaryKey`] if two of the snapshot's entities
+    ///   would have one key in a
+    ///   [`PrimaryEntityIndex`](crate::PrimaryEntityIndex) of this context
+    ///   (the error names them as placeholders: `p3` is the snapshot's
+    ///   entity 3). The keys are checked before any entity is created:
+    ///   nothing changes, no event fires.
     ///
     /// # Example
     /// ```
@@ -231,6 +231,7 @@ impl Context {
         })?;
         self.check_snapshot(&mut parsed, &limits)?;
         let plan = self.plan_restore(parsed, &limits, &budget)?;
+        self.check_restored_keys(&plan)?;
         // As a new context: creation indices and slots from 0.
         self.entities.restart_creation_indices();
         self.entities.relink_free_slots();
@@ -369,6 +370,59 @@ impl Context {
             held,
             runs,
         })
+    }
+
+    /// Files the snapshot's values in the target's active entity indices,
+    /// under placeholder entities (the snapshot's positions), and empties
+    /// them again: a key two restored entities would share in a primary
+    /// index is refused here, before any entity is created or any event
+    /// fires. (The target has no entities, so its indices are empty.)
+    fn check_restored_keys(&mut self, plan: &RestorePlan) -> Result<(), Error> {
+        let columns: SmallVec<[&dyn Column; 16]> = plan.plain.iter().chain(&plan.mapped).map(|c| &**c).collect();
+        let context = self.name;
+        for (_, entry) in self.indices.iter_mut() {
+            let store = &mut *entry.store;
+            let component = store.component();
+            let Some(keyed) = columns.iter().position(|column| column.id() == component) else {
+                continue;
+            };
+            if !store.is_active() {
+                continue;
+            }
+            let matcher = store.matcher().clone();
+            let filed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                for (n, &position) in columns[keyed].positions().iter().enumerate() {
+                    let held = |id| plan.held.columns_of(position as usize).any(|k| columns[k].id() == id);
+                    if !matcher.matches_by(held) {
+                        continue;
+                    }
+                    let Some(value) = columns[keyed].value_at(n) else {
+                        continue;
+                    };
+                    let entity = Entity::placeholder(position);
+                    if let Err((key, holder)) = store.prepare(Some(entity), value) {
+                        return Err((key, holder, entity));
+                    }
+                    store.file_prepared(entity);
+                }
+                Ok(())
+            }));
+            store.clear(&mut |_| {});
+            match filed {
+                Ok(Ok(())) => {}
+                Ok(Err((key, holder, entity))) => {
+                    return Err(Error::DuplicatePrimaryKey {
+                        context,
+                        index: store.name(),
+                        key,
+                        holder,
+                        entity: Some(entity),
+                    });
+                }
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        Ok(())
     }
 
     /// [`Error::InvalidSnapshot`]: `what` takes more bytes than `budget`

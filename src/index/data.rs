@@ -33,6 +33,10 @@ impl Indices {
         self.list.iter()
     }
 
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (IndexKey, &mut IndexEntry)> + '_ {
+        self.list.iter_mut()
+    }
+
     /// Whether index `key` exists and follows its group.
     #[inline]
     pub(crate) fn is_active(&self, key: IndexKey) -> bool {

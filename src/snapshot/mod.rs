@@ -100,11 +100,13 @@
 //!   two holders of a unique component) changes nothing. The entities are
 //!   then created in order, each in one step with its components, except
 //!   those of types that implement `MapEntities`, added afterwards (their
-//!   values can name entities created later). A creation the target refuses
-//!   (a duplicate key of a [`PrimaryEntityIndex`](crate::PrimaryEntityIndex)
-//!   of the target) undoes the restore: the entities made are destroyed,
-//!   the collectors emptied, and the context is empty again (its handlers
-//!   saw those entities come and go).
+//!   values can name entities created later). The keys the values would
+//!   have in the target's entity indices are checked first too (filed under
+//!   placeholders, then emptied again), so a duplicate key of a
+//!   [`PrimaryEntityIndex`](crate::PrimaryEntityIndex) is refused before
+//!   anything is created or told. (Should a creation still be refused, the
+//!   restore is undone: the entities made are destroyed, the collectors
+//!   emptied, and the context is empty again.)
 //! - `snapshot` and `restore` serialize and read values through
 //!   `erased-serde`: the functions of each listed type are registered with
 //!   `inventory` and must be plain function pointers, which cannot be

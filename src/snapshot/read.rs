@@ -87,6 +87,8 @@ pub trait Column {
     fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity);
     /// A view of the next value.
     fn peek(&self) -> Option<ComponentRef<'_>>;
+    /// A view of the value `n` places after the next one.
+    fn value_at(&self, n: usize) -> Option<ComponentRef<'_>>;
     /// Writes the next value as the next element of a new row.
     fn write_next(&mut self, row: &mut RowWriter<'_>);
     /// Adds the next value to `entity` with [`Context::add`].
@@ -126,7 +128,11 @@ impl<T: Component> Column for Values<T> {
     }
 
     fn peek(&self) -> Option<ComponentRef<'_>> {
-        let value = self.values.as_slice().first()?;
+        self.value_at(0)
+    }
+
+    fn value_at(&self, n: usize) -> Option<ComponentRef<'_>> {
+        let value = self.values.as_slice().get(n)?;
         Some(ComponentRef::new(T::component_info(), value))
     }
 
