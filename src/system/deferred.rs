@@ -193,7 +193,7 @@ impl Feature<Context> {
     /// [`Deferred`]: its commands are played back right after its `execute`
     /// (and its `cleanup`), before the next system runs.
     #[must_use]
-    pub fn with_deferred(self, system: impl DeferredSystem + 'static) -> Self {
+    pub fn with_deferred(self, system: impl DeferredSystem + Send + 'static) -> Self {
         self.with(Deferred::new(system))
     }
 }

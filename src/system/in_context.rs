@@ -149,13 +149,13 @@ impl Feature<Contexts> {
     /// # Ok::<(), reactecs::system::SystemFailed>(())
     /// ```
     #[must_use]
-    pub fn with_in<K: ContextKind>(self, context: K, system: impl System<Context> + 'static) -> Self {
+    pub fn with_in<K: ContextKind>(self, context: K, system: impl System<Context> + Send + 'static) -> Self {
         self.with(InContext::new(context, system))
     }
 
     /// Appends `system`, written for one [`Context`], to run on context `K`:
     /// short for `.add(InContext::new(context, system))`.
-    pub fn add_in<K: ContextKind>(&mut self, context: K, system: impl System<Context> + 'static) -> &mut Self {
+    pub fn add_in<K: ContextKind>(&mut self, context: K, system: impl System<Context> + Send + 'static) -> &mut Self {
         self.add(InContext::new(context, system))
     }
 }
@@ -164,13 +164,13 @@ impl Systems<Contexts> {
     /// This list with `system`, written for one [`Context`], appended to run
     /// on context `K` (see [`Feature::with_in`]).
     #[must_use]
-    pub fn with_in<K: ContextKind>(self, context: K, system: impl System<Context> + 'static) -> Self {
+    pub fn with_in<K: ContextKind>(self, context: K, system: impl System<Context> + Send + 'static) -> Self {
         self.with(InContext::new(context, system))
     }
 
     /// Appends `system`, written for one [`Context`], to run on context `K`
     /// (see [`Feature::add_in`]).
-    pub fn add_in<K: ContextKind>(&mut self, context: K, system: impl System<Context> + 'static) -> &mut Self {
+    pub fn add_in<K: ContextKind>(&mut self, context: K, system: impl System<Context> + Send + 'static) -> &mut Self {
         self.add(InContext::new(context, system))
     }
 }
