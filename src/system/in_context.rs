@@ -40,6 +40,17 @@ pub struct InContext<K, S> {
     _context: PhantomData<fn() -> K>,
 }
 
+/// The context and the system's name: `InContext { context: "Game", system:
+/// "Move" }`.
+impl<K: ContextKind, S: System<Context>> std::fmt::Debug for InContext<K, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InContext")
+            .field("context", &K::NAME)
+            .field("system", &self.system.name())
+            .finish()
+    }
+}
+
 impl<K: ContextKind, S: System<Context>> InContext<K, S> {
     /// Runs `system` on context `K` (pass the marker value `context!`
     /// declared, e.g. `InContext::new(Game, Move)`).

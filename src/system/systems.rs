@@ -153,6 +153,14 @@ impl<W> DoubleEndedIterator for SystemsIter<'_, W> {
     }
 }
 
+impl<W> Clone for SystemsIter<'_, W> {
+    fn clone(&self) -> Self {
+        SystemsIter {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
 impl<W> fmt::Debug for SystemsIter<'_, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.inner.clone().map(|s| s.name())).finish()
