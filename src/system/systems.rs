@@ -24,8 +24,8 @@ use crate::Context;
 ///
 /// Its systems are `Send` ([`with`](Systems::with) and [`add`](Systems::add)
 /// ask for it), so a `Systems` is `Send`: a frame can move to another thread
-/// with its world. A system that holds an `Rc` or a `RefCell` shared with
-/// other code cannot be added; share through `Arc<Mutex<_>>` instead.
+/// with its world. A system that holds an `Rc` (or anything else that is
+/// not `Send`) cannot be added; share state through `Arc<Mutex<_>>`.
 ///
 /// # Example
 /// ```
