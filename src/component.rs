@@ -136,6 +136,11 @@ pub type DebugFn = fn(&ComponentRef<'_>, &mut fmt::Formatter<'_>) -> fmt::Result
 /// let e = game.create_entity();
 /// game.add(e, Health(10)).unwrap();
 /// ```
+///
+/// Two views are equal when they view the same value: the same component,
+/// at the same place in memory. Values are not compared (a component type
+/// need not be `PartialEq`): compare what [`get`](ComponentRef::get) gives
+/// for that.
 #[derive(Clone, Copy)]
 pub struct ComponentRef<'a> {
     info: &'static ComponentInfo,
@@ -192,6 +197,14 @@ impl<'a> ComponentRef<'a> {
         self.info
     }
 }
+
+impl PartialEq for ComponentRef<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.info.id() == other.info.id() && self.value == other.value
+    }
+}
+
+impl Eq for ComponentRef<'_> {}
 
 impl fmt::Debug for ComponentRef<'_> {
     /// The value's own `Debug` if the type implements it, else `Name(..)`.

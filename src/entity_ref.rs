@@ -148,6 +148,20 @@ fn merge_by_id<T, K: Ord>(
     })
 }
 
+/// Two views are equal when they view the same entity in the same place
+/// (which, while both borrow the context, is the same entity). Component
+/// values are not compared.
+impl PartialEq for EntityRef<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.entity == other.entity
+            && std::ptr::eq(self.archetype, other.archetype)
+            && self.row == other.row
+            && std::ptr::eq(self.sparse, other.sparse)
+    }
+}
+
+impl Eq for EntityRef<'_> {}
+
 impl fmt::Debug for EntityRef<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} ", self.entity)?;

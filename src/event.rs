@@ -73,7 +73,12 @@ use crate::matcher::Matcher;
 /// assert_eq!(lines, [format!("created {e}"), "added Position(0.0, 0.0)".into(), "Position(0.0, 0.0) -> Position(1.0, 0.0)".into()]);
 /// # Ok::<(), reactecs::Error>(())
 /// ```
-#[derive(Clone, Copy, Debug)]
+///
+/// Events compare equal when they are the same variant about the same
+/// entity, group or values: the component views and entity views they carry
+/// compare by what they view, not by value (see [`ComponentRef`]'s
+/// equality).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ContextEvent<'a> {
     /// An entity was created.

@@ -45,7 +45,7 @@ impl fmt::Display for GroupId {
 
 /// A collector's slot in its context: the slot's index, and its
 /// generation, which tells the collector apart from earlier ones in the slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) struct CollectorKey {
     pub(crate) index: u32,
     pub(crate) generation: u32,
@@ -67,7 +67,10 @@ fn write_key(f: &mut fmt::Formatter<'_>, what: &str, key: impl Key) -> fmt::Resu
 /// [`Context::remove_collector`](crate::Context::remove_collector); it knows
 /// its context, so using it with another is
 /// [`Error::UnknownCollector`](crate::Error::UnknownCollector).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+///
+/// Ids are ordered by context, then by slot (not by creation: a removed
+/// collector's slot is reused), so they can key sorted collections.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CollectorId {
     pub(crate) context: u64,
     pub(crate) key: CollectorKey,
@@ -92,6 +95,9 @@ impl fmt::Display for CollectorId {
 /// Valid until [`Context::remove_index`](crate::Context::remove_index); it
 /// knows its context, so using it with another is
 /// [`Error::UnknownIndex`](crate::Error::UnknownIndex).
+///
+/// Ids are ordered by context, then by slot (not by creation: a removed
+/// index's slot is reused), so they can key sorted collections.
 pub struct IndexId<I> {
     pub(crate) context: u64,
     pub(crate) key: IndexKey,
@@ -128,6 +134,18 @@ impl<I> PartialEq for IndexId<I> {
 }
 
 impl<I> Eq for IndexId<I> {}
+
+impl<I> PartialOrd for IndexId<I> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<I> Ord for IndexId<I> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.context, self.key).cmp(&(other.context, other.key))
+    }
+}
 
 impl<I> Hash for IndexId<I> {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {

@@ -74,7 +74,7 @@ impl Record {
 }
 
 /// Work done during `execute`, with the entities and the collector id.
-type Hook = Box<dyn FnMut(&mut Context, &[Entity], CollectorId)>;
+type Hook = Box<dyn FnMut(&mut Context, &[Entity], CollectorId) + Send>;
 
 /// A configurable reactive system that records what it is given.
 struct Probe {
@@ -111,7 +111,7 @@ impl Probe {
         self
     }
 
-    fn on_execute(mut self, hook: impl FnMut(&mut Context, &[Entity], CollectorId) + 'static) -> Self {
+    fn on_execute(mut self, hook: impl FnMut(&mut Context, &[Entity], CollectorId) + Send + 'static) -> Self {
         self.hook = Box::new(hook);
         self
     }

@@ -205,7 +205,7 @@ fn every_phase_reaches_nested_children() {
     assert_eq!(take(&log), expected);
 
     // The same through features, nested in a list and boxed.
-    let boxed: Box<dyn System> = Box::new(Feature::new("Inner").with(Spy::new("deep", &log)));
+    let boxed: Box<dyn System + Send> = Box::new(Feature::new("Inner").with(Spy::new("deep", &log)));
     let mut feature = Feature::new("Outer").with(Systems::new().with(boxed));
     every_phase(&mut feature, &mut world);
     assert_eq!(take(&log), expected);
@@ -432,7 +432,7 @@ fn timed_frames_allocate_nothing() {
     let mut feature = Feature::new("Game")
         .with(game::Move)
         .with(physics)
-        .with(Box::new(game::Move) as Box<dyn System>);
+        .with(Box::new(game::Move) as Box<dyn System + Send>);
     let info = allocation_counter::measure(|| {
         // More frames than the window holds, so every ring buffer wraps.
         frames(&mut feature, &mut world, 150);
@@ -870,7 +870,7 @@ fn infallible_systems_run_through_the_try_phases() {
     let mut world = Context::new();
     let mut frame = Feature::new("Game")
         .with(Spy::new("Move", &log))
-        .with(Box::new(Spy::new("Boxed", &log)) as Box<dyn System>);
+        .with(Box::new(Spy::new("Boxed", &log)) as Box<dyn System + Send>);
     frame.try_initialize(&mut world).unwrap();
     frame.try_execute(&mut world).unwrap();
     frame.try_cleanup(&mut world).unwrap();

@@ -42,6 +42,14 @@ pub(crate) struct RemovedValues<T> {
     spare: Vec<T>,
 }
 
+impl<T> RemovedValues<T> {
+    /// How many entities have a value, recorded or in the batch.
+    pub(crate) fn len(&self) -> usize {
+        let batch_only = self.batch.keys().filter(|entity| !self.current.contains_key(entity));
+        self.current.len() + batch_only.count()
+    }
+}
+
 impl<T: Component + Clone> RemovedValues<T> {
     pub(crate) fn boxed() -> Box<dyn RemovedStore> {
         Box::new(RemovedValues::<T> {

@@ -7,7 +7,7 @@
 use std::fmt;
 
 use crate::aerc::Owner;
-use crate::component::Component;
+use crate::component::{Component, ComponentInfo};
 use crate::entity::{Entities, Entity};
 use crate::matcher::Matcher;
 use crate::routes::{Membership, Takes};
@@ -122,9 +122,41 @@ impl fmt::Display for TriggerOnEvent {
 /// What a collector watches: one or more [`TriggerOnEvent`]s, and optionally
 /// a component whose removed values it keeps. Give it to
 /// [`Context::add_collector`](crate::Context::add_collector).
+///
+/// Two specs are equal when they have the same triggers in the same order
+/// and keep the removed values of the same component (or of none).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CollectorSpec {
     triggers: Vec<TriggerOnEvent>,
-    keep: Option<fn() -> Box<dyn RemovedStore>>,
+    keep: Option<Keep>,
+}
+
+/// The component whose removed values a collector keeps, and the maker of
+/// their store. Compared, hashed and printed by the component alone.
+#[derive(Clone, Copy)]
+struct Keep {
+    component: &'static ComponentInfo,
+    make: fn() -> Box<dyn RemovedStore>,
+}
+
+impl PartialEq for Keep {
+    fn eq(&self, other: &Self) -> bool {
+        self.component.id() == other.component.id()
+    }
+}
+
+impl Eq for Keep {}
+
+impl std::hash::Hash for Keep {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.component.id().hash(state);
+    }
+}
+
+impl fmt::Debug for Keep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.component.name())
+    }
 }
 
 impl CollectorSpec {
@@ -140,7 +172,10 @@ impl CollectorSpec {
     /// moment (on destroy, or when another component's change made it leave).
     /// Read it with [`Collector::removed`](crate::Collector::removed). `T` is cloned at each such event.
     pub fn keep_removed<T: Component + Clone>(mut self) -> Self {
-        self.keep = Some(RemovedValues::<T>::boxed);
+        self.keep = Some(Keep {
+            component: T::component_info(),
+            make: RemovedValues::<T>::boxed,
+        });
         self
     }
 
@@ -151,7 +186,7 @@ impl CollectorSpec {
 
     /// The triggers and the maker of the removed-value store, taken apart.
     pub(crate) fn into_parts(self) -> (Vec<TriggerOnEvent>, Option<Box<dyn RemovedStore>>) {
-        (self.triggers, self.keep.map(|make| make()))
+        (self.triggers, self.keep.map(|keep| (keep.make)()))
     }
 }
 
@@ -297,6 +332,25 @@ impl<'a> Collector<'a> {
 /// The kept removed values of one component type, from [`Collector::removed`](crate::Collector::removed).
 pub struct RemovedView<'a, T> {
     values: Option<&'a RemovedValues<T>>,
+}
+
+impl<T> Clone for RemovedView<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for RemovedView<'_, T> {}
+
+/// The component's name and how many entities have a kept value:
+/// `RemovedView<Health> { values: 2 }`.
+impl<T> fmt::Debug for RemovedView<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = crate::system::short_type_name(std::any::type_name::<T>());
+        f.debug_struct(&format!("RemovedView<{name}>"))
+            .field("values", &self.values.map_or(0, RemovedValues::len))
+            .finish()
+    }
 }
 
 impl<'a, T: Component + Clone> RemovedView<'a, T> {

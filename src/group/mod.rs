@@ -239,7 +239,9 @@ impl<'a> IntoIterator for &Group<'a> {
 }
 
 /// The entities of a group, archetype by archetype, chunk by chunk: see
-/// [`Group::iter`](crate::Group::iter).
+/// [`Group::iter`](crate::Group::iter). A clone goes on from the same place
+/// on its own.
+#[derive(Clone)]
 pub struct GroupIter<'a> {
     archetypes: &'a Archetypes,
     ids: std::slice::Iter<'a, ArchetypeId>,
@@ -305,6 +307,16 @@ impl Iterator for GroupIter<'_> {
     }
 }
 
+/// How many entities are left: `GroupIter { remaining: 3 }` (counted on a
+/// clone, so printing does not advance the iterator).
+impl fmt::Debug for GroupIter<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GroupIter")
+            .field("remaining", &self.clone().count())
+            .finish()
+    }
+}
+
 impl fmt::Display for Group<'_> {
     /// `Group(AllOf(Position, Velocity)): 3 entities`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -326,7 +338,7 @@ impl fmt::Debug for Group<'_> {
 
 /// A group's entities, collected: see [`Group::entities`](crate::Group::entities). Cheap to clone
 /// (shared); dereferences to `[Entity]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct EntityList(Arc<Vec<Entity>>);
 
 impl Deref for EntityList {
@@ -355,7 +367,10 @@ impl<'a> IntoIterator for &'a EntityList {
 /// context's component events (`ComponentAdded`, `ComponentRemoved`,
 /// `ComponentReplaced`) for the same change: see the table in the
 /// [`event`](crate::event) module.
-#[derive(Clone, Copy, Debug)]
+///
+/// Events compare as [`ContextEvent`](crate::ContextEvent)s do: same
+/// variant, same group and entity, views of the same values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum GroupEvent<'a> {
     /// The entity now matches: it was created, or gained or lost a component.

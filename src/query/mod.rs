@@ -76,6 +76,7 @@
 //! ```
 
 use std::borrow::Cow;
+use std::fmt;
 use std::marker::PhantomData;
 
 use crate::component::ComponentId;
@@ -150,6 +151,21 @@ impl<'w> Scope<'w> {
     fn check(&self) -> Option<RowCheck<'_>> {
         let group = self.group.map(|group| self.membership.group(group));
         RowCheck::of(&self.plan.required_sparse, [group, self.matcher.as_ref()], self.sparse)
+    }
+
+    /// What `Debug` shows of a query: its parameters, its context, what
+    /// narrows it, and how many entities it visits.
+    fn debug(&self, f: &mut fmt::Formatter<'_>, kind: &str, params: &str, count: usize) -> fmt::Result {
+        f.debug_struct(kind)
+            .field("params", &params)
+            .field("context", &self.context)
+            .field("matching", &self.matcher.as_ref().map(|member| &member.matcher))
+            .field(
+                "in_group",
+                &self.group.map(|group| &self.membership.group(group).matcher),
+            )
+            .field("count", &count)
+            .finish()
     }
 
     fn set_group(&mut self, group: GroupId) -> Result<(), Error> {
@@ -398,6 +414,14 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
     }
 }
 
+/// The parameters, the context, the matcher and group narrowed to, and the
+/// count: `Query { params: "&game::Position", context: "Game", .. }`.
+impl<Q: ReadOnlyQueryParam> fmt::Debug for Query<'_, Q> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.scope.debug(f, "Query", std::any::type_name::<Q>(), self.count())
+    }
+}
+
 /// A query over an exclusively borrowed context: reads and writes. Made by
 /// [`Context::query_mut`](crate::Context::query_mut). Writes are silent (see
 /// the [module docs](self)).
@@ -540,5 +564,13 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     /// The number of entities the query visits.
     pub fn count(&self) -> usize {
         self.scope.count(self.archetypes)
+    }
+}
+
+/// As for [`Query`]: `QueryMut { params: "&mut game::Position", .. }`.
+impl<Q: QueryParam> fmt::Debug for QueryMut<'_, Q> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.scope
+            .debug(f, "QueryMut", std::any::type_name::<Q>(), self.count())
     }
 }

@@ -170,6 +170,17 @@ pub struct Snapshot<'a> {
     context: &'a Context,
 }
 
+/// The context's name and how many entities the snapshot holds:
+/// `Snapshot { context: "Game", entities: 3 }`.
+impl std::fmt::Debug for Snapshot<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("context", &self.context.name())
+            .field("entities", &self.context.len())
+            .finish()
+    }
+}
+
 impl Context {
     /// A snapshot of this context: every live entity in creation order, with
     /// the values of its components whose types are listed in

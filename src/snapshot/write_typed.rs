@@ -35,6 +35,18 @@ pub struct TypedSnapshot<'a, C> {
     _types: PhantomData<fn() -> C>,
 }
 
+/// The component types, the context's name and how many entities the
+/// snapshot holds: `TypedSnapshot { types: "(game::Position, game::Name)", .. }`.
+impl<C> std::fmt::Debug for TypedSnapshot<'_, C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TypedSnapshot")
+            .field("types", &std::any::type_name::<C>())
+            .field("context", &self.context.name())
+            .field("entities", &self.context.len())
+            .finish()
+    }
+}
+
 impl Context {
     /// A typed snapshot of this context: every live entity in creation
     /// order, with the values of the component types of `C` (one type, or a

@@ -316,6 +316,25 @@ impl<'a, T> SparseChunk<'a, T> {
     }
 }
 
+impl<T> Clone for SparseChunk<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for SparseChunk<'_, T> {}
+
+/// The rows' entities and values: `SparseChunk { entities: [..], values:
+/// [Some(..), None, ..] }` (at most a chunk's rows).
+impl<T: std::fmt::Debug> std::fmt::Debug for SparseChunk<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SparseChunk")
+            .field("entities", &self.entities)
+            .field("values", &self.iter().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
 impl<'a, T> IntoIterator for SparseChunk<'a, T> {
     type Item = Option<&'a T>;
     type IntoIter = SparseRows<'a, T>;
@@ -329,6 +348,24 @@ impl<'a, T> IntoIterator for SparseChunk<'a, T> {
 pub struct SparseRows<'a, T> {
     entities: std::slice::Iter<'a, Entity>,
     values: SparseRead<'a, T>,
+}
+
+impl<T> Clone for SparseRows<'_, T> {
+    fn clone(&self) -> Self {
+        SparseRows {
+            entities: self.entities.clone(),
+            values: self.values,
+        }
+    }
+}
+
+/// How many rows are left: `SparseRows { remaining: 3 }`.
+impl<T> std::fmt::Debug for SparseRows<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SparseRows")
+            .field("remaining", &self.entities.len())
+            .finish()
+    }
 }
 
 impl<'a, T> Iterator for SparseRows<'a, T> {
@@ -419,6 +456,16 @@ impl<'a, T> SparseChunkMut<'a, T> {
     }
 }
 
+/// The rows' entities (the values are reached through `&mut self` only):
+/// `SparseChunkMut { entities: [..] }`.
+impl<T> std::fmt::Debug for SparseChunkMut<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SparseChunkMut")
+            .field("entities", &self.entities)
+            .finish()
+    }
+}
+
 impl<'a, T> IntoIterator for SparseChunkMut<'a, T> {
     type Item = Option<&'a mut T>;
     type IntoIter = SparseRowsMut<'a, T>;
@@ -436,6 +483,15 @@ pub struct SparseRowsMut<'a, T> {
     /// Distinct entities, each the only one of its slot.
     entities: std::slice::Iter<'a, Entity>,
     values: SparseWrite<'a, T>,
+}
+
+/// How many rows are left: `SparseRowsMut { remaining: 3 }`.
+impl<T> std::fmt::Debug for SparseRowsMut<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SparseRowsMut")
+            .field("remaining", &self.entities.len())
+            .finish()
+    }
 }
 
 impl<'a, T> Iterator for SparseRowsMut<'a, T> {

@@ -6,7 +6,11 @@ use super::sparse::SparseSets;
 
 /// A snapshot of a context's storage, from
 /// [`Context::storage_stats`](crate::Context::storage_stats).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+///
+/// Read its fields; only the context makes one (`#[non_exhaustive]`: more
+/// figures may be added without a breaking change).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct StorageStats {
     /// Distinct component sets seen so far, including the empty archetype a
     /// refused operation may leave behind (see [`Error`](crate::Error)).

@@ -126,8 +126,8 @@ impl TypeInfo {
 
 /// A shared reference to a value whose type is known only at run time, which
 /// carries that type's `TypeId`: [`get`](ErasedRef::get) hands the value back
-/// only as its own type.
-#[derive(Clone, Copy)]
+/// only as its own type. Equal when both point at the same value.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ErasedRef<'a> {
     ptr: NonNull<u8>,
     type_id: TypeId,

@@ -92,6 +92,18 @@ pub struct Deferred<S> {
     last_error: Option<Error>,
 }
 
+/// The system's name, how many commands wait for playback, and the last
+/// playback error: `Deferred { system: "Spawn", commands: 0, last_error: None }`.
+impl<S: DeferredSystem> std::fmt::Debug for Deferred<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Deferred")
+            .field("system", &self.system.name())
+            .field("commands", &self.commands.len())
+            .field("last_error", &self.last_error)
+            .finish()
+    }
+}
+
 impl<S: DeferredSystem> Deferred<S> {
     /// Wraps `system`, with an empty buffer.
     pub fn new(system: S) -> Self {
@@ -193,7 +205,7 @@ impl Feature<Context> {
     /// [`Deferred`]: its commands are played back right after its `execute`
     /// (and its `cleanup`), before the next system runs.
     #[must_use]
-    pub fn with_deferred(self, system: impl DeferredSystem + 'static) -> Self {
+    pub fn with_deferred(self, system: impl DeferredSystem + Send + 'static) -> Self {
         self.with(Deferred::new(system))
     }
 }

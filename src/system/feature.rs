@@ -13,7 +13,8 @@ const DEFAULT_WINDOW: usize = 60;
 
 /// A named, ordered list of systems that measures each child.
 ///
-/// A feature runs its children like [`Systems`](super::Systems) does: every
+/// A feature runs its children like [`Systems`](super::Systems) does (and,
+/// like it, is `Send`: its systems must be, see [`Systems`]): every
 /// phase in insertion order, depth first, and `initialize` makes every
 /// reactive system's collectors before any child's `initialize` runs. The
 /// `try_` phases ([`Feature::try_execute`], ...) report a failing child as a
@@ -110,18 +111,18 @@ impl<W: 'static> Feature<W> {
     /// This feature with `system` appended (for building a feature in one
     /// expression).
     #[must_use]
-    pub fn with(mut self, system: impl System<W> + 'static) -> Self {
+    pub fn with(mut self, system: impl System<W> + Send + 'static) -> Self {
         self.add(system);
         self
     }
 
     /// Appends `system`; it runs after every system added before it.
-    pub fn add(&mut self, system: impl System<W> + 'static) -> &mut Self {
+    pub fn add(&mut self, system: impl System<W> + Send + 'static) -> &mut Self {
         self.push(Box::new(system));
         self
     }
 
-    fn push(&mut self, system: Box<dyn System<W>>) {
+    fn push(&mut self, system: Box<dyn System<W> + Send>) {
         self.systems.systems.push(system);
         self.stats.push(ChildStats::new(self.window));
     }

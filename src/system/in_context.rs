@@ -40,6 +40,17 @@ pub struct InContext<K, S> {
     _context: PhantomData<fn() -> K>,
 }
 
+/// The context and the system's name: `InContext { context: "Game", system:
+/// "Move" }`.
+impl<K: ContextKind, S: System<Context>> std::fmt::Debug for InContext<K, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InContext")
+            .field("context", &K::NAME)
+            .field("system", &self.system.name())
+            .finish()
+    }
+}
+
 impl<K: ContextKind, S: System<Context>> InContext<K, S> {
     /// Runs `system` on context `K` (pass the marker value `context!`
     /// declared, e.g. `InContext::new(Game, Move)`).
@@ -149,13 +160,13 @@ impl Feature<Contexts> {
     /// # Ok::<(), reactecs::system::SystemFailed>(())
     /// ```
     #[must_use]
-    pub fn with_in<K: ContextKind>(self, context: K, system: impl System<Context> + 'static) -> Self {
+    pub fn with_in<K: ContextKind>(self, context: K, system: impl System<Context> + Send + 'static) -> Self {
         self.with(InContext::new(context, system))
     }
 
     /// Appends `system`, written for one [`Context`], to run on context `K`:
     /// short for `.add(InContext::new(context, system))`.
-    pub fn add_in<K: ContextKind>(&mut self, context: K, system: impl System<Context> + 'static) -> &mut Self {
+    pub fn add_in<K: ContextKind>(&mut self, context: K, system: impl System<Context> + Send + 'static) -> &mut Self {
         self.add(InContext::new(context, system))
     }
 }
@@ -164,13 +175,13 @@ impl Systems<Contexts> {
     /// This list with `system`, written for one [`Context`], appended to run
     /// on context `K` (see [`Feature::with_in`]).
     #[must_use]
-    pub fn with_in<K: ContextKind>(self, context: K, system: impl System<Context> + 'static) -> Self {
+    pub fn with_in<K: ContextKind>(self, context: K, system: impl System<Context> + Send + 'static) -> Self {
         self.with(InContext::new(context, system))
     }
 
     /// Appends `system`, written for one [`Context`], to run on context `K`
     /// (see [`Feature::add_in`]).
-    pub fn add_in<K: ContextKind>(&mut self, context: K, system: impl System<Context> + 'static) -> &mut Self {
+    pub fn add_in<K: ContextKind>(&mut self, context: K, system: impl System<Context> + Send + 'static) -> &mut Self {
         self.add(InContext::new(context, system))
     }
 }

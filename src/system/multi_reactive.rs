@@ -9,8 +9,8 @@ use crate::contexts::{ContextId, Contexts};
 use crate::entity::Entity;
 use crate::system::{Phase, System, SystemFailed, SystemResult, or_panic, short_type_name};
 
-/// An entity and the context it lives in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// An entity and the context it lives in. Ordered by context, then entity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ContextEntity {
     /// The entity's context ([`Contexts::by_id`] finds it).
     pub context: ContextId,
@@ -162,6 +162,17 @@ pub struct MultiReactive<S> {
     buffer: Vec<ContextEntity>,
     /// For dropping an entity that two collectors gathered (reused).
     seen: HashSet<ContextEntity>,
+}
+
+/// The system's name and its collectors: `MultiReactive { system: "Sync",
+/// collectors: Some([CollectorId { .. }, ..]) }`.
+impl<S: MultiReactiveSystem> std::fmt::Debug for MultiReactive<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MultiReactive")
+            .field("system", &self.system.name())
+            .field("collectors", &self.collectors)
+            .finish()
+    }
 }
 
 impl<S: MultiReactiveSystem> MultiReactive<S> {

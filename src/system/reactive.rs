@@ -168,6 +168,17 @@ pub struct Reactive<S> {
     buffer: Vec<Entity>,
 }
 
+/// The system's name and its collector: `Reactive { system: "Render",
+/// collector: Some(CollectorId { .. }) }`.
+impl<S: ReactiveSystem> std::fmt::Debug for Reactive<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reactive")
+            .field("system", &self.system.name())
+            .field("collector", &self.collector)
+            .finish()
+    }
+}
+
 impl<S: ReactiveSystem> Reactive<S> {
     /// Wraps `system`. Its collector is made when the feature (or
     /// [`Systems`](super::Systems)) it is added to starts its `initialize`,

@@ -7,7 +7,7 @@ use super::System;
 
 /// What [`feature_system!`](crate::feature_system!) submits to `inventory`: a
 /// system for the feature named `feature`, on the world whose type id `world`
-/// returns. `make` builds the system as a `Box<dyn System<W>>`, boxed again as
+/// returns. `make` builds the system as a `Box<dyn System<W> + Send>`, boxed again as
 /// `Box<dyn Any>` so the registry needs no knowledge of world types.
 #[doc(hidden)]
 pub struct SystemRegistration {
@@ -17,7 +17,7 @@ pub struct SystemRegistration {
     pub priority: i32,
     /// The type id of the world `W`.
     pub world: fn() -> TypeId,
-    /// Builds `Box::new(Box::new(system) as Box<dyn System<W>>)`.
+    /// Builds `Box::new(Box::new(system) as Box<dyn System<W> + Send>)`.
     pub make: fn() -> Box<dyn Any>,
 }
 
@@ -25,15 +25,15 @@ inventory::collect!(SystemRegistration);
 
 /// Builds the systems registered for `feature` on world `W`, by ascending
 /// priority, then by name.
-pub(crate) fn registered<W: 'static>(feature: &str) -> Vec<Box<dyn System<W>>> {
+pub(crate) fn registered<W: 'static>(feature: &str) -> Vec<Box<dyn System<W> + Send>> {
     let world = TypeId::of::<W>();
-    let mut found: Vec<(i32, Box<dyn System<W>>)> = inventory::iter::<SystemRegistration>
+    let mut found: Vec<(i32, Box<dyn System<W> + Send>)> = inventory::iter::<SystemRegistration>
         .into_iter()
         .filter(|registration| registration.feature == feature && (registration.world)() == world)
-        // `world` matched, so `make` built a `Box<dyn System<W>>` (the macro
+        // `world` matched, so `make` built a `Box<dyn System<W> + Send>` (the macro
         // pairs them); a registration written by hand that does not is skipped.
         .filter_map(|registration| {
-            let system = (registration.make)().downcast::<Box<dyn System<W>>>().ok()?;
+            let system = (registration.make)().downcast::<Box<dyn System<W> + Send>>().ok()?;
             Some((registration.priority, *system))
         })
         .collect();
@@ -73,7 +73,8 @@ pub(crate) fn registered<W: 'static>(feature: &str) -> Vec<Box<dyn System<W>>> {
 ///   Lower priorities run first; equal priorities run in order of the
 ///   systems' names.
 /// - The system expression is evaluated each time a feature gathers its
-///   systems, so every feature gets a fresh system.
+///   systems, so every feature gets a fresh system. The system must be
+///   `Send`, as every system added to a feature is.
 /// - The world type must be `'static`; without `World =>` it is
 ///   [`Context`](crate::Context).
 #[macro_export]
@@ -81,7 +82,7 @@ macro_rules! feature_system {
     ($world:ty => $feature:expr, $priority:expr, $system:expr $(,)?) => {
         const _: () = {
             fn make() -> ::std::boxed::Box<dyn ::core::any::Any> {
-                let system: ::std::boxed::Box<dyn $crate::System<$world>> = ::std::boxed::Box::new($system);
+                let system: ::std::boxed::Box<dyn $crate::System<$world> + ::core::marker::Send> = ::std::boxed::Box::new($system);
                 ::std::boxed::Box::new(system)
             }
             $crate::__private::inventory::submit! {

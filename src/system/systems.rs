@@ -22,6 +22,11 @@ use crate::Context;
 ///
 /// Use [`Feature`](super::Feature) for a named list that times its children.
 ///
+/// Its systems are `Send` ([`with`](Systems::with) and [`add`](Systems::add)
+/// ask for it), so a `Systems` is `Send`: a frame can move to another thread
+/// with its world. A system that holds an `Rc` (or anything else that is
+/// not `Send`) cannot be added; share state through `Arc<Mutex<_>>`.
+///
 /// # Example
 /// ```
 /// use reactecs::prelude::*;
@@ -58,7 +63,7 @@ use crate::Context;
 /// ```
 pub struct Systems<W = Context> {
     /// Also walked by `Feature`, which times its children one by one.
-    pub(super) systems: Vec<Box<dyn System<W>>>,
+    pub(super) systems: Vec<Box<dyn System<W> + Send>>,
 }
 
 impl<W: 'static> Systems<W> {
@@ -70,13 +75,13 @@ impl<W: 'static> Systems<W> {
     /// This list with `system` appended (for building a list in one
     /// expression).
     #[must_use]
-    pub fn with(mut self, system: impl System<W> + 'static) -> Self {
+    pub fn with(mut self, system: impl System<W> + Send + 'static) -> Self {
         self.add(system);
         self
     }
 
     /// Appends `system`; it runs after every system added before it.
-    pub fn add(&mut self, system: impl System<W> + 'static) -> &mut Self {
+    pub fn add(&mut self, system: impl System<W> + Send + 'static) -> &mut Self {
         self.systems.push(Box::new(system));
         self
     }
@@ -125,14 +130,14 @@ impl<'a, W: 'static> IntoIterator for &'a Systems<W> {
 /// The children of a [`Systems`] or a [`Feature`](super::Feature), in the
 /// order they run.
 pub struct SystemsIter<'a, W> {
-    pub(super) inner: std::slice::Iter<'a, Box<dyn System<W>>>,
+    pub(super) inner: std::slice::Iter<'a, Box<dyn System<W> + Send>>,
 }
 
 impl<'a, W> Iterator for SystemsIter<'a, W> {
     type Item = &'a dyn System<W>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.inner.next().map(|system| &**system)
+        self.inner.next().map(|system| &**system as &dyn System<W>)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -144,7 +149,15 @@ impl<W> ExactSizeIterator for SystemsIter<'_, W> {}
 
 impl<W> DoubleEndedIterator for SystemsIter<'_, W> {
     fn next_back(&mut self) -> Option<Self::Item> {
-        self.inner.next_back().map(|system| &**system)
+        self.inner.next_back().map(|system| &**system as &dyn System<W>)
+    }
+}
+
+impl<W> Clone for SystemsIter<'_, W> {
+    fn clone(&self) -> Self {
+        SystemsIter {
+            inner: self.inner.clone(),
+        }
     }
 }
 
