@@ -16,7 +16,8 @@
 //!   kept out of archetypes, which move nothing when added or removed).
 //!   [`Bundle`]s (tuples of components) create an entity with all its
 //!   components at once ([`Context::create_entity_with`]), or many
-//!   ([`Context::create_entities_with`]).
+//!   ([`Context::create_entities_with`], which returns their handles, or
+//!   [`Context::create_entities_with_count`], which returns how many).
 //! - [`ContextEvent`] and the [`event`] module: what fires when, in which order.
 //! - [`Matcher`] and [`Group`]: live sets of entities, with [`GroupEvent`]s
 //!   ([`Context::add_group`] makes one, [`Context::group`] reads it).
@@ -93,7 +94,10 @@
 //! - Index lookups read "by key": [`entity_by_key`](Context::entity_by_key),
 //!   [`entities_by_key`](Context::entities_by_key). `_with` is creation
 //!   from bundles: [`create_entity_with`](Context::create_entity_with),
-//!   [`create_entities_with`](Context::create_entities_with).
+//!   [`create_entities_with`](Context::create_entities_with) (the new
+//!   handles, in a `Vec`), and
+//!   [`create_entities_with_count`](Context::create_entities_with_count)
+//!   when the handles are not wanted (how many were made: no `Vec`).
 //! - Views: [`entity`](Context::entity) / [`entity_mut`](Context::entity_mut),
 //!   and [`EntityMut::as_readonly`] from one to the other.
 //! - [`Contexts::context`] / [`Contexts::context_mut`] are the panicking

@@ -181,6 +181,87 @@ fn a_batch_made_by_storage_alone_equals_entities_made_one_by_one() {
     assert_eq!(counter.live(), 0, "each value dropped once");
 }
 
+/// `create_entities_with_count` is `create_entities_with` without the
+/// handles: the same entities (indices, creation order, values), the same
+/// events in the same order, heard or not.
+#[test]
+fn create_entities_with_count_makes_what_create_entities_with_makes() {
+    let bundles = || (0..50).map(|i| (pos(i as f32), Name(format!("n{i}"))));
+    for heard in [false, true] {
+        let mut listed = Context::new();
+        let mut counted = Context::new();
+        let spies = heard.then(|| (Spy::attach(&mut listed), Spy::attach(&mut counted)));
+        listed.create_entity();
+        counted.create_entity();
+        let made = listed.create_entities_with(bundles()).unwrap();
+        assert_eq!(counted.create_entities_with_count(bundles()), Ok(50));
+        assert_eq!(counted.len(), 51);
+        let counted_entities: Vec<Entity> = counted.entities().collect();
+        assert_eq!(counted_entities[1..].len(), made.len());
+        for (&l, &c) in made.iter().zip(&counted_entities[1..]) {
+            assert_eq!(l.index(), c.index());
+            assert_eq!(listed.creation_index(l), counted.creation_index(c));
+            assert_eq!(listed.get::<Position>(l), counted.get::<Position>(c));
+            assert_eq!(listed.get::<Name>(l), counted.get::<Name>(c));
+        }
+        if let Some((listed_spy, counted_spy)) = spies {
+            // Entities print with their context's tag: compare indices.
+            let untagged = |events: Vec<String>| -> Vec<String> {
+                events
+                    .iter()
+                    .map(|line| {
+                        line.split(' ')
+                            .map(|word| match word.split_once('v') {
+                                Some((index, tag))
+                                    if index.bytes().all(|b| b.is_ascii_digit())
+                                        && tag.bytes().all(|b| b.is_ascii_digit()) =>
+                                {
+                                    index
+                                }
+                                _ => word,
+                            })
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .collect()
+            };
+            let events = untagged(listed_spy.take());
+            assert_eq!(events.len(), 1 + 50 * 3, "created, then two component-added each");
+            assert_eq!(untagged(counted_spy.take()), events);
+        }
+        // Flags go in row by row, empty bundles in one batch: counted alike.
+        assert_eq!(
+            counted.create_entities_with_count((0..4).map(|i| (pos(i as f32), Lit))),
+            Ok(4)
+        );
+        assert_eq!(counted.create_entities_with_count(vec![(); 3]), Ok(3));
+        assert_eq!(counted.create_entities_with_count(Vec::<Position>::new()), Ok(0));
+        assert_eq!(counted.len(), 58);
+        check(&listed);
+        check(&counted);
+    }
+}
+
+/// A unique component, for refused batches.
+#[derive(Debug, PartialEq)]
+struct Crown(u32);
+reactecs::component!(unique Crown);
+
+/// It refuses what `create_entities_with` refuses, and keeps what that keeps.
+#[test]
+fn create_entities_with_count_refuses_as_create_entities_with_does() {
+    let mut game = Context::new();
+    let refused = game.create_entities_with_count([(pos(0.0), pos(1.0))]);
+    assert!(matches!(refused, Err(Error::DuplicateComponent { .. })), "{refused:?}");
+    assert_eq!(game.len(), 0);
+    let mut other = Context::new();
+    let refused = other.create_entities_with_count([Crown(1), Crown(2)]);
+    assert!(matches!(refused, Err(Error::UniqueAlreadyHeld { .. })), "{refused:?}");
+    assert_eq!(other.len(), 1, "the entity made before the refused one stays");
+    check(&game);
+    check(&other);
+}
+
 #[test]
 fn has_all_and_has_any() {
     let mut game = Context::new();

@@ -283,3 +283,46 @@ fn a_frame_with_indices_flags_pools_and_commands_allocates_nothing_once_warm() {
     assert!(here.contains(&game.movers()[0]), "the index followed the mover");
     check(context);
 }
+
+/// `create_entities_with_count` allocates no list of handles: once the
+/// context has the slots and chunks (batches made and destroyed: room for
+/// entity slots is reserved past the free ones), a batch of the same size
+/// allocates nothing, heard or not, where `create_entities_with` allocates
+/// its `Vec<Entity>`.
+#[test]
+fn create_entities_with_count_allocates_no_handles() {
+    let n = scale(2_000);
+    let bundles = || (0..n).map(|i| (Position { x: i as f32, y: 0.0 },));
+    for heard in [false, true] {
+        let mut game = Context::new();
+        let events = Arc::new(AtomicUsize::new(0));
+        if heard {
+            let counter = events.clone();
+            game.subscribe(move |_: &ContextEvent<'_>| {
+                counter.fetch_add(1, Ordering::Relaxed);
+            });
+            game.add_group(Matcher::all_of::<Position>());
+        }
+        for _ in 0..2 {
+            game.create_entities_with_count(bundles()).unwrap();
+            game.destroy_all_entities();
+        }
+        let mut made = 0;
+        let info = allocation_counter::measure(|| {
+            made = game.create_entities_with_count(bundles()).unwrap();
+        });
+        assert_eq!(made, n);
+        assert_eq!(game.len(), n);
+        assert_eq!(info.count_total, 0, "heard: {heard}: {info:?}");
+        assert_eq!(events.load(Ordering::Relaxed) > 0, heard);
+        game.destroy_all_entities();
+        let info = allocation_counter::measure(|| {
+            game.create_entities_with(bundles()).unwrap();
+        });
+        assert!(
+            info.bytes_total >= (n * std::mem::size_of::<Entity>()) as u64,
+            "the Vec form allocates its handles: {info:?}"
+        );
+        check(&game);
+    }
+}

@@ -82,7 +82,9 @@ impl Context {
     /// Creates one entity per bundle, like
     /// [`create_entity_with`](Context::create_entity_with) (same events, in
     /// order), resolving the archetype and its route once and reserving room
-    /// up front. Returns the new entities in order.
+    /// up front. Returns the new entities in order; when nobody reads them,
+    /// [`create_entities_with_count`](Context::create_entities_with_count)
+    /// does the same without the `Vec`.
     ///
     /// # Errors
     /// [`Error::DuplicateComponent`] if the bundle type names a component twice;
@@ -109,14 +111,67 @@ impl Context {
         B: Bundle,
         I: IntoIterator<Item = B>,
     {
+        let bundles = bundles.into_iter();
+        let mut created = Vec::with_capacity(bundles.size_hint().0);
+        self.create_each_with(bundles, |entity| created.push(entity))?;
+        Ok(created)
+    }
+
+    /// Creates one entity per bundle, exactly as
+    /// [`create_entities_with`](Context::create_entities_with) does (same
+    /// events in the same order, same errors, same storage), and returns how
+    /// many it created instead of their handles: for bulk creation whose
+    /// handles nobody reads (a million entities would otherwise leave an
+    /// 8 MB `Vec<Entity>` to drop). It allocates nothing for the handles.
+    ///
+    /// To learn the new entities later, read them from a group, a query or
+    /// [`entities`](Context::entities); to have them now, use
+    /// [`create_entities_with`](Context::create_entities_with).
+    ///
+    /// # Errors
+    /// As [`create_entities_with`](Context::create_entities_with):
+    /// [`Error::DuplicateComponent`] before anything is created;
+    /// [`Error::UniqueAlreadyHeld`] or [`Error::DuplicatePrimaryKey`] for a
+    /// bundle the context refuses, when the entities created before it stay
+    /// (count them with [`len`](Context::len)) and the rest of `bundles` is
+    /// not consumed.
+    ///
+    /// # Example
+    /// ```
+    /// # use reactecs::Context;
+    /// # struct Particle(f32);
+    /// # reactecs::component!(Particle);
+    /// let mut world = Context::new();
+    /// let made = world.create_entities_with_count((0..10_000).map(|i| Particle(i as f32)))?;
+    /// assert_eq!(made, 10_000);
+    /// assert_eq!(world.len(), 10_000);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn create_entities_with_count<B, I>(&mut self, bundles: I) -> Result<usize, Error>
+    where
+        B: Bundle,
+        I: IntoIterator<Item = B>,
+    {
+        let mut count = 0;
+        self.create_each_with(bundles, |_| count += 1)?;
+        Ok(count)
+    }
+
+    /// The one body of [`create_entities_with`](Context::create_entities_with)
+    /// and [`create_entities_with_count`](Context::create_entities_with_count):
+    /// creates one entity per bundle and hands each new entity to `made`, in
+    /// order.
+    fn create_each_with<B, I>(&mut self, bundles: I, mut made: impl FnMut(Entity)) -> Result<(), Error>
+    where
+        B: Bundle,
+        I: IntoIterator<Item = B>,
+    {
         let plan = self.bundle::<B>()?;
         let bundles = bundles.into_iter();
-        let expected = bundles.size_hint().0;
-        self.entities.reserve(expected);
-        let mut created = Vec::with_capacity(expected);
+        self.entities.reserve(bundles.size_hint().0);
         if self.spawns_quietly(plan) {
-            self.spawn_quietly(plan, bundles, &mut created);
-            return Ok(created);
+            self.spawn_quietly(plan, bundles, made);
+            return Ok(());
         }
         let archetype = self.archetypes.bundle_archetype(plan);
         let unique = self.unique_bundle(plan);
@@ -128,9 +183,9 @@ impl Context {
             if !quiet {
                 self.prepare_spawn(plan, archetype, &bundle)?;
             }
-            created.push(self.spawn(plan, bundle, unique));
+            made(self.spawn(plan, bundle, unique));
         }
-        Ok(created)
+        Ok(())
     }
 
     /// Creates an entity per bundle `bundles` gives (appended to `created`)
@@ -152,25 +207,27 @@ impl Context {
         let bundles = bundles();
         self.entities.reserve(bundles.size_hint().0);
         created.reserve(bundles.size_hint().0);
-        self.spawn_quietly(plan, bundles, created);
+        self.spawn_quietly(plan, bundles, |entity| created.push(entity));
         true
     }
 
-    /// Creates an entity per bundle of plan `plan` (appended to `created`)
-    /// in storage alone, which nobody hears of: in one batch unless the
-    /// bundle has components kept out of archetypes.
+    /// Creates an entity per bundle of plan `plan` (each handed to `made`,
+    /// in order) in storage alone, which nobody hears of: in one batch
+    /// unless the bundle has components kept out of archetypes.
     fn spawn_quietly<B: Bundle>(
         &mut self,
         plan: BundleId,
         bundles: impl Iterator<Item = B>,
-        created: &mut Vec<Entity>,
+        mut made: impl FnMut(Entity),
     ) {
         let Context {
             archetypes, entities, ..
         } = self;
-        let batch = archetypes.spawn_batch(plan, bundles, |at| entities.alloc(at), |entity| created.push(entity));
+        let batch = archetypes.spawn_batch(plan, bundles, |at| entities.alloc(at), &mut made);
         if let Err(bundles) = batch {
-            created.extend(bundles.map(|bundle| self.spawn_row(plan, bundle).0));
+            for bundle in bundles {
+                made(self.spawn_row(plan, bundle).0);
+            }
         }
     }
 
