@@ -62,6 +62,12 @@
 //!   bounds what a snapshot may claim (`RestoreLimits`).
 //! - Optional features: `parallel` (rayon: `par_for_each` on queries),
 //!   `tracing` (a span per system phase), `serde` (snapshots).
+//! - Comparing contexts: [`Context::diff`] (entities matched by creation
+//!   order) and [`Context::diff_by_key`] (matched by a key component, such
+//!   as a net id) list how two contexts differ in the component types named,
+//!   as a [`ContextDiff`] that prints one difference per line: for checking
+//!   a save/load round trip, a replay or a client against its server. See
+//!   the [`diff`] module.
 //! - [`Error`]: every misuse, as one enum.
 //! - [`Context::storage_stats`] ([`StorageStats`]): archetypes, chunks and
 //!   bytes in use, for tuning. `storage` (private): archetypes of 16 KiB
@@ -141,6 +147,7 @@ mod command_buffer;
 mod component;
 mod context;
 mod contexts;
+pub mod diff;
 mod entity;
 mod entity_ref;
 mod error;
@@ -172,6 +179,7 @@ pub use command_buffer::CommandBuffer;
 pub use component::{Component, ComponentId, ComponentInfo, ComponentRef, StorageKind};
 pub use context::{Context, ContextBuilder, EntityMut};
 pub use contexts::{ContextId, ContextKind, ContextKinds, Contexts};
+pub use diff::{ContextDiff, DiffTuple};
 pub use entity::Entity;
 pub use entity_ref::EntityRef;
 pub use error::{CommandFailure, Error};
