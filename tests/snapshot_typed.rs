@@ -12,8 +12,8 @@ use std::collections::HashMap;
 
 mod snapshot_fixture;
 
-use reactecs::SnapshotTuple;
 use reactecs::prelude::*;
+use reactecs::{ContextDiff, SnapshotTuple};
 use snapshot_fixture::*;
 
 /// Every listed type `game()` holds, in no particular order.
@@ -159,18 +159,22 @@ fn restore_bytes_of<C: SnapshotTuple>(context: &mut Context, bytes: &[u8]) -> Re
 
 #[test]
 fn typed_json_round_trip_keeps_values_flags_sparse_unique_and_references() {
-    let json = typed_json(&game());
+    let saved = game();
+    let json = typed_json(&saved);
     let mut restored = Context::with_name("Game");
     restore_json_of::<All>(&mut restored, &json).unwrap();
     check_restored(&restored);
+    assert_same_values(&saved, &restored);
 }
 
 #[test]
 fn typed_postcard_round_trip_keeps_values_flags_sparse_unique_and_references() {
-    let bytes = typed_bytes(&game());
+    let saved = game();
+    let bytes = typed_bytes(&saved);
     let mut restored = Context::with_name("Game");
     restore_bytes_of::<All>(&mut restored, &bytes).unwrap();
     check_restored(&restored);
+    assert_same_values(&saved, &restored);
 }
 
 #[test]
@@ -227,6 +231,8 @@ fn typed_write_then_erased_read_and_erased_write_then_typed_read_give_the_same_c
     assert_eq!(describe(&erased_then_typed_json), expected);
     for restored in [&erased, &typed_then_erased, &erased_then_typed, &erased_then_typed_json] {
         check_restored(restored);
+        assert_same_values(&game, restored);
+        assert_eq!(restored.diff::<Values>(&erased), ContextDiff::default());
         // Same slots, same creation order, same snapshot.
         assert_eq!(
             restored.entities().map(|e| e.index()).collect::<Vec<_>>(),
@@ -296,6 +302,7 @@ fn several_archetypes_and_entities_without_components_keep_creation_order_and_sl
     restore_bytes_of::<Listed>(&mut restored, &bytes).unwrap();
     restored.check_invariants().unwrap();
     assert_eq!(describe(&restored), expected);
+    assert_same_values(&game, &restored);
     // `Secret` is not listed: those entities come back without components.
     assert!(game.entities().any(|e| game.has::<Secret>(e)));
     assert!(restored.entities().all(|e| !restored.has::<Secret>(e)));
@@ -325,6 +332,12 @@ fn a_typed_snapshot_leaves_out_the_types_not_in_its_list() {
         ["Position"]
     );
     assert_eq!(restored.unique_entity::<Score>(), None);
+    // The listed types came through; the others did not, entity by entity.
+    assert!(game.diff::<(Position, Velocity)>(&restored).is_empty());
+    assert_eq!(
+        game.diff::<(Name, Score)>(&restored).to_string(),
+        "entity #0: Name(\"player\") != (no Name)\nentity #0: Score(42) != (no Score)\n"
+    );
     // A single type is a list of one.
     let velocities = serde_json::to_string(&game.snapshot_of::<Velocity>().unwrap()).unwrap();
     assert_eq!(

@@ -67,6 +67,18 @@ reactecs::component!(Position, Velocity, flag Frozen, sparse Poison, unique Scor
 reactecs::snapshot!(Position, Velocity, Frozen, Poison, Score, Name, Target);
 reactecs::snapshot!(Squad, NetId);
 
+/// The fixture's types that hold no handles: what `Context::diff`
+/// compares between a saved and a restored context (handles differ per
+/// context: `Target` and `Squad` are checked by hand).
+pub type Values = (Position, Velocity, Frozen, Poison, Score, Name, NetId);
+
+/// Asserts that `restored` holds the values of `saved`, entity by entity
+/// matched by creation order (`Context::diff` over [`Values`]).
+pub fn assert_same_values(saved: &Context, restored: &Context) {
+    let diff = saved.diff::<Values>(restored);
+    assert!(diff.is_empty(), "the round trip changed:\n{diff}");
+}
+
 /// The entities in creation order.
 pub fn in_creation_order(context: &Context) -> Vec<Entity> {
     let mut all: Vec<Entity> = context.entities().collect();
