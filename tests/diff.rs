@@ -91,7 +91,12 @@ fn values_presence_flags_sparse_and_extra_entities_are_listed_in_order() {
     assert_eq!(back.len(), 5);
     assert!(back.to_string().ends_with("entity #3 only in right\n"), "{back}");
     // Only the types named are compared.
-    assert!(left.diff::<Velocity>(&right).differences().iter().all(|d| matches!(d, Difference::Unmatched { .. })));
+    assert!(
+        left.diff::<Velocity>(&right)
+            .differences()
+            .iter()
+            .all(|d| matches!(d, Difference::Unmatched { .. }))
+    );
 }
 
 #[test]
@@ -105,18 +110,18 @@ fn creation_order_is_not_slot_order() {
     let _ = second;
     let mut right = Context::new();
     right.create_entities_with([pos(1.0), pos(2.0)]).unwrap();
-    assert!(left.diff::<Position>(&right).is_empty(), "{}", left.diff::<Position>(&right));
+    assert!(
+        left.diff::<Position>(&right).is_empty(),
+        "{}",
+        left.diff::<Position>(&right)
+    );
 }
 
 #[test]
 fn diff_by_key_matches_entities_by_key_not_by_creation() {
     let mut server = Context::new();
     server
-        .create_entities_with([
-            (NetId(1), pos(0.0)),
-            (NetId(2), pos(5.0)),
-            (NetId(3), pos(6.0)),
-        ])
+        .create_entities_with([(NetId(1), pos(0.0)), (NetId(2), pos(5.0)), (NetId(3), pos(6.0))])
         .unwrap();
     server.create_entity_with(pos(100.0)).unwrap(); // no key: not compared
     let mut client = Context::new();
@@ -136,7 +141,10 @@ fn diff_by_key_matches_entities_by_key_not_by_creation() {
         .create_entities_with([(NetId(3), pos(6.0)), (NetId(1), pos(0.0)), (NetId(2), pos(5.0))])
         .unwrap();
     assert!(server.diff_by_key::<NetId, Position>(&shuffled).is_empty());
-    assert!(!server.diff::<Position>(&shuffled).is_empty(), "by creation order they differ");
+    assert!(
+        !server.diff::<Position>(&shuffled).is_empty(),
+        "by creation order they differ"
+    );
 }
 
 #[test]
@@ -146,7 +154,12 @@ fn a_key_held_twice_is_listed_and_not_compared() {
         .unwrap();
     let mut right = Context::new();
     right
-        .create_entities_with([(NetId(1), pos(7.0)), (NetId(2), pos(2.0)), (NetId(5), pos(0.0)), (NetId(5), pos(0.0))])
+        .create_entities_with([
+            (NetId(1), pos(7.0)),
+            (NetId(2), pos(2.0)),
+            (NetId(5), pos(0.0)),
+            (NetId(5), pos(0.0)),
+        ])
         .unwrap();
     let diff = left.diff_by_key::<NetId, Position>(&right);
     assert_eq!(
