@@ -478,3 +478,220 @@ fn two_listed_types_declared_with_the_same_name_cannot_be_written_or_read() {
     );
 }
 
+/// The orders of `context`, entities named by their `Name`: `entities()`
+/// with creation indices, each group's, and queries' (one over a sparse
+/// component).
+fn orders(context: &Context) -> Vec<String> {
+    let name = |e: Entity| context.get::<Name>(e).map_or("-".to_owned(), |n| n.0.clone());
+    let mut lines = vec![format!(
+        "entities {:?}",
+        context
+            .entities()
+            .map(|e| format!("{}@{}", name(e), context.creation_index(e).unwrap()))
+            .collect::<Vec<_>>()
+    )];
+    for group in context.groups() {
+        let members: Vec<String> = group.iter().map(name).collect();
+        lines.push(format!("group {:?} {members:?}", group.matcher()));
+    }
+    let mut query = Vec::new();
+    context
+        .query::<(&Name, &Position)>()
+        .for_each(|(n, _)| query.push(n.0.clone()));
+    lines.push(format!("query (Name, Position) {query:?}"));
+    let mut sparse = Vec::new();
+    context
+        .query::<(&Name, &Poison)>()
+        .for_each(|(n, _)| sparse.push(n.0.clone()));
+    lines.push(format!("query (Name, Poison) {sparse:?}"));
+    lines
+}
+
+fn order_groups(context: &mut Context) {
+    context.add_group(Matcher::all_of::<Position>());
+    context.add_group(Matcher::all_of::<Name>().none_of::<Frozen>());
+    context.add_group(Matcher::all_of::<Poison>());
+    context.add_group(Matcher::all_of::<Name>());
+}
+
+/// Ten named entities, then a destroyed one, moves between archetypes,
+/// a flag, a sparse component, a removal and a late entity in a reused
+/// slot; with `handles`, one holds a `Target` (a `MapEntities` type).
+fn history(handles: bool) -> Context {
+    let mut game = Context::new();
+    order_groups(&mut game);
+    let e: Vec<Entity> = (0..10)
+        .map(|i| {
+            game.create_entity_with((Name(format!("n{i}")), Position { x: i as f32, y: 0.0 }))
+                .unwrap()
+        })
+        .collect();
+    game.add(e[2], Velocity(1.0, 0.0)).unwrap();
+    game.add(e[5], Velocity(1.0, 0.0)).unwrap();
+    game.destroy_entity(e[3]).unwrap();
+    game.add(e[1], Frozen).unwrap();
+    game.add(e[7], Poison(1)).unwrap();
+    game.add(e[4], Poison(2)).unwrap();
+    game.remove::<Position>(e[6]).unwrap();
+    if handles {
+        game.add(e[0], Target(e[9])).unwrap();
+    }
+    let late = game
+        .create_entity_with((Name("late".into()), Velocity(0.0, 0.0)))
+        .unwrap();
+    game.add(late, Position { x: 0.0, y: 0.0 }).unwrap();
+    game
+}
+
+/// The restored order, as the `restore` docs state it: entities in
+/// creation order (indices `0..n`), in slots `0..n`; group and query
+/// members archetype by archetype, archetypes in the order of their first
+/// restored entity, rows in creation order (no `MapEntities` type here).
+fn expected_restored_order(saved: &Context, members: impl Fn(Entity) -> bool) -> Vec<String> {
+    // Archetype components (`Frozen` is a flag, `Poison` sparse: both
+    // kept out of archetypes).
+    let archetype = |e: Entity| -> Vec<&'static str> {
+        saved
+            .entity(e)
+            .unwrap()
+            .component_names()
+            .filter(|&n| n != "Frozen" && n != "Poison")
+            .collect()
+    };
+    let created = in_creation_order(saved);
+    let mut archetypes: Vec<Vec<&'static str>> = Vec::new();
+    for &e in &created {
+        if !archetypes.contains(&archetype(e)) {
+            archetypes.push(archetype(e));
+        }
+    }
+    let mut members: Vec<Entity> = created.into_iter().filter(|&e| members(e)).collect();
+    members.sort_by_key(|&e| archetypes.iter().position(|a| *a == archetype(e)));
+    members
+        .into_iter()
+        .map(|e| saved.get::<Name>(e).unwrap().0.clone())
+        .collect()
+}
+
+#[test]
+fn order_after_a_restore_is_creation_order_not_the_order_before_saving() {
+    let saved = history(false);
+    let json = to_json(&saved);
+    let mut restored = Context::new();
+    order_groups(&mut restored);
+    from_json(&mut restored, &json).unwrap();
+    restored.check_invariants().unwrap();
+    let diff = saved.diff::<(Name, Position, Velocity, Frozen, Poison)>(&restored);
+    assert!(diff.is_empty(), "{diff}");
+
+    // Creation order is kept, renumbered 0..n (n3 was destroyed: n4 had 4).
+    let names = |c: &Context| -> Vec<String> {
+        in_creation_order(c)
+            .into_iter()
+            .map(|e| c.get::<Name>(e).unwrap().0.clone())
+            .collect()
+    };
+    assert_eq!(names(&restored), names(&saved));
+    let before: Vec<u64> = in_creation_order(&saved)
+        .into_iter()
+        .map(|e| saved.creation_index(e).unwrap())
+        .collect();
+    assert_eq!(before, [0, 1, 2, 4, 5, 6, 7, 8, 9, 10]);
+    for (rank, e) in in_creation_order(&restored).into_iter().enumerate() {
+        assert_eq!(restored.creation_index(e), Ok(rank as u64));
+        assert_eq!(e.index(), rank as u32, "slots 0..n");
+    }
+    // `entities()` is slot order: creation order after the restore, not
+    // before it (`late` took n3's slot).
+    let listed = |c: &Context| -> Vec<String> { c.entities().map(|e| c.get::<Name>(e).unwrap().0.clone()).collect() };
+    assert_eq!(listed(&restored), names(&saved));
+    assert_ne!(listed(&saved), names(&saved));
+
+    // Groups and queries: archetypes in the order of their first restored
+    // entity, rows in creation order; before saving, moves had reordered
+    // rows (n9 filled n3's row, n2 and n5 moved out of theirs).
+    let after = orders(&restored);
+    let group_of = |i: usize| after[1 + i].clone();
+    let members =
+        |c: &Context, e: Entity| -> [bool; 4] { [c.has::<Position>(e), !c.has::<Frozen>(e), c.has::<Poison>(e), true] };
+    for i in 0..4 {
+        let expected = expected_restored_order(&saved, |e| members(&saved, e)[i]);
+        assert!(
+            group_of(i).ends_with(&format!("{expected:?}")),
+            "{} vs {expected:?}",
+            group_of(i)
+        );
+    }
+    let expected = expected_restored_order(&saved, |e| saved.has::<Position>(e));
+    assert_eq!(after[5], format!("query (Name, Position) {expected:?}"));
+    assert_eq!(after[6], r#"query (Name, Poison) ["n4", "n7"]"#);
+    let before = orders(&saved);
+    assert_ne!(before[1], after[1], "the group order before saving is not kept");
+    assert_eq!(before[6], r#"query (Name, Poison) ["n7", "n4"]"#);
+
+    // Deterministic: groups made after the restore list the same, and a
+    // snapshot of the restored context restores to the same orders again.
+    let mut later = Context::new();
+    from_json(&mut later, &json).unwrap();
+    order_groups(&mut later);
+    assert_eq!(orders(&later), after);
+    let mut again = Context::new();
+    order_groups(&mut again);
+    from_json(&mut again, &to_json(&restored)).unwrap();
+    assert_eq!(orders(&again), after);
+}
+
+#[test]
+fn a_context_whose_storage_is_in_creation_order_keeps_every_order() {
+    // Created with their final components, none destroyed or moved: the
+    // order before saving is the restored order.
+    let mut saved = Context::new();
+    order_groups(&mut saved);
+    for i in 0..6 {
+        let name = Name(format!("n{i}"));
+        match i % 3 {
+            0 => saved.create_entity_with((name, Position { x: 0.0, y: 0.0 })),
+            1 => saved.create_entity_with((name, Position { x: 0.0, y: 0.0 }, Frozen, Poison(1))),
+            _ => saved.create_entity_with((name, Velocity(0.0, 0.0))),
+        }
+        .unwrap();
+    }
+    let mut restored = Context::new();
+    order_groups(&mut restored);
+    from_bytes(&mut restored, &to_bytes(&saved)).unwrap();
+    assert_eq!(orders(&restored), orders(&saved));
+    assert!(
+        saved
+            .diff::<(Name, Position, Velocity, Frozen, Poison)>(&restored)
+            .is_empty()
+    );
+}
+
+#[test]
+fn with_mapped_handles_the_restored_order_is_still_deterministic() {
+    let saved = history(true);
+    let json = to_json(&saved);
+    let mut restored = Context::new();
+    order_groups(&mut restored);
+    from_json(&mut restored, &json).unwrap();
+    let after = orders(&restored);
+    // Creation order, indices and slots as without handles.
+    assert_eq!(
+        after[0],
+        r#"entities ["n0@0", "n1@1", "n2@2", "n4@3", "n5@4", "n6@5", "n7@6", "n8@7", "n9@8", "late@9"]"#
+    );
+    // n0's `Target` is added after every entity is created: n0 moves to an
+    // archetype made last, and n9 fills its row.
+    assert_eq!(
+        after[4],
+        r#"group AllOf(Name) ["n9", "n1", "n4", "n7", "n8", "n2", "n5", "late", "n6", "n0"]"#
+    );
+    let mut later = Context::new();
+    from_json(&mut later, &json).unwrap();
+    order_groups(&mut later);
+    assert_eq!(orders(&later), after);
+    let mut again = Context::new();
+    order_groups(&mut again);
+    from_json(&mut again, &to_json(&restored)).unwrap();
+    assert_eq!(orders(&again), after);
+}

@@ -3,7 +3,8 @@
 //! or typed (`restore_of`): checking what was read, then
 //! creating the entities in order, each run of entities with the same
 //! components in one go, each entity in one step with its components (see
-//! the `snapshot` module docs).
+//! the `snapshot` module docs). What order the restored context iterates
+//! in is documented on `restore` ("Order after a restore").
 
 use std::collections::HashMap;
 
@@ -35,6 +36,44 @@ impl Context {
     /// entities are created, their handles mapped to the restored entities.
     /// The context's groups, collectors and entity indices see the restored
     /// entities as they see any creation.
+    ///
+    /// # Order after a restore
+    /// A restore keeps the creation *order* of the saved entities, not their
+    /// creation indices, slots or rows:
+    /// - Creation order and indices: the restored entities are created in
+    ///   the saved context's creation order, with creation indices `0..n`.
+    ///   Those equal the indices before saving only if the saved entities
+    ///   had `0..n` (none destroyed since the context was new or
+    ///   [`reset`](Context::reset)); destroyed entities are not in a
+    ///   snapshot, so the indices after a gap move down.
+    /// - [`entities`](Context::entities) (slot order): the restored
+    ///   entities take slots `0..n` in creation order, so `entities()` lists
+    ///   them in creation order. Before saving it listed slot order, which
+    ///   differs once a destroyed entity's slot was reused.
+    /// - Groups and queries go archetype by archetype, in the order this
+    ///   context made its archetypes (in a new context: the order of the
+    ///   first restored entity of each), rows in chunk order. Each entity
+    ///   is created in one step with its components, so each archetype's
+    ///   rows are in creation order; except that values of
+    ///   [`MapEntities`](crate::MapEntities) types are added after every
+    ///   entity is created, which moves their holders to an archetype made
+    ///   then, and the row each leaves is filled by the archetype's last
+    ///   row. Flags and sparse components keep no entity out of its
+    ///   archetype, so they change nothing here. Before saving, moves and
+    ///   destructions had reordered rows and archetypes were made in the
+    ///   order of the context's history, so group and query order is in
+    ///   general not the order before saving. It is the same when the saved
+    ///   context's storage already had this layout (for example: every
+    ///   entity created with its final components, none destroyed, moved or
+    ///   holding a `MapEntities` value).
+    /// - Deterministic: one snapshot restored into new contexts gives the
+    ///   same order everywhere (groups made before or after the restore
+    ///   alike), and a snapshot of the restored context restores to the same
+    ///   orders again; so a server and its clients loading one save iterate
+    ///   alike.
+    ///
+    /// To check a round trip, compare by creation order, not by iteration
+    /// order: [`diff`](Context::diff) matches entities that way.
     ///
     /// Give the format's deserializer: `&mut serde_json::Deserializer::from_str(&text)`,
     /// `&mut postcard::Deserializer::from_bytes(&bytes)`. (Input after the

@@ -64,6 +64,21 @@
 //! part of a snapshot: those of the target context see the restored
 //! entities being created, as they see any creation.
 //!
+//! # Order after a restore
+//!
+//! Stated on `Context::restore` ("Order after a restore") and tested in
+//! `tests/snapshot.rs`: creation order is kept, creation indices become
+//! `0..n` (equal to those before saving only if the saved entities had
+//! `0..n`), `entities()` lists creation order (slots `0..n`), and groups
+//! and queries go archetype by archetype (archetypes in the order of their
+//! first restored entity, in a new context) with rows in creation order,
+//! except where the later addition of `MapEntities` values moved rows. So
+//! group and query order equals the order before saving only when the
+//! saved storage had that layout; it is deterministic (one snapshot, one
+//! order; a snapshot of the restored context restores to it again).
+//! Compare a saved and a restored context by creation order
+//! (`Context::diff`), not by iteration order.
+//!
 //! # Entity handles
 //!
 //! A handle means something only in its context, and differs per run, so
