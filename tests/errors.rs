@@ -297,11 +297,11 @@ fn a_handle_from_another_context_is_refused_by_every_operation() {
 /// entities, one of a declared context, a reset one.
 #[test]
 fn the_placeholder_entity_is_refused_by_every_operation() {
-    let table = vec![Entity::default(); 4];
-    assert!(table.iter().all(|&e| e == Entity::PLACEHOLDER));
+    let mut fresh = Context::with_name("Fresh");
+    let table = vec![Entity::default(); fresh.len() + 4];
+    assert!(table.len() == 4 && table.iter().all(|&e| e == Entity::PLACEHOLDER));
     assert_eq!(Entity::PLACEHOLDER.to_string(), "placeholder");
     assert_eq!(format!("{:?}", Entity::PLACEHOLDER), "Entity(placeholder)");
-    let mut fresh = Context::with_name("Fresh");
     refuses_everywhere(&mut fresh, Entity::default());
     let mut game = Context::of::<Game>();
     let mut plain = Context::with_name("Plain");
