@@ -67,6 +67,15 @@
 //! assert_eq!(game.query::<&Position>().iter().map(|p| p.0).sum::<f32>(), 3.0);
 //! ```
 //!
+//! # Reaching a system again
+//! A system added to a feature stays reachable by its type:
+//! [`Feature::system`] and [`Feature::system_mut`] (the same on [`Systems`])
+//! give the first system of that type, searched depth first in the order
+//! the systems run, through nested features and through the wrappers
+//! ([`Reactive`], [`MultiReactive`], [`Deferred`], [`InContext`]): a combat
+//! log or a counter kept in a system is read after the frame, without
+//! sharing it through an `Arc<Mutex<_>>`.
+//!
 //! # Timings
 //! A [`Feature`] times the `execute` and `cleanup` of each child with
 //! [`std::time::Instant`] (on by default; [`Feature::set_timing`] switches it
