@@ -321,6 +321,7 @@ fn the_placeholder_entity_is_refused_by_every_operation() {
     let mut buffer = reactecs::CommandBuffer::new();
     buffer.add(Entity::PLACEHOLDER, Frozen);
     let failure = buffer.playback(&mut plain).unwrap_err();
+    assert_eq!(buffer.resolve(Entity::PLACEHOLDER), None, "it stands for no entity");
     assert!(format!("{failure:?}").contains("ForeignEntity"), "{failure:?}");
 }
 
