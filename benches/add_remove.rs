@@ -1,5 +1,7 @@
 //! add_remove (ecs_bench_suite): 10,000 entities with A; add B to all, then
 //! remove B from all, by entity handle.
+//! API measured: `Context::add` and `Context::remove` per entity, from a kept
+//! entity list (B kept in archetypes, so each call moves the row).
 //! Baseline: two hand-written Vec-of-struct tables (A) and (A, B) with an
 //! entity -> row map, moving each row with `swap_remove` + `push`.
 //!

@@ -1,6 +1,7 @@
 //! flag_fragmentation: 10,000 entities with Position and Velocity, each
 //! holding a random subset of 8 independent tags; a query
 //! `(&mut Position, &Velocity)` adds velocity to position for every entity.
+//! API measured: `Context::query_mut` then `QueryMut::for_each`.
 //!
 //! Baselines: plain `Vec`s of Position and Velocity walked in lock-step
 //! (`baseline_vecs`), and the same query over the same 10,000 entities

@@ -5,6 +5,12 @@
 //! sparks while a query iterates them. Once warm it allocates nothing
 //! (`tests/steady_state.rs` checks that).
 //!
+//! API measured: `Context::modify_with` per mover (the README's observed
+//! write) with a `Reactive` system and an `EntityIndex` following;
+//! `Context::set_flag`; `Context::remove`, `Context::create_component`
+//! (pooled) and `Context::add`; a query iterated while a `CommandBuffer`
+//! records `destroy_entity` and `create_entity_with`, then `playback`.
+//!
 //! Baseline: the same work by hand (`common::frame::Baseline`): `Vec`s, a
 //! dirty list, a foldhash map from cell to ids kept current on each move, a
 //! `bool` per mover, a free list of trail buffers, a `Vec` of sparks.

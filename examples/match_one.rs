@@ -26,17 +26,21 @@
 //! - fallible systems: every phase that can fail is a `try_` phase using
 //!   `?`, and a failure names the system;
 //! - nested features over `Contexts` (`with_in` runs a system of one
-//!   context among them), and the timing table they keep, printed at the end.
+//!   context among them), and the timing table they keep, printed at the end
+//!   with `--timings`.
 //!
 //! Randomness comes from a small generator seeded with `--seed`, so a game
 //! repeats exactly: `--headless` prints a plain transcript (each click, what
-//! was destroyed, what fell, what was filled, the score, the board) that
-//! `tests/match_one.rs` compares across two runs.
+//! was destroyed, what fell, what was filled, the score, the board) and
+//! nothing else, the same bytes for the same seed and turns, which
+//! `tests/match_one.rs` compares across two runs. The per-system timing
+//! table differs from run to run: it is printed only with `--timings`.
 //!
 //! ```text
 //! cargo run --release --example match_one                      # plays 20 turns in colour
 //! cargo run --release --example match_one -- --play            # you click: type `x y`
 //! cargo run --release --example match_one -- --headless --seed 7 --turns 30
+//! cargo run --release --example match_one -- --timings         # and the timing table
 //! ```
 
 use std::fmt::{self, Write as _};
@@ -677,12 +681,14 @@ pub fn run_headless(seed: u64, turns: u32) -> Fallible<String> {
 // The program
 // ---------------------------------------------------------------------------
 
-/// The command line: `--headless`, `--play`, `--seed N`, `--turns K`.
+/// The command line: `--headless`, `--play`, `--seed N`, `--turns K`,
+/// `--timings`.
 struct Options {
     headless: bool,
     play: bool,
     seed: u64,
     turns: u32,
+    timings: bool,
 }
 
 impl Options {
@@ -692,6 +698,7 @@ impl Options {
             play: false,
             seed: 1,
             turns: 20,
+            timings: false,
         };
         while let Some(arg) = args.next() {
             match arg.as_str() {
@@ -699,10 +706,12 @@ impl Options {
                 "--play" => options.play = true,
                 "--seed" => options.seed = args.next().ok_or("`--seed` takes a number")?.parse()?,
                 "--turns" => options.turns = args.next().ok_or("`--turns` takes a number")?.parse()?,
+                "--timings" => options.timings = true,
                 other => {
-                    return Err(
-                        format!("unknown argument `{other}`: try --headless, --play, --seed N, --turns K").into(),
-                    );
+                    return Err(format!(
+                        "unknown argument `{other}`: try --headless, --play, --seed N, --turns K, --timings"
+                    )
+                    .into());
                 }
             }
         }
@@ -745,18 +754,26 @@ fn play_interactively(game: &mut MatchOne, out: &mut impl Write) -> Fallible<()>
 }
 
 fn main() -> Fallible<()> {
-    let options = Options::parse(std::env::args().skip(1))?;
+    let terminal = io::stdout().is_terminal();
+    run(std::env::args().skip(1), terminal, &mut io::stdout().lock())
+}
+
+/// The program, given its arguments (without the program name), whether
+/// standard output is a terminal, and where to write: with `--headless`,
+/// the transcript alone (the same bytes for the same `--seed` and
+/// `--turns`); the timing table after the game only with `--timings`.
+pub fn run(args: impl Iterator<Item = String>, terminal: bool, out: &mut impl Write) -> Fallible<()> {
+    let options = Options::parse(args)?;
     // Colours, redrawn in place at a watchable pace, only on a terminal.
-    let terminal = !options.headless && io::stdout().is_terminal();
+    let terminal = !options.headless && terminal;
     let player = if options.play {
         Player::Human
     } else {
         Player::Auto { clicks: options.turns }
     };
     let mut game = MatchOne::new(options.seed, player, terminal)?;
-    let mut out = io::stdout().lock();
     if options.play {
-        play_interactively(&mut game, &mut out)?;
+        play_interactively(&mut game, out)?;
     } else if terminal {
         write!(out, "\x1b[2J")?; // clear the screen once
         self_play(&mut game, options.turns, |text| {
@@ -773,10 +790,8 @@ fn main() -> Fallible<()> {
         self_play(&mut game, options.turns, |text| write!(out, "{text}"))?;
     }
     game.teardown()?;
-    // The timings are not the same from run to run: not in the transcript.
-    if options.headless {
-        eprintln!("{}", game.timings());
-    } else {
+    // The timings are not the same from run to run: only when asked for.
+    if options.timings {
         writeln!(out, "{}", game.timings())?;
     }
     Ok(())

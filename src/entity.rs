@@ -16,7 +16,7 @@
 //! slot, whose tag is cleared, never matches a handle. Numbers whose low 32
 //! bits are all ones (`u32::MAX`) are skipped too: that tag marks the
 //! placeholder entities a [`CommandBuffer`](crate::CommandBuffer) hands out
-//! (and `Entity::NULL`), so a placeholder never names a real entity.
+//! (and [`Entity::PLACEHOLDER`]), so a placeholder never names a real entity.
 //!
 //! # Handles of other contexts
 //!
@@ -91,11 +91,38 @@ pub struct Entity {
 }
 
 impl Entity {
-    /// A handle that names no entity (for "none" in plain-data tables).
-    pub(crate) const NULL: Entity = Entity {
+    /// A handle that no context ever issues, for filling plain-data tables
+    /// before their real entities are known (`vec![Entity::PLACEHOLDER; n]`,
+    /// or `Entity::default()`, which is this handle).
+    ///
+    /// Every call refuses it as a handle of another context, with
+    /// [`Error::ForeignEntity`](crate::Error::ForeignEntity), and changes
+    /// nothing; `is_alive`, `has` and the other questions answer `false`.
+    /// It is not a [`CommandBuffer`](crate::CommandBuffer) placeholder
+    /// (those print as `p0`, `p1`, ... and are resolved at playback): a
+    /// command recorded on it fails at playback, as a foreign handle.
+    /// It prints as `placeholder`.
+    ///
+    /// ```
+    /// use reactecs::{Context, Entity, Error};
+    ///
+    /// let mut targets = vec![Entity::default(); 3];
+    /// let mut game = Context::with_name("Game");
+    /// targets[0] = game.create_entity();
+    /// assert!(game.is_alive(targets[0]));
+    /// assert!(!game.is_alive(targets[1]));
+    /// assert!(matches!(game.destroy_entity(targets[1]), Err(Error::ForeignEntity { .. })));
+    /// assert_eq!(targets[2], Entity::PLACEHOLDER);
+    /// assert_eq!(targets[2].to_string(), "placeholder");
+    /// ```
+    pub const PLACEHOLDER: Entity = Entity {
         index: u32::MAX,
         tag: NonZeroU32::MAX,
     };
+
+    /// [`Entity::PLACEHOLDER`], by its name inside the crate: "none" in
+    /// plain-data tables.
+    pub(crate) const NULL: Entity = Entity::PLACEHOLDER;
 
     /// The slot index (reused after destruction).
     #[inline]
@@ -137,10 +164,18 @@ impl Entity {
     }
 }
 
+impl Default for Entity {
+    /// [`Entity::PLACEHOLDER`]: a handle no context issues.
+    fn default() -> Self {
+        Entity::PLACEHOLDER
+    }
+}
+
 impl fmt::Display for Entity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.placeholder_number() {
             Some(number) => write!(f, "p{number}"),
+            None if self.is_null() => f.write_str("placeholder"),
             None => write!(f, "{}v{}", self.index, self.tag),
         }
     }

@@ -228,6 +228,6 @@ pub mod __private {
     pub use crate::storage::{
         ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowAccess, RowWriter,
     };
-    pub use crate::system::SystemRegistration;
+    pub use crate::system::{AnySystem, SystemRegistration};
     pub use inventory;
 }

@@ -292,6 +292,39 @@ fn a_handle_from_another_context_is_refused_by_every_operation() {
     refuses_everywhere(&mut game, gone);
 }
 
+/// `Entity::PLACEHOLDER` (`Entity::default()`) fills plain-data tables, and
+/// every context refuses it as a foreign handle: a fresh one, one with
+/// entities, one of a declared context, a reset one.
+#[test]
+fn the_placeholder_entity_is_refused_by_every_operation() {
+    let mut fresh = Context::with_name("Fresh");
+    let table = vec![Entity::default(); fresh.len() + 4];
+    assert!(table.len() == 4 && table.iter().all(|&e| e == Entity::PLACEHOLDER));
+    assert_eq!(Entity::PLACEHOLDER.to_string(), "placeholder");
+    assert_eq!(format!("{:?}", Entity::PLACEHOLDER), "Entity(placeholder)");
+    refuses_everywhere(&mut fresh, Entity::default());
+    let mut game = Context::of::<Game>();
+    let mut plain = Context::with_name("Plain");
+    for context in [&mut game, &mut plain] {
+        for i in 0..3 {
+            context
+                .create_entity_with((pos(i as f32), Velocity { x: 1.0, y: 0.0 }))
+                .unwrap();
+        }
+        refuses_everywhere(context, table[0]);
+        assert!(context.entities().all(|e| e != Entity::PLACEHOLDER));
+    }
+    game.destroy_all_entities();
+    game.reset().unwrap();
+    refuses_everywhere(&mut game, Entity::PLACEHOLDER);
+    // A command recorded on it fails at playback, as a foreign handle.
+    let mut buffer = reactecs::CommandBuffer::new();
+    buffer.add(Entity::PLACEHOLDER, Frozen);
+    let failure = buffer.playback(&mut plain).unwrap_err();
+    assert_eq!(buffer.resolve(Entity::PLACEHOLDER), None, "it stands for no entity");
+    assert!(format!("{failure:?}").contains("ForeignEntity"), "{failure:?}");
+}
+
 #[test]
 fn a_reset_context_gives_out_slots_as_a_new_one() {
     let fresh = |game: &mut Context| {

@@ -9,14 +9,14 @@
 #[path = "../examples/match_one.rs"]
 #[expect(
     dead_code,
-    reason = "the example's command line and terminal drawing are not tested here"
+    reason = "the example's `main`, interactive play and terminal drawing are not tested here"
 )]
 mod match_one;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use match_one::{Destroyed, HEIGHT, MatchOne, Player, Position, Score, Tile, WIDTH, run_headless};
+use match_one::{Destroyed, HEIGHT, MatchOne, Player, Position, Score, Tile, WIDTH, run, run_headless};
 use reactecs::prelude::*;
 
 type Fallible = Result<(), Box<dyn std::error::Error + Send + Sync>>;
@@ -27,6 +27,33 @@ fn the_same_seed_gives_the_same_transcript() -> Fallible {
     let second = run_headless(7, 30)?;
     assert_eq!(first, second);
     assert!(first.contains("click 30 at "), "all 30 clicks are in it");
+    Ok(())
+}
+
+/// What the program writes for `args` (`cargo run --example match_one --
+/// args`, standard output not a terminal), through the example's own `run`.
+fn program(args: &[&str]) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> {
+    let mut out = Vec::new();
+    run(args.iter().map(|arg| arg.to_string()), false, &mut out)?;
+    Ok(out)
+}
+
+#[test]
+fn the_headless_program_prints_the_same_bytes_for_a_seed_and_the_game_alone() -> Fallible {
+    let args = ["--headless", "--seed", "7"];
+    let first = program(&args)?;
+    let second = program(&args)?;
+    assert_eq!(first, second, "two runs, one seed: the same bytes");
+    // The game alone: the transcript of 20 turns (the default), no timings.
+    assert_eq!(String::from_utf8(first)?, run_headless(7, 20)?);
+    assert_eq!(
+        program(&["--headless", "--seed", "7", "--turns", "30"])?,
+        run_headless(7, 30)?.into_bytes()
+    );
+    // The timing table is there only when asked for, after the game.
+    let timed = String::from_utf8(program(&["--headless", "--seed", "7", "--timings"])?)?;
+    let table = timed.strip_prefix(&run_headless(7, 20)?).expect("the game first");
+    assert!(table.contains("Match-One") && table.contains("KeepScore"), "{table}");
     Ok(())
 }
 

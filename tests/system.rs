@@ -966,3 +966,115 @@ fn systems_on_several_contexts_fail_with_their_name() {
         (1, 1)
     );
 }
+
+/// A counter system of its own type, to be found again by type.
+#[derive(Default)]
+struct Counter {
+    label: &'static str,
+    runs: u32,
+}
+impl System for Counter {
+    fn execute(&mut self, _: &mut Context) {
+        self.runs += 1;
+    }
+}
+
+/// Collected by `Collected`.
+struct Spot;
+reactecs::component!(Spot);
+
+/// A reactive system, found through its `Reactive` wrapper.
+#[derive(Default)]
+struct Collected(u32);
+impl ReactiveSystem for Collected {
+    fn trigger(&mut self, game: &mut Context) -> CollectorId {
+        game.add_collector(Matcher::all_of::<Spot>().added())
+    }
+    fn execute(&mut self, _: &mut Context, entities: &[Entity]) {
+        self.0 += entities.len() as u32;
+    }
+}
+
+/// A deferred system, found through its `Deferred` wrapper.
+struct Recorder(u32);
+impl DeferredSystem for Recorder {
+    fn execute(&mut self, _: &Context, _: &mut CommandBuffer) {
+        self.0 += 1;
+    }
+}
+
+#[test]
+fn a_system_is_found_by_type_in_nested_features_through_wrappers() {
+    let mut world = Context::new();
+    let boxed: Box<dyn System + Send> = Box::new(Systems::new().with(Reactive::new(Collected::default())));
+    let mut frame = Feature::new("Game")
+        .with(Feature::new("Input").with(Counter {
+            label: "input",
+            ..Counter::default()
+        }))
+        .with(Counter {
+            label: "top",
+            ..Counter::default()
+        })
+        .with(Systems::new().with(Feature::new("Deep").with(boxed)))
+        .with_deferred(Recorder(0));
+    frame.initialize(&mut world);
+    world.create_entity_with(Spot).unwrap();
+    frame.execute(&mut world);
+    // Depth first, in order: the counter inside "Input" comes before the one
+    // after it.
+    let counter = frame.system::<Counter>().unwrap();
+    assert_eq!((counter.label, counter.runs), ("input", 1));
+    // Through `Reactive`, a box, a `Systems` and a nested feature.
+    assert_eq!(frame.system::<Collected>().map(|c| c.0), Some(1));
+    assert!(frame.system::<Reactive<Collected>>().is_some(), "the wrapper itself");
+    assert_eq!(frame.system::<Recorder>().map(|r| r.0), Some(1));
+    assert!(frame.system::<Feature>().is_some_and(|f| f.name() == "Input"));
+    assert!(frame.system::<Systems>().is_some());
+    assert!(frame.system::<String>().is_none(), "absence is `None`");
+    // Mutably: the change is seen by the next run.
+    frame.system_mut::<Collected>().unwrap().0 = 10;
+    frame.system_mut::<Counter>().unwrap().runs = 100;
+    frame.execute(&mut world);
+    assert_eq!(frame.system::<Collected>().map(|c| c.0), Some(10), "nothing collected");
+    assert_eq!(frame.system::<Counter>().map(|c| c.runs), Some(101));
+    // The same on a plain `Systems`, and on a feature searched whole.
+    let mut list = Systems::new().with(frame);
+    assert_eq!(list.system::<Counter>().map(|c| c.label), Some("input"));
+    assert_eq!(list.system_mut::<Recorder>().map(|r| r.0), Some(2));
+    assert!(list.system::<Feature>().is_some_and(|f| f.name() == "Game"));
+}
+
+#[test]
+fn a_system_is_found_inside_in_context_and_multi_reactive() {
+    reactecs::context!(Arena);
+    struct Watch(u32);
+    impl MultiReactiveSystem for Watch {
+        fn trigger(&mut self, _: &mut Contexts) -> Vec<CollectorId> {
+            Vec::new()
+        }
+    }
+    let mut frame = Feature::<Contexts>::new("Frame")
+        .with_in(
+            Arena,
+            Feature::new("Arena").with(Counter {
+                label: "arena",
+                ..Counter::default()
+            }),
+        )
+        .with(MultiReactive::new(Watch(7)));
+    assert_eq!(frame.system::<Counter>().map(|c| c.label), Some("arena"));
+    assert!(frame.system::<Feature>().is_some_and(|f| f.name() == "Arena"));
+    assert_eq!(frame.system::<Watch>().map(|w| w.0), Some(7));
+    frame.system_mut::<Counter>().unwrap().runs = 5;
+    let mut contexts = Contexts::new();
+    frame.execute(&mut contexts);
+    assert_eq!(frame.system::<Counter>().map(|c| c.runs), Some(6));
+}
+
+#[test]
+fn a_registered_system_is_found_by_type() {
+    let feature = Feature::<Context>::new("Registered").with_registered();
+    assert!(feature.system::<Early>().is_some() && feature.system::<Late>().is_some());
+    assert!(feature.system::<Elsewhere>().is_none());
+}

@@ -3,7 +3,8 @@
 //! includes this file) and of the `steady_frame` bench.
 //!
 //! Each frame:
-//! - replaces `Pos` with `pos + vel` on 10,000 movers; a reactive system
+//! - replaces `Pos` with `pos + vel` on 10,000 movers (one
+//!   `Context::modify_with` each, the README's way); a reactive system
 //!   (collector: `AllOf(Pos).added()`) sums the x of those that moved, and an
 //!   entity index keyed on the grid cell of `Pos` follows them;
 //! - toggles the `Selected` flag on 1,000 of them;
@@ -135,11 +136,8 @@ impl Game {
     pub fn frame(&mut self) {
         let game = &mut self.context;
         for &e in &self.movers {
-            let (p, v) = (
-                game.get::<Pos>(e).expect("alive").0,
-                game.get::<Vel>(e).expect("alive").0,
-            );
-            game.replace(e, step(p, v)).expect("alive");
+            game.modify_with::<Pos, &Vel, _>(e, |p, v| *p = step(p.0, v.0))
+                .expect("alive with Pos and Vel");
         }
         self.system.execute(game);
 

@@ -408,7 +408,8 @@ impl CommandBuffer {
     /// The entity `placeholder` became at the last playback: `None` if its
     /// create failed, or it is not a placeholder of this buffer (or the
     /// buffer has recorded or been cleared since). An entity that is not a
-    /// placeholder is returned as it is.
+    /// placeholder is returned as it is, except [`Entity::PLACEHOLDER`],
+    /// which stands for no entity: `None`.
     ///
     /// # Example
     /// ```
@@ -427,7 +428,7 @@ impl CommandBuffer {
     /// ```
     pub fn resolve(&self, placeholder: Entity) -> Option<Entity> {
         match placeholder.placeholder_number() {
-            None => Some(placeholder),
+            None => (!placeholder.is_null()).then_some(placeholder),
             Some(number) => self
                 .created
                 .get(number as usize)

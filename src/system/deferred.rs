@@ -1,10 +1,12 @@
 //! Deferred systems: systems that read the context and record structural
 //! changes into a command buffer, played back right after them.
 
+use std::any::{Any, TypeId};
+
 use crate::command_buffer::CommandBuffer;
 use crate::context::Context;
 use crate::error::Error;
-use crate::system::{Feature, System, short_type_name};
+use crate::system::{Feature, Seal, System, short_type_name, wrapped_if, wrapped_if_mut};
 
 /// A system that reads the context and records its changes into a
 /// [`CommandBuffer`] instead of making them: it can destroy, create, add and
@@ -178,6 +180,20 @@ impl<S: DeferredSystem> Deferred<S> {
 impl<S: DeferredSystem> System<Context> for Deferred<S> {
     fn name(&self) -> &str {
         self.system.name()
+    }
+
+    fn find_system(&self, _seal: Seal, wanted: TypeId) -> Option<&dyn Any>
+    where
+        Self: 'static,
+    {
+        wrapped_if(&self.system, wanted)
+    }
+
+    fn find_system_mut(&mut self, _seal: Seal, wanted: TypeId) -> Option<&mut dyn Any>
+    where
+        Self: 'static,
+    {
+        wrapped_if_mut(&mut self.system, wanted)
     }
 
     fn initialize(&mut self, context: &mut Context) {

@@ -1,11 +1,12 @@
 //! `Feature`: a named list of systems that times each child.
 
+use std::any::{Any, TypeId};
 use std::fmt;
 
 use super::registry;
 use super::systems::{Systems, SystemsIter};
 use super::timings::{PhaseStats, SystemTimings, TimedChildren, Timings};
-use super::{Phase, System, SystemFailed, SystemResult, or_panic};
+use super::{AnySystem, Phase, Seal, System, SystemFailed, SystemResult, or_panic};
 use crate::Context;
 
 /// The timing window when none is given: 60 frames (a second at 60 fps).
@@ -122,7 +123,7 @@ impl<W: 'static> Feature<W> {
         self
     }
 
-    fn push(&mut self, system: Box<dyn System<W> + Send>) {
+    fn push(&mut self, system: Box<dyn AnySystem<W> + Send>) {
         self.systems.systems.push(system);
         self.stats.push(ChildStats::new(self.window));
     }
@@ -181,6 +182,57 @@ impl<W: 'static> Feature<W> {
     /// The direct children, in the order they run.
     pub fn iter(&self) -> SystemsIter<'_, W> {
         self.systems.iter()
+    }
+
+    /// The first system of type `T` in this feature, searched depth first,
+    /// in the order the systems run: each child, then the systems inside it
+    /// (a nested feature or [`Systems`]), then the next child. Wrappers are
+    /// seen through: `system::<Render>()` finds the `Render` inside a
+    /// [`Reactive<Render>`](super::Reactive) (as do
+    /// [`Deferred`](super::Deferred), [`InContext`](super::InContext) and
+    /// [`MultiReactive`](super::MultiReactive)), and
+    /// `system::<Reactive<Render>>()` finds the wrapper. `None` when no
+    /// system of that type was added (absence is an ordinary answer). A
+    /// system added already boxed (a `Box<dyn System<W> + Send>`) is found
+    /// as that box type only, unless it is a wrapper or a container.
+    ///
+    /// Cost: a type comparison per system until the first match.
+    ///
+    /// ```
+    /// use reactecs::prelude::*;
+    /// #[derive(Debug)] struct Hit(u32);
+    /// reactecs::component!(Hit);
+    ///
+    /// /// Counts the hits it sees: read back after the frame.
+    /// #[derive(Default)] struct CombatLog { hits: u32 }
+    /// impl ReactiveSystem for CombatLog {
+    ///     fn trigger(&mut self, game: &mut Context) -> CollectorId {
+    ///         game.add_collector(Matcher::all_of::<Hit>().added())
+    ///     }
+    ///     fn execute(&mut self, _: &mut Context, hits: &[Entity]) {
+    ///         self.hits += hits.len() as u32;
+    ///     }
+    /// }
+    ///
+    /// let mut game = Context::new();
+    /// let mut frame = Feature::new("Game")
+    ///     .with(Feature::new("Combat").with(Reactive::new(CombatLog::default())));
+    /// frame.initialize(&mut game);
+    /// game.create_entity_with(Hit(3))?;
+    /// frame.execute(&mut game);
+    /// assert_eq!(frame.system::<CombatLog>().map(|log| log.hits), Some(1));
+    /// frame.system_mut::<CombatLog>().expect("added above").hits = 0;
+    /// assert!(frame.system::<Reactive<CombatLog>>().is_some());
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn system<T: 'static>(&self) -> Option<&T> {
+        self.systems.system()
+    }
+
+    /// The first system of type `T` in this feature, mutably; searched as
+    /// [`system`](Feature::system) does.
+    pub fn system_mut<T: 'static>(&mut self) -> Option<&mut T> {
+        self.systems.system_mut()
     }
 
     /// Switches measuring on or off. While off, children run unmeasured and
@@ -394,5 +446,13 @@ impl<W: 'static> System<W> for Feature<W> {
 
     fn timings(&self) -> Option<Timings<'_>> {
         Some(Feature::timings(self))
+    }
+
+    fn find_system(&self, _seal: Seal, wanted: TypeId) -> Option<&dyn Any> {
+        self.systems.find(wanted)
+    }
+
+    fn find_system_mut(&mut self, _seal: Seal, wanted: TypeId) -> Option<&mut dyn Any> {
+        self.systems.find_mut(wanted)
     }
 }

@@ -1,10 +1,11 @@
 //! `InContext`: a system of one context, run inside a `Contexts`.
 
+use std::any::{Any, TypeId};
 use std::marker::PhantomData;
 
 use crate::context::Context;
 use crate::contexts::{ContextKind, Contexts};
-use crate::system::{Feature, System, SystemResult, Systems, Timings};
+use crate::system::{Feature, Seal, System, SystemResult, Systems, Timings, wrapped_if, wrapped_if_mut};
 
 /// Runs a system written for one [`Context`] on context `K` of a
 /// [`Contexts`], so single-context systems (plain or
@@ -75,6 +76,25 @@ impl<K: ContextKind, S: System<Context>> InContext<K, S> {
 impl<K: ContextKind, S: System<Context>> System<Contexts> for InContext<K, S> {
     fn name(&self) -> &str {
         self.system.name()
+    }
+
+    /// The wrapped system if it is of type `wanted`, else the first of that
+    /// type inside it.
+    fn find_system(&self, seal: Seal, wanted: TypeId) -> Option<&dyn Any>
+    where
+        Self: 'static,
+    {
+        wrapped_if(&self.system, wanted).or_else(|| self.system.find_system(seal, wanted))
+    }
+
+    fn find_system_mut(&mut self, seal: Seal, wanted: TypeId) -> Option<&mut dyn Any>
+    where
+        Self: 'static,
+    {
+        if TypeId::of::<S>() == wanted {
+            return wrapped_if_mut(&mut self.system, wanted);
+        }
+        self.system.find_system_mut(seal, wanted)
     }
 
     fn initialize(&mut self, contexts: &mut Contexts) {

@@ -67,6 +67,15 @@
 //! assert_eq!(game.query::<&Position>().iter().map(|p| p.0).sum::<f32>(), 3.0);
 //! ```
 //!
+//! # Reaching a system again
+//! A system added to a feature stays reachable by its type:
+//! [`Feature::system`] and [`Feature::system_mut`] (the same on [`Systems`])
+//! give the first system of that type, searched depth first in the order
+//! the systems run, through nested features and through the wrappers
+//! ([`Reactive`], [`MultiReactive`], [`Deferred`], [`InContext`]): a combat
+//! log or a counter kept in a system is read after the frame, without
+//! sharing it through an `Arc<Mutex<_>>`.
+//!
 //! # Timings
 //! A [`Feature`] times the `execute` and `cleanup` of each child with
 //! [`std::time::Instant`] (on by default; [`Feature::set_timing`] switches it
@@ -213,6 +222,8 @@
 //! `inventory`), so a feature can be assembled from systems spread over a
 //! program's modules.
 
+use std::any::{Any, TypeId};
+
 use crate::Context;
 
 mod deferred;
@@ -239,6 +250,38 @@ pub use reactive::{Reactive, ReactiveSystem};
 pub use registry::SystemRegistration;
 pub use systems::{Systems, SystemsIter};
 pub use timings::{PhaseStats, SystemTimings, Timings, TimingsIter};
+
+/// The argument that seals [`System::find_system`] and
+/// [`System::find_system_mut`]: only this crate can make one, so only its
+/// wrappers and containers implement those methods.
+mod sealed {
+    /// Made only inside [`crate::system`].
+    #[derive(Clone, Copy, Debug)]
+    pub struct Seal(pub(in crate::system) ());
+}
+pub(crate) use sealed::Seal;
+
+/// A [`System`] that can be told apart by its type: every
+/// `System<W> + 'static` is one (a blanket implementation; there is nothing
+/// to implement). [`Systems`] and [`Feature`] hold their children as these,
+/// for [`Feature::system`].
+#[doc(hidden)]
+pub trait AnySystem<W>: System<W> {
+    /// The system, as `Any`.
+    fn as_any(&self) -> &dyn Any;
+    /// The system, as `Any`, mutably.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+impl<W, S: System<W> + 'static> AnySystem<W> for S {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
 
 /// A system: code run on a world `W` in four phases (see the
 /// [module docs](self)).
@@ -383,6 +426,29 @@ pub trait System<W = Context> {
     fn timings(&self) -> Option<Timings<'_>> {
         None
     }
+
+    /// The first system of type `wanted` inside this one, depth first, in
+    /// order; `None` for a plain system. [`Feature`] and [`Systems`] look
+    /// through their children, the wrappers ([`Reactive`], [`Deferred`],
+    /// [`InContext`], [`MultiReactive`]) at the system they wrap. Sealed:
+    /// only this crate's types implement it. Use [`Feature::system`].
+    #[doc(hidden)]
+    fn find_system(&self, _seal: Seal, _wanted: TypeId) -> Option<&dyn Any>
+    where
+        Self: 'static,
+    {
+        None
+    }
+
+    /// [`find_system`](System::find_system), mutably. Use
+    /// [`Feature::system_mut`].
+    #[doc(hidden)]
+    fn find_system_mut(&mut self, _seal: Seal, _wanted: TypeId) -> Option<&mut dyn Any>
+    where
+        Self: 'static,
+    {
+        None
+    }
 }
 
 /// A boxed system is a system, so boxed systems nest.
@@ -442,6 +508,31 @@ impl<W, S: System<W> + ?Sized> System<W> for Box<S> {
     fn timings(&self) -> Option<Timings<'_>> {
         (**self).timings()
     }
+
+    fn find_system(&self, seal: Seal, wanted: TypeId) -> Option<&dyn Any>
+    where
+        Self: 'static,
+    {
+        (**self).find_system(seal, wanted)
+    }
+
+    fn find_system_mut(&mut self, seal: Seal, wanted: TypeId) -> Option<&mut dyn Any>
+    where
+        Self: 'static,
+    {
+        (**self).find_system_mut(seal, wanted)
+    }
+}
+
+/// `wrapped` if it is of type `wanted` (for the wrappers'
+/// [`System::find_system`]).
+fn wrapped_if<S: 'static>(wrapped: &S, wanted: TypeId) -> Option<&dyn Any> {
+    (TypeId::of::<S>() == wanted).then_some(wrapped as &dyn Any)
+}
+
+/// `wrapped` if it is of type `wanted`, mutably.
+fn wrapped_if_mut<S: 'static>(wrapped: &mut S, wanted: TypeId) -> Option<&mut dyn Any> {
+    (TypeId::of::<S>() == wanted).then_some(wrapped as &mut dyn Any)
 }
 
 /// `type_name` without the module path in front of the type's own name:

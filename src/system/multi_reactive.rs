@@ -1,5 +1,6 @@
 //! Reactive systems over several contexts.
 
+use std::any::{Any, TypeId};
 use std::collections::HashSet;
 
 use crate::aerc::Owner;
@@ -7,7 +8,9 @@ use crate::collector::CollectorId;
 use crate::context::Context;
 use crate::contexts::{ContextId, Contexts};
 use crate::entity::Entity;
-use crate::system::{Phase, System, SystemFailed, SystemResult, or_panic, short_type_name};
+use crate::system::{
+    Phase, Seal, System, SystemFailed, SystemResult, or_panic, short_type_name, wrapped_if, wrapped_if_mut,
+};
 
 /// An entity and the context it lives in. Ordered by context, then entity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -264,6 +267,20 @@ impl<S: MultiReactiveSystem> MultiReactive<S> {
 impl<S: MultiReactiveSystem> System<Contexts> for MultiReactive<S> {
     fn name(&self) -> &str {
         self.system.name()
+    }
+
+    fn find_system(&self, _seal: Seal, wanted: TypeId) -> Option<&dyn Any>
+    where
+        Self: 'static,
+    {
+        wrapped_if(&self.system, wanted)
+    }
+
+    fn find_system_mut(&mut self, _seal: Seal, wanted: TypeId) -> Option<&mut dyn Any>
+    where
+        Self: 'static,
+    {
+        wrapped_if_mut(&mut self.system, wanted)
     }
 
     fn initialize(&mut self, contexts: &mut Contexts) {

@@ -1,11 +1,15 @@
 //! Reactive systems: run only for the entities that changed.
 
+use std::any::{Any, TypeId};
+
 use crate::aerc::Owner;
 use crate::collector::CollectorId;
 use crate::context::Context;
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::system::{Phase, System, SystemFailed, SystemResult, or_panic, short_type_name};
+use crate::system::{
+    Phase, Seal, System, SystemFailed, SystemResult, or_panic, short_type_name, wrapped_if, wrapped_if_mut,
+};
 
 /// A system that runs for the entities a collector gathered since its last
 /// run: Entitas' `ReactiveSystem`. Wrap it in [`Reactive`] to get a
@@ -282,6 +286,20 @@ impl<S: ReactiveSystem> Reactive<S> {
 impl<S: ReactiveSystem> System<Context> for Reactive<S> {
     fn name(&self) -> &str {
         self.system.name()
+    }
+
+    fn find_system(&self, _seal: Seal, wanted: TypeId) -> Option<&dyn Any>
+    where
+        Self: 'static,
+    {
+        wrapped_if(&self.system, wanted)
+    }
+
+    fn find_system_mut(&mut self, _seal: Seal, wanted: TypeId) -> Option<&mut dyn Any>
+    where
+        Self: 'static,
+    {
+        wrapped_if_mut(&mut self.system, wanted)
     }
 
     fn initialize(&mut self, context: &mut Context) {

@@ -3,11 +3,11 @@
 
 use std::any::{Any, TypeId};
 
-use super::System;
+use super::AnySystem;
 
 /// What [`feature_system!`](crate::feature_system!) submits to `inventory`: a
 /// system for the feature named `feature`, on the world whose type id `world`
-/// returns. `make` builds the system as a `Box<dyn System<W> + Send>`, boxed again as
+/// returns. `make` builds the system as a `Box<dyn AnySystem<W> + Send>`, boxed again as
 /// `Box<dyn Any>` so the registry needs no knowledge of world types.
 #[doc(hidden)]
 pub struct SystemRegistration {
@@ -17,7 +17,7 @@ pub struct SystemRegistration {
     pub priority: i32,
     /// The type id of the world `W`.
     pub world: fn() -> TypeId,
-    /// Builds `Box::new(Box::new(system) as Box<dyn System<W> + Send>)`.
+    /// Builds `Box::new(Box::new(system) as Box<dyn AnySystem<W> + Send>)`.
     pub make: fn() -> Box<dyn Any>,
 }
 
@@ -25,15 +25,15 @@ inventory::collect!(SystemRegistration);
 
 /// Builds the systems registered for `feature` on world `W`, by ascending
 /// priority, then by name.
-pub(crate) fn registered<W: 'static>(feature: &str) -> Vec<Box<dyn System<W> + Send>> {
+pub(crate) fn registered<W: 'static>(feature: &str) -> Vec<Box<dyn AnySystem<W> + Send>> {
     let world = TypeId::of::<W>();
-    let mut found: Vec<(i32, Box<dyn System<W> + Send>)> = inventory::iter::<SystemRegistration>
+    let mut found: Vec<(i32, Box<dyn AnySystem<W> + Send>)> = inventory::iter::<SystemRegistration>
         .into_iter()
         .filter(|registration| registration.feature == feature && (registration.world)() == world)
-        // `world` matched, so `make` built a `Box<dyn System<W> + Send>` (the macro
+        // `world` matched, so `make` built a `Box<dyn AnySystem<W> + Send>` (the macro
         // pairs them); a registration written by hand that does not is skipped.
         .filter_map(|registration| {
-            let system = (registration.make)().downcast::<Box<dyn System<W> + Send>>().ok()?;
+            let system = (registration.make)().downcast::<Box<dyn AnySystem<W> + Send>>().ok()?;
             Some((registration.priority, *system))
         })
         .collect();
@@ -82,7 +82,7 @@ macro_rules! feature_system {
     ($world:ty => $feature:expr, $priority:expr, $system:expr $(,)?) => {
         const _: () = {
             fn make() -> ::std::boxed::Box<dyn ::core::any::Any> {
-                let system: ::std::boxed::Box<dyn $crate::System<$world> + ::core::marker::Send> = ::std::boxed::Box::new($system);
+                let system: ::std::boxed::Box<dyn $crate::__private::AnySystem<$world> + ::core::marker::Send> = ::std::boxed::Box::new($system);
                 ::std::boxed::Box::new(system)
             }
             $crate::__private::inventory::submit! {

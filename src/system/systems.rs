@@ -1,9 +1,10 @@
 //! `Systems`: an ordered list of systems that is itself a system.
 
+use std::any::{Any, TypeId};
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use super::{Phase, System, SystemFailed, SystemResult, or_panic, run};
+use super::{AnySystem, Phase, Seal, System, SystemFailed, SystemResult, or_panic, run};
 use crate::Context;
 
 /// An ordered list of systems, run one after another; itself a [`System`], so
@@ -63,7 +64,7 @@ use crate::Context;
 /// ```
 pub struct Systems<W = Context> {
     /// Also walked by `Feature`, which times its children one by one.
-    pub(super) systems: Vec<Box<dyn System<W> + Send>>,
+    pub(super) systems: Vec<Box<dyn AnySystem<W> + Send>>,
 }
 
 impl<W: 'static> Systems<W> {
@@ -102,6 +103,72 @@ impl<W: 'static> Systems<W> {
             inner: self.systems.iter(),
         }
     }
+
+    /// The first system of type `T` in this list, searched depth first, in
+    /// the order the systems run: each child, then the systems inside it (a
+    /// nested [`Systems`] or [`Feature`](super::Feature)), then the next
+    /// child. Wrappers are seen through: `system::<Render>()` finds the
+    /// `Render` inside a [`Reactive<Render>`](super::Reactive) (as do
+    /// [`Deferred`](super::Deferred), [`InContext`](super::InContext) and
+    /// [`MultiReactive`](super::MultiReactive)), and
+    /// `system::<Reactive<Render>>()` finds the wrapper. `None` when no
+    /// system of that type was added (absence is an ordinary answer). A
+    /// system added already boxed (a `Box<dyn System<W> + Send>`) is found
+    /// as that box type only, unless it is a wrapper or a container.
+    ///
+    /// Cost: a type comparison per system until the first match.
+    ///
+    /// ```
+    /// use reactecs::prelude::*;
+    /// #[derive(Default)] struct Log(Vec<String>);
+    /// impl System for Log {
+    ///     fn execute(&mut self, _: &mut Context) { self.0.push("frame".into()); }
+    /// }
+    ///
+    /// let mut game = Context::new();
+    /// let mut frame = Systems::new().with(Systems::new().with(Log::default()));
+    /// frame.execute(&mut game);
+    /// assert_eq!(frame.system::<Log>().map(|log| log.0.len()), Some(1));
+    /// frame.system_mut::<Log>().expect("added above").0.clear();
+    /// assert!(frame.system::<Log>().is_some_and(|log| log.0.is_empty()));
+    /// ```
+    pub fn system<T: 'static>(&self) -> Option<&T> {
+        self.find(TypeId::of::<T>())?.downcast_ref()
+    }
+
+    /// The first system of type `T` in this list, mutably; searched as
+    /// [`system`](Systems::system) does.
+    pub fn system_mut<T: 'static>(&mut self) -> Option<&mut T> {
+        self.find_mut(TypeId::of::<T>())?.downcast_mut()
+    }
+
+    /// The first system of type `wanted`: each child, then inside it.
+    pub(super) fn find(&self, wanted: TypeId) -> Option<&dyn Any> {
+        self.systems.iter().find_map(|child| {
+            // `**child`: the boxed system, not the box (which is a system too).
+            let system: &dyn AnySystem<W> = &**child;
+            let any = system.as_any();
+            if any.type_id() == wanted {
+                Some(any)
+            } else {
+                system.find_system(Seal(()), wanted)
+            }
+        })
+    }
+
+    /// [`find`](Systems::find), mutably.
+    pub(super) fn find_mut(&mut self, wanted: TypeId) -> Option<&mut dyn Any> {
+        for child in &mut self.systems {
+            let system: &mut dyn AnySystem<W> = &mut **child;
+            if system.as_any().type_id() == wanted {
+                return Some(system.as_any_mut());
+            }
+            if let Some(found) = system.find_system_mut(Seal(()), wanted) {
+                return Some(found);
+            }
+        }
+        None
+    }
 }
 
 impl<W: 'static> Default for Systems<W> {
@@ -130,7 +197,7 @@ impl<'a, W: 'static> IntoIterator for &'a Systems<W> {
 /// The children of a [`Systems`] or a [`Feature`](super::Feature), in the
 /// order they run.
 pub struct SystemsIter<'a, W> {
-    pub(super) inner: std::slice::Iter<'a, Box<dyn System<W> + Send>>,
+    pub(super) inner: std::slice::Iter<'a, Box<dyn AnySystem<W> + Send>>,
 }
 
 impl<'a, W> Iterator for SystemsIter<'a, W> {
@@ -309,5 +376,13 @@ impl<W: 'static> System<W> for Systems<W> {
         for system in &mut self.systems {
             system.clear_reactive_systems(world);
         }
+    }
+
+    fn find_system(&self, _seal: Seal, wanted: TypeId) -> Option<&dyn Any> {
+        self.find(wanted)
+    }
+
+    fn find_system_mut(&mut self, _seal: Seal, wanted: TypeId) -> Option<&mut dyn Any> {
+        self.find_mut(wanted)
     }
 }
