@@ -33,6 +33,7 @@ impl Indices {
         self.list.iter()
     }
 
+    #[cfg(feature = "serde")]
     pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (IndexKey, &mut IndexEntry)> + '_ {
         self.list.iter_mut()
     }
