@@ -111,10 +111,7 @@ impl Context {
         B: Bundle,
         I: IntoIterator<Item = B>,
     {
-        let bundles = bundles.into_iter();
-        let mut created = Vec::with_capacity(bundles.size_hint().0);
-        self.create_each_with(bundles, |entity| created.push(entity))?;
-        Ok(created)
+        self.create_each_with::<B, I, Vec<Entity>>(bundles)
     }
 
     /// Creates one entity per bundle, exactly as
@@ -152,26 +149,32 @@ impl Context {
         B: Bundle,
         I: IntoIterator<Item = B>,
     {
-        let mut count = 0;
-        self.create_each_with(bundles, |_| count += 1)?;
-        Ok(count)
+        self.create_each_with::<B, I, usize>(bundles)
     }
 
     /// The one body of [`create_entities_with`](Context::create_entities_with)
     /// and [`create_entities_with_count`](Context::create_entities_with_count):
-    /// creates one entity per bundle and hands each new entity to `made`, in
-    /// order.
-    fn create_each_with<B, I>(&mut self, bundles: I, mut made: impl FnMut(Entity)) -> Result<(), Error>
+    /// creates one entity per bundle and hands each new entity to an `M` (a
+    /// `Vec` of handles, or a count), in order.
+    #[inline]
+    fn create_each_with<B, I, M>(&mut self, bundles: I) -> Result<M, Error>
     where
         B: Bundle,
         I: IntoIterator<Item = B>,
+        M: Made + Default,
     {
+        // A local of this function, not a `&mut` the caller lends: with the
+        // list behind a caller's pointer, simple_insert took 15% longer (the
+        // peer benchmark, same instructions within 2.3%).
+        let mut made = M::default();
         let plan = self.bundle::<B>()?;
         let bundles = bundles.into_iter();
-        self.entities.reserve(bundles.size_hint().0);
+        let expected = bundles.size_hint().0;
+        self.entities.reserve(expected);
+        made.expect(expected);
         if self.spawns_quietly(plan) {
-            self.spawn_quietly(plan, bundles, made);
-            return Ok(());
+            self.spawn_quietly(plan, bundles, &mut made);
+            return Ok(made);
         }
         let archetype = self.archetypes.bundle_archetype(plan);
         let unique = self.unique_bundle(plan);
@@ -183,9 +186,9 @@ impl Context {
             if !quiet {
                 self.prepare_spawn(plan, archetype, &bundle)?;
             }
-            made(self.spawn(plan, bundle, unique));
+            made.made(self.spawn(plan, bundle, unique));
         }
-        Ok(())
+        Ok(made)
     }
 
     /// Creates an entity per bundle `bundles` gives (appended to `created`)
@@ -207,26 +210,21 @@ impl Context {
         let bundles = bundles();
         self.entities.reserve(bundles.size_hint().0);
         created.reserve(bundles.size_hint().0);
-        self.spawn_quietly(plan, bundles, |entity| created.push(entity));
+        self.spawn_quietly(plan, bundles, created);
         true
     }
 
     /// Creates an entity per bundle of plan `plan` (each handed to `made`,
     /// in order) in storage alone, which nobody hears of: in one batch
     /// unless the bundle has components kept out of archetypes.
-    fn spawn_quietly<B: Bundle>(
-        &mut self,
-        plan: BundleId,
-        bundles: impl Iterator<Item = B>,
-        mut made: impl FnMut(Entity),
-    ) {
+    fn spawn_quietly<B: Bundle>(&mut self, plan: BundleId, bundles: impl Iterator<Item = B>, made: &mut impl Made) {
         let Context {
             archetypes, entities, ..
         } = self;
-        let batch = archetypes.spawn_batch(plan, bundles, |at| entities.alloc(at), &mut made);
+        let batch = archetypes.spawn_batch(plan, bundles, |at| entities.alloc(at), |entity| made.made(entity));
         if let Err(bundles) = batch {
             for bundle in bundles {
-                made(self.spawn_row(plan, bundle).0);
+                made.made(self.spawn_row(plan, bundle).0);
             }
         }
     }
@@ -545,5 +543,34 @@ impl Context {
             });
         }
         Ok(())
+    }
+}
+
+/// Where a batch creation hands its new entities: a `Vec` of their handles,
+/// or a count.
+trait Made {
+    /// `n` entities are about to be made.
+    fn expect(&mut self, n: usize);
+    /// `entity` was made.
+    fn made(&mut self, entity: Entity);
+}
+
+impl Made for Vec<Entity> {
+    fn expect(&mut self, n: usize) {
+        self.reserve_exact(n);
+    }
+
+    #[inline]
+    fn made(&mut self, entity: Entity) {
+        self.push(entity);
+    }
+}
+
+impl Made for usize {
+    fn expect(&mut self, _: usize) {}
+
+    #[inline]
+    fn made(&mut self, _: Entity) {
+        *self += 1;
     }
 }
