@@ -171,7 +171,7 @@ impl Context {
         let bundles = bundles.into_iter();
         let expected = bundles.size_hint().0;
         self.entities.reserve(expected);
-        made.expect(expected);
+        made.reserve_for(expected);
         if self.spawns_quietly(plan) {
             self.spawn_quietly(plan, bundles, &mut made);
             return Ok(made);
@@ -550,13 +550,13 @@ impl Context {
 /// or a count.
 trait Made {
     /// `n` entities are about to be made.
-    fn expect(&mut self, n: usize);
+    fn reserve_for(&mut self, n: usize);
     /// `entity` was made.
     fn made(&mut self, entity: Entity);
 }
 
 impl Made for Vec<Entity> {
-    fn expect(&mut self, n: usize) {
+    fn reserve_for(&mut self, n: usize) {
         self.reserve_exact(n);
     }
 
@@ -567,7 +567,7 @@ impl Made for Vec<Entity> {
 }
 
 impl Made for usize {
-    fn expect(&mut self, _: usize) {}
+    fn reserve_for(&mut self, _: usize) {}
 
     #[inline]
     fn made(&mut self, _: Entity) {
