@@ -120,10 +120,6 @@ impl Entity {
         tag: NonZeroU32::MAX,
     };
 
-    /// [`Entity::PLACEHOLDER`], by its name inside the crate: "none" in
-    /// plain-data tables.
-    pub(crate) const NULL: Entity = Entity::PLACEHOLDER;
-
     /// The slot index (reused after destruction).
     #[inline]
     pub fn index(self) -> u32 {
@@ -137,9 +133,9 @@ impl Entity {
         self.tag.get()
     }
 
-    /// Whether this is [`Entity::NULL`].
+    /// Whether this is [`Entity::PLACEHOLDER`].
     pub(crate) fn is_null(self) -> bool {
-        self == Entity::NULL
+        self == Entity::PLACEHOLDER
     }
 
     /// How many placeholder numbers there are: `0..PLACEHOLDERS`.
@@ -148,7 +144,7 @@ impl Entity {
     /// Placeholder `number` of a command buffer: tag `u32::MAX`, which no
     /// entity gets (see the module docs), so it never names one. `number` is
     /// below [`Entity::PLACEHOLDERS`], so a placeholder is never
-    /// [`Entity::NULL`].
+    /// [`Entity::PLACEHOLDER`].
     pub(crate) fn placeholder(number: u32) -> Entity {
         debug_assert!(number < Entity::PLACEHOLDERS);
         Entity {
@@ -841,8 +837,8 @@ mod tests {
         let last = Entity::placeholder(Entity::PLACEHOLDERS - 1);
         assert_eq!(first.placeholder_number(), Some(0));
         assert_eq!(last.placeholder_number(), Some(u32::MAX - 1));
-        assert_eq!(Entity::NULL.placeholder_number(), None);
-        assert_ne!(last, Entity::NULL);
+        assert_eq!(Entity::PLACEHOLDER.placeholder_number(), None);
+        assert_ne!(last, Entity::PLACEHOLDER);
         assert_eq!(first.to_string(), "p0");
         let mut entities = Entities::new(0);
         let real = entities.alloc(at(0));

@@ -33,7 +33,7 @@ pub(super) struct Command {
     /// What it does, for descriptions (and a flag's value).
     pub(super) kind: Kind,
     /// The entity it acts on (a real one or a placeholder), the placeholder
-    /// a create makes, or `Entity::NULL` for a unique component's commands.
+    /// a create makes, or `Entity::PLACEHOLDER` for a unique component's commands.
     pub(super) entity: Entity,
     /// The slot of the queue its value waits in (`NO_QUEUE`: none).
     pub(super) queue: u32,

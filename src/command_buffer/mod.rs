@@ -130,7 +130,7 @@ pub struct CommandBuffer {
     /// The number the next create's placeholder gets.
     placeholders: u32,
     /// After playback, the entity each create made, by placeholder number
-    /// (`Entity::NULL` for a failed create).
+    /// (`Entity::PLACEHOLDER` for a failed create).
     created: Vec<Entity>,
 }
 
@@ -261,7 +261,7 @@ impl CommandBuffer {
     pub fn set_unique<T: Component>(&mut self, value: T) -> &mut Self {
         self.record_value(
             Kind::SetUnique,
-            Entity::NULL,
+            Entity::PLACEHOLDER,
             apply_set_unique::<T>,
             component_name::<T>,
             value,
@@ -274,7 +274,7 @@ impl CommandBuffer {
     pub fn remove_unique<T: Component>(&mut self) -> &mut Self {
         self.record(
             Kind::RemoveUnique,
-            Entity::NULL,
+            Entity::PLACEHOLDER,
             apply_remove_unique::<T>,
             component_name::<T>,
         );
@@ -382,7 +382,7 @@ impl CommandBuffer {
                 }
                 Err(error) => {
                     if command.creates() {
-                        created.push(Entity::NULL);
+                        created.push(Entity::PLACEHOLDER);
                     }
                     failures.push(CommandFailure {
                         index,

@@ -70,7 +70,7 @@ struct Filed<K> {
 impl<K> Default for Filed<K> {
     fn default() -> Self {
         Filed {
-            entity: Entity::NULL,
+            entity: Entity::PLACEHOLDER,
             keys: SmallVec::new(),
         }
     }
@@ -176,7 +176,7 @@ where
         }
         let held = !filed.is_empty();
         self.filed[slot] = Filed {
-            entity: if held { entity } else { Entity::NULL },
+            entity: if held { entity } else { Entity::PLACEHOLDER },
             keys: filed,
         };
         self.entities += usize::from(held);
@@ -224,7 +224,7 @@ where
         let Some(filed) = self.filed.get_mut(slot).filter(|filed| filed.entity == entity) else {
             return false;
         };
-        filed.entity = Entity::NULL;
+        filed.entity = Entity::PLACEHOLDER;
         for key in filed.keys.drain(..) {
             self.map.remove(&key);
         }
@@ -257,7 +257,7 @@ where
             if !filed.keys.is_empty() {
                 each(filed.entity);
                 filed.keys.clear();
-                filed.entity = Entity::NULL;
+                filed.entity = Entity::PLACEHOLDER;
             }
         }
         self.map.clear();

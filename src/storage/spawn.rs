@@ -139,7 +139,7 @@ impl Archetypes {
         // SAFETY: the `RowWriter` below owns the new row until every column is
         // written; if `write` stops early or panics, its drop removes the row.
         // The row's entity is set once it is complete.
-        let row = unsafe { archetype.alloc_row(Entity::NULL) };
+        let row = unsafe { archetype.alloc_row(Entity::PLACEHOLDER) };
         debug_assert_eq!(row, location.row);
         let mut writer = RowWriter {
             base: archetype.chunk_base(row),
@@ -161,13 +161,13 @@ impl Archetypes {
         let entity = entity(location);
         // The rows of one `Archetypes` hold distinct slots (sparse write
         // views rely on it). Checked before the entity is written: a row
-        // refused here keeps `Entity::NULL`, whose slot no set has, and its
+        // refused here keeps `Entity::PLACEHOLDER`, whose slot no set has, and its
         // values leak (a caller's bug: the entity allocator gave a slot twice).
         if entity.index() != slot || !self.claim(slot) {
             refused_slot(slot);
         }
         // SAFETY: `entity_slot` is the entity slot of live row `row` (in bounds,
-        // aligned, initialised with `Entity::NULL`, which is `Copy`), reached
+        // aligned, initialised with `Entity::PLACEHOLDER`, which is `Copy`), reached
         // through the chunk's raw pointer; the archetype is borrowed mutably
         // here, so nothing else reads or writes it meanwhile.
         unsafe { entity_slot.write(entity) };

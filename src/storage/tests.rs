@@ -1016,7 +1016,7 @@ fn rows_hold_distinct_slots_and_an_exclusive_lend_serves_one_plan() {
     // The refused row stays, with no entity (a caller's bug), so no slot is
     // held twice.
     let refused = f.storage.iter().find(|a| *a.set() == set(&[U8])).unwrap();
-    assert_eq!(refused.entities().collect::<Vec<_>>(), [Entity::NULL]);
+    assert_eq!(refused.entities().collect::<Vec<_>>(), [Entity::PLACEHOLDER]);
     // Freed by despawn, the slot can hold a new row.
     f.despawn(e);
     let reused = f.spawn(&[U64], |w| w.put(3u64).unwrap());
