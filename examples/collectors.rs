@@ -44,8 +44,7 @@ impl ReactiveSystem for Obituaries {
     }
 
     fn try_execute(&mut self, village: &mut Context, dead: &[Entity]) -> SystemResult {
-        let collector = village.collector(self.collector.ok_or("trigger runs first")?)?;
-        let last_health = collector.removed::<Health>();
+        let last_health = village.removed_values::<Health>(self.collector.ok_or("trigger runs first")?)?;
         let mut written = self.written.lock().map_err(|_| "the obituary list is poisoned")?;
         for &e in dead {
             let name = village.get::<Name>(e)?;

@@ -115,6 +115,14 @@ impl Matcher {
     pub fn watches(&self, id: ComponentId) -> bool {
         self.all.contains(id) || self.any.contains(id)
     }
+
+    /// The components whose replacement on a member is an update: the
+    /// AllOf set, then the AnyOf components not in it.
+    pub(crate) fn watched(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        self.all
+            .iter()
+            .chain(self.any.iter().filter(|&id| !self.all.contains(id)))
+    }
 }
 
 /// The chaining half of [`Matcher`](crate::Matcher)'s builder: `Matcher::all_of::<A>()`

@@ -48,7 +48,7 @@ impl Context {
     /// # Errors
     /// Those of [`collector`](Context::collector).
     #[deprecated(since = "0.2.0", note = "renamed to `collector`; `add_collector` makes one")]
-    pub fn get_collector(&self, id: CollectorId) -> Result<Collector<'_>, Error> {
+    pub fn get_collector(&mut self, id: CollectorId) -> Result<Collector<'_>, Error> {
         self.collector(id)
     }
 

@@ -525,7 +525,7 @@ fn reset_is_refused_while_an_entity_is_retained_and_changes_nothing() {
     let me = Owner::new();
     game.retain(b, me).unwrap();
     let spy = Spy::attach(&mut game);
-    let before = whole_state(&game);
+    let before = whole_state(&mut game);
 
     // `b` by me, `a` by the collector that holds it.
     let error = game.reset().unwrap_err();
@@ -547,7 +547,7 @@ fn reset_is_refused_while_an_entity_is_retained_and_changes_nothing() {
     assert_eq!(game.group(group).unwrap().len(), 2);
     assert_eq!(game.collector(collector).unwrap().entities(), [a]);
     assert_eq!(game.retain_count(b), Ok(1));
-    assert_eq!(whole_state(&game), before);
+    assert_eq!(whole_state(&mut game), before);
     check(&game);
 
     game.release(b, me).unwrap();

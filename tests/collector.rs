@@ -20,7 +20,7 @@ fn vel(x: f32) -> Velocity {
     Velocity { x, y: 0.0 }
 }
 
-fn collected(game: &Context, id: CollectorId) -> Vec<Entity> {
+fn collected(game: &mut Context, id: CollectorId) -> Vec<Entity> {
     game.collector(id).unwrap().entities().to_vec()
 }
 
@@ -65,7 +65,8 @@ fn added_trigger_collects_a_replace_on_a_member() {
     let id = game.add_collector(Matcher::all_of::<Position>().added());
     game.replace(b, pos(1.0)).unwrap();
     game.replace(a, pos(1.0)).unwrap();
-    assert_eq!(collected(&game, id), [b, a]);
+    // Replacements are gathered from change stamps: in storage order.
+    assert_eq!(collected(&mut game, id), [a, b]);
 }
 
 #[test]
@@ -78,30 +79,44 @@ fn added_trigger_ignores_a_replace_of_a_component_its_matcher_does_not_name() {
 }
 
 #[test]
-fn silent_writes_collect_nothing() {
+fn every_mutable_access_is_seen_by_collectors_once_and_fires_no_event() {
     let mut game = game();
     let e = game.create_entity_with((pos(0.0), vel(0.0))).unwrap();
+    let other = game.create_entity_with((pos(0.0), vel(0.0))).unwrap();
     let holder = game.set_unique(Score(0)).unwrap();
-    // Collectors of every trigger on each component written below.
-    let mut collectors = Vec::new();
+    // Collectors of every trigger that takes updates on each component
+    // written below, and one that takes only removals.
+    let mut seeing = Vec::new();
+    let mut blind = Vec::new();
     for matcher in [
         Matcher::all_of::<Position>(),
         Matcher::all_of::<Velocity>(),
         Matcher::all_of::<Score>(),
     ] {
-        collectors.push(game.add_collector(matcher.clone().added_or_removed()));
-        collectors.push(game.add_collector(matcher.updated()));
+        seeing.push(game.add_collector(matcher.clone().added_or_removed()));
+        seeing.push(game.add_collector(matcher.clone().updated()));
+        blind.push(game.add_collector(matcher.removed()));
     }
     let spy = Spy::attach(&mut game);
-    // After each way of writing in place: the write landed, nothing was
-    // collected and no event fired.
+    // After each way of writing in place: the write landed, each collector
+    // that takes updates holds the written entities once, the others hold
+    // nothing, and no event fired (events with old and new values come from
+    // `replace` and `modify*` only).
     let mut writes = 0.0;
-    let mut quietly = |game: &Context, path: &str| {
+    let mut seen = |game: &mut Context, path: &str, both: bool| {
         writes += 1.0;
         assert_eq!(game.get::<Position>(e).unwrap().x, writes, "{path} wrote");
         assert_eq!(game.get::<Velocity>(e).unwrap().x, writes, "{path} wrote");
         assert_eq!(game.unique::<Score>().unwrap().0 as f32, writes, "{path} wrote");
-        for &id in &collectors {
+        for (i, &id) in seeing.iter().enumerate() {
+            let mut expected = if i < 4 { vec![e] } else { vec![holder] };
+            if both && i < 4 {
+                expected.push(other);
+            }
+            assert_eq!(collected(game, id), expected, "{path}: collector {id}");
+            game.clear_collector(id).unwrap();
+        }
+        for &id in &blind {
             assert!(game.collector(id).unwrap().is_empty(), "{path} fed collector {id}");
         }
         assert_eq!(spy.take(), Vec::<String>::new(), "{path} fired events");
@@ -110,26 +125,28 @@ fn silent_writes_collect_nothing() {
     *game.get_mut::<Position>(e).unwrap() = pos(1.0);
     game.get_mut::<Velocity>(e).unwrap().x += 1.0;
     game.get_mut::<Score>(holder).unwrap().0 += 1;
-    quietly(&game, "Context::get_mut");
+    seen(&mut game, "Context::get_mut", false);
 
     let mut view = game.entity_mut(e).unwrap();
     view.get_mut::<Position>().unwrap().x += 1.0;
     view.get_mut::<Velocity>().unwrap().x += 1.0;
     game.unique_mut::<Score>().unwrap().0 += 1;
-    quietly(&game, "EntityMut::get_mut and unique_mut");
+    seen(&mut game, "EntityMut::get_mut and unique_mut", false);
 
     let mut view = game.entity_mut(e).unwrap();
     let (p, v) = view.query::<(&mut Position, &mut Velocity)>().unwrap();
     (p.x, v.x) = (p.x + 1.0, v.x + 1.0);
     let mut view = game.entity_mut(holder).unwrap();
     view.query::<(&mut Score,)>().unwrap().0.0 += 1;
-    quietly(&game, "EntityMut::query");
+    seen(&mut game, "EntityMut::query", false);
 
     for (p, v) in game.query_mut::<(&mut Position, &mut Velocity)>().unwrap().iter() {
         (p.x, v.x) = (p.x + 1.0, v.x + 1.0);
     }
     game.query_mut::<&mut Score>().unwrap().for_each(|s| s.0 += 1);
-    quietly(&game, "QueryMut::iter and for_each");
+    game.get_mut::<Position>(other).unwrap().x -= 1.0;
+    game.get_mut::<Velocity>(other).unwrap().x -= 1.0;
+    seen(&mut game, "QueryMut::iter and for_each", true);
 
     game.query_mut::<(&mut Position, &mut Velocity)>()
         .unwrap()
@@ -140,7 +157,8 @@ fn silent_writes_collect_nothing() {
     game.query_mut::<(&mut Score,)>()
         .unwrap()
         .for_each_chunk(|(s,)| s.iter_mut().for_each(|s| s.0 += 1));
-    quietly(&game, "QueryMut::for_each_chunk");
+    game.get_mut::<Position>(other).unwrap().x -= 1.0;
+    seen(&mut game, "QueryMut::for_each_chunk", true);
 
     #[cfg(feature = "parallel")]
     {
@@ -148,7 +166,7 @@ fn silent_writes_collect_nothing() {
             .unwrap()
             .par_for_each(|(p, v)| (p.x, v.x) = (p.x + 1.0, v.x + 1.0));
         game.query_mut::<&mut Score>().unwrap().par_for_each(|s| s.0 += 1);
-        quietly(&game, "QueryMut::par_for_each");
+        seen(&mut game, "QueryMut::par_for_each", true);
 
         game.query_mut::<(&mut Position, &mut Velocity)>()
             .unwrap()
@@ -159,8 +177,30 @@ fn silent_writes_collect_nothing() {
         game.query_mut::<(&mut Score,)>()
             .unwrap()
             .par_for_each_chunk(|(s,)| s.iter_mut().for_each(|s| s.0 += 1));
-        quietly(&game, "QueryMut::par_for_each_chunk");
+        seen(&mut game, "QueryMut::par_for_each_chunk", true);
     }
+
+    game.modify(e, |p: &mut Position| p.x += 1.0).unwrap();
+    game.modify_with::<Velocity, &Position, _>(e, |v, _| v.x += 1.0)
+        .unwrap();
+    game.unique_mut::<Score>().unwrap().0 += 1;
+    spy.take();
+    seen(&mut game, "modify and modify_with", false);
+    check(&game);
+}
+
+#[test]
+fn untracked_writes_and_equal_values_set_if_neq_are_not_seen() {
+    let mut game = game();
+    let e = game.create_entity_with((pos(0.0), vel(0.0))).unwrap();
+    let id = game.add_collector(Matcher::all_of::<Position>().updated());
+    game.get_mut_untracked::<Position>(e).unwrap().x = 4.0;
+    game.entity_mut(e).unwrap().get_mut_untracked::<Position>().unwrap().x += 1.0;
+    assert!(!game.set_if_neq(e, pos(5.0)).unwrap());
+    assert!(game.collector(id).unwrap().is_empty());
+    assert_eq!(game.get::<Position>(e).unwrap().x, 5.0);
+    assert!(game.set_if_neq(e, pos(6.0)).unwrap());
+    assert_eq!(collected(&mut game, id), [e]);
     check(&game);
 }
 
@@ -174,7 +214,7 @@ fn removed_trigger_collects_entities_that_leave_by_removal_or_destroy() {
 
     game.destroy_entity(b).unwrap();
     game.remove::<Position>(a).unwrap();
-    assert_eq!(collected(&game, id), [b, a]);
+    assert_eq!(collected(&mut game, id), [b, a]);
     check(&game);
 }
 
@@ -189,7 +229,7 @@ fn removed_trigger_ignores_a_replace_unlike_entitas() {
         game.collector(removed).unwrap().is_empty(),
         "a replace is not a removal"
     );
-    assert_eq!(collected(&game, added), [e], "while Added sees it");
+    assert_eq!(collected(&mut game, added), [e], "while Added sees it");
 }
 
 #[test]
@@ -205,7 +245,8 @@ fn added_or_removed_trigger_collects_joining_leaving_and_replacing() {
     game.replace(stays, pos(1.0)).unwrap();
     let late = game.create_entity();
     game.add(late, pos(0.0)).unwrap();
-    assert_eq!(collected(&game, id), [leaves, stays, late]);
+    // Joins and leaves in the order they happened, then the replacement.
+    assert_eq!(collected(&mut game, id), [leaves, late, stays]);
     assert!(!game.collector(id).unwrap().contains(joins));
 }
 
@@ -231,7 +272,7 @@ fn updated_trigger_collects_replacing_but_ignores_joining_and_leaving() {
     game.replace(b, pos(1.0)).unwrap();
     game.replace(a, pos(1.0)).unwrap();
     game.replace(b, pos(2.0)).unwrap();
-    assert_eq!(collected(&game, id), [b, a]);
+    assert_eq!(collected(&mut game, id), [a, b], "once each, in storage order");
 }
 
 #[test]
@@ -249,7 +290,7 @@ fn trigger_on_names_the_same_triggers_as_the_shorthands() {
     let e = game.create_entity_with(pos(0.0)).unwrap();
     assert!(game.collector(id).unwrap().is_empty());
     game.replace(e, pos(1.0)).unwrap();
-    assert_eq!(collected(&game, id), [e]);
+    assert_eq!(collected(&mut game, id), [e]);
 }
 
 #[test]
@@ -319,7 +360,7 @@ fn two_collectors_on_one_trigger_collect_apart() {
 
     game.clear_collector(first).unwrap();
     assert!(game.collector(first).unwrap().is_empty());
-    assert_eq!(collected(&game, second), [e]);
+    assert_eq!(collected(&mut game, second), [e]);
     assert_eq!(game.retain_count(e), Ok(1), "the second collector still holds it");
 }
 
@@ -332,7 +373,7 @@ fn a_collected_entity_destroyed_stays_collected_and_disabled_until_cleared() {
 
     game.destroy_entity(e).unwrap();
     assert_eq!(spy.take_starting_with("released"), Vec::<String>::new());
-    assert_eq!(collected(&game, id), [e]);
+    assert_eq!(collected(&mut game, id), [e]);
     assert!(game.collector(id).unwrap().contains(e));
     assert_eq!(game.is_enabled(e), Ok(false));
     assert!(!game.is_alive(e));
@@ -362,7 +403,7 @@ fn a_destroyed_entity_is_collected_once_by_added_or_removed() {
     let id = game.add_collector(Matcher::all_of::<Position>().added_or_removed());
     let e = game.create_entity_with(pos(0.0)).unwrap();
     game.destroy_entity(e).unwrap();
-    assert_eq!(collected(&game, id), [e]);
+    assert_eq!(collected(&mut game, id), [e]);
     assert_eq!(game.retain_count(e), Ok(1));
     check(&game);
 }
@@ -391,7 +432,7 @@ fn collector_over_two_groups_collects_from_either() {
     game.remove::<Velocity>(both).unwrap();
 
     let collector = game.collector(id).unwrap();
-    assert_eq!(collector.entities(), [leaves_second, joins_first, both]);
+    assert_eq!(collector.entities(), [leaves_second, both, joins_first]);
     assert!(!collector.contains(joins_second) && !collector.contains(leaves_first));
     assert_eq!(game.retain_count(both), Ok(1), "collected once across groups");
 
@@ -412,7 +453,7 @@ fn collector_over_two_groups_collects_an_entity_joining_both_once() {
         Matcher::all_of::<Velocity>().added(),
     ]);
     let e = game.create_entity_with((pos(0.0), vel(0.0))).unwrap();
-    assert_eq!(collected(&game, id), [e]);
+    assert_eq!(collected(&mut game, id), [e]);
     assert_eq!(game.retain_count(e), Ok(1));
 }
 
@@ -441,7 +482,7 @@ fn a_deactivated_collector_collects_nothing_and_activating_does_not_replay() {
     assert!(collector.is_empty(), "activating does not replay");
 
     let later = game.create_entity_with(pos(0.0)).unwrap();
-    assert_eq!(collected(&game, id), [later]);
+    assert_eq!(collected(&mut game, id), [later]);
     check(&game);
 }
 
@@ -464,7 +505,7 @@ fn activating_an_active_collector_keeps_what_it_holds() {
     let id = game.add_collector(Matcher::all_of::<Position>().added());
     let e = game.create_entity_with(pos(0.0)).unwrap();
     game.activate_collector(id).unwrap();
-    assert_eq!(collected(&game, id), [e]);
+    assert_eq!(collected(&mut game, id), [e]);
     assert_eq!(game.retain_count(e), Ok(1));
 }
 
@@ -484,7 +525,7 @@ fn clearing_a_collector_releases_each_entity_and_it_collects_again() {
 
     game.replace(b, pos(1.0)).unwrap();
     game.replace(a, pos(1.0)).unwrap();
-    assert_eq!(collected(&game, id), [b, a]);
+    assert_eq!(collected(&mut game, id), [a, b]);
     check(&game);
 }
 
@@ -535,7 +576,7 @@ fn a_removed_collector_releases_its_entities_and_its_id_is_unknown() {
 
     // The group no longer feeds it; the other collector still collects.
     game.replace(e, pos(1.0)).unwrap();
-    assert_eq!(collected(&game, keep), [e]);
+    assert_eq!(collected(&mut game, keep), [e]);
     assert_eq!(game.retain_count(e), Ok(1));
     check(&game);
 }
@@ -591,7 +632,7 @@ fn reset_is_refused_while_a_collector_holds_entities() {
         })
     );
     assert!(game.is_alive(e));
-    assert_eq!(collected(&game, id), [e]);
+    assert_eq!(collected(&mut game, id), [e]);
 
     game.clear_collector(id).unwrap();
     game.reset().unwrap();
@@ -599,7 +640,7 @@ fn reset_is_refused_while_a_collector_holds_entities() {
     // The collector is kept, and collects after the reset.
     assert!(game.collector(id).unwrap().is_empty());
     let f = game.create_entity_with(pos(0.0)).unwrap();
-    assert_eq!(collected(&game, id), [f]);
+    assert_eq!(collected(&mut game, id), [f]);
     check(&game);
 }
 
@@ -684,7 +725,7 @@ fn modify_each_triggers_added_and_updated_collectors() {
     assert_eq!(game.get::<Position>(b), Ok(&pos(6.0)));
 
     for id in [added, updated] {
-        let mut got = collected(&game, id);
+        let mut got = collected(&mut game, id);
         got.sort();
         let mut want = vec![a, b];
         want.sort();
@@ -781,7 +822,7 @@ fn a_panicking_modify_each_has_collected_the_entities_it_wrote_before() {
     });
     let xs: Vec<f32> = entities.iter().map(|&e| game.get::<Position>(e).unwrap().x).collect();
     assert_eq!(xs, [10.0, 11.0, 12.0, 3.0, 4.0]);
-    assert_eq!(collected(&game, updated), entities[..3]);
+    assert_eq!(collected(&mut game, updated), entities[..3]);
     assert_eq!(game.retain_count(entities[2]), Ok(1));
     assert_eq!(game.retain_count(entities[3]), Ok(0));
     check(&game);

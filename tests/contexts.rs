@@ -293,7 +293,7 @@ fn contexts_reset_is_refused_while_any_context_retains_and_changes_nothing() {
     let me = Owner::new();
     game.retain(kept, me).unwrap();
     let spies: Vec<Spy> = contexts.iter_mut().map(Spy::attach).collect();
-    let before: Vec<Vec<String>> = contexts.iter().map(whole_state).collect();
+    let before: Vec<Vec<String>> = contexts.iter_mut().map(whole_state).collect();
 
     assert_eq!(
         contexts.reset(),
@@ -308,7 +308,7 @@ fn contexts_reset_is_refused_while_any_context_retains_and_changes_nothing() {
     for context in contexts.iter() {
         assert_eq!(context.len(), usize::from(context.name() != "Ui"), "{}", context.name());
     }
-    assert_eq!(contexts.iter().map(whole_state).collect::<Vec<_>>(), before);
+    assert_eq!(contexts.iter_mut().map(whole_state).collect::<Vec<_>>(), before);
     for spy in &spies {
         assert_eq!(spy.take(), Vec::<String>::new(), "no event in any context");
     }
@@ -345,7 +345,7 @@ fn collector_ids_know_their_context() {
     assert_eq!(id.context(), contexts.context::<Game>().id());
     assert_eq!(contexts.by_id(id.context()).map(Context::name), Some("Game"));
     assert!(matches!(
-        contexts.context::<Ui>().collector(id),
+        contexts.context_mut::<Ui>().collector(id),
         Err(Error::UnknownCollector { context: "Ui", .. })
     ));
 }

@@ -709,8 +709,8 @@ fn index_registration_errors_change_nothing() {
     game.add_group(Matcher::all_of::<Name>());
     game.add_collector(Matcher::all_of::<Cell>().added());
     let spy = Spy::attach(&mut game);
-    let (before, groups) = (whole_state(&game), game.groups().count());
-    let unchanged = |game: &Context, what: &str| {
+    let (before, groups) = (whole_state(&mut game), game.groups().count());
+    let unchanged = |game: &mut Context, what: &str| {
         assert_eq!(game.groups().count(), groups, "{what}: no group made");
         assert_eq!(whole_state(game), before, "{what}");
         assert_eq!(spy.take(), Vec::<String>::new(), "{what}: no event");
@@ -719,7 +719,7 @@ fn index_registration_errors_change_nothing() {
 
     let twice = game.add_index(EntityIndex::new("Cell", |c: &Cell| c.0));
     assert!(matches!(twice, Err(Error::DuplicateIndexName { index: "Cell", .. })));
-    unchanged(&game, "a taken name");
+    unchanged(&mut game, "a taken name");
 
     let unkeyed = game.add_index(EntityIndex::new("Moving", |c: &Cell| *c).matching(Matcher::all_of::<Velocity>()));
     let error = unkeyed.unwrap_err();
@@ -728,10 +728,10 @@ fn index_registration_errors_change_nothing() {
         "{error:?}"
     );
     assert!(error.to_string().contains("AllOf(Velocity)"));
-    unchanged(&game, "a key outside AllOf");
+    unchanged(&mut game, "a key outside AllOf");
     let any = game.add_index(EntityIndex::new("Any", |c: &Cell| *c).matching(Matcher::any_of::<(Cell, Velocity)>()));
     assert!(matches!(any, Err(Error::IndexNotKeyed { .. })));
-    unchanged(&game, "a key in AnyOf only");
+    unchanged(&mut game, "a key in AnyOf only");
 
     let duplicate = game.add_index(name_index());
     assert!(
@@ -739,7 +739,7 @@ fn index_registration_errors_change_nothing() {
             if (holder, other) == (first, second)),
         "{duplicate:?}"
     );
-    unchanged(&game, "a duplicate primary key");
+    unchanged(&mut game, "a duplicate primary key");
     assert!(matches!(
         game.index_id::<PrimaryEntityIndex<String>>("Name"),
         Err(Error::UnknownIndex { .. })
@@ -751,7 +751,7 @@ fn a_refused_add_index_leaves_no_group_behind() {
     let mut game = game();
     twins(&mut game);
     let spy = Spy::attach(&mut game);
-    let (before, groups) = (whole_state(&game), game.groups().count());
+    let (before, groups) = (whole_state(&mut game), game.groups().count());
     let refused = game.add_index(name_index());
     assert!(matches!(refused, Err(Error::DuplicatePrimaryKey { .. })), "{refused:?}");
     assert_eq!(
@@ -759,7 +759,7 @@ fn a_refused_add_index_leaves_no_group_behind() {
         groups,
         "the group the index would have followed is gone"
     );
-    assert_eq!(whole_state(&game), before);
+    assert_eq!(whole_state(&mut game), before);
     assert_eq!(spy.take(), Vec::<String>::new(), "not even `GroupCreated`");
     check(&game);
 }
@@ -888,7 +888,7 @@ fn a_panicking_key_function_changes_nothing_and_other_indices_stay_right() {
     let bad = game.create_entity();
     game.clear_collector(moved).unwrap();
     spy.take();
-    let before = whole_state(&game);
+    let before = whole_state(&mut game);
 
     assert_panics("no negative cells", || game.add(bad, Cell(-1, 0)));
     assert!(!game.has::<Cell>(bad), "the add is not applied");
@@ -901,7 +901,7 @@ fn a_panicking_key_function_changes_nothing_and_other_indices_stay_right() {
     assert_panics("no negative cells", || game.create_entity_with(Cell(-2, 0)));
     assert_eq!(game.len(), 2, "nothing is created");
     assert_eq!(
-        whole_state(&game),
+        whole_state(&mut game),
         before,
         "no entity, retain, group, collector or index changed"
     );

@@ -233,7 +233,8 @@ fn a_reactive_system_runs_only_for_entities_collected_since_its_last_run_in_coll
     game.replace(b, pos(5.0)).unwrap();
     game.replace(before, pos(6.0)).unwrap();
     reactive.execute(&mut game);
-    assert_eq!(record.runs(), [vec![b, before]]);
+    // Replacements are gathered from change stamps, in storage order.
+    assert_eq!(record.runs(), [vec![before, b]]);
     check(&game);
 }
 
@@ -656,6 +657,7 @@ fn the_switches_reach_a_reactive_system_nested_in_features_and_lists() {
     assert_eq!(record.runs(), [vec![a]]);
 
     game.replace(a, pos(3.0)).unwrap();
+    assert_eq!(game.collector(id).unwrap().entities(), [a], "reading gathers");
     assert_eq!(game.retain_count(a), Ok(1));
     frame.clear_reactive_systems(&mut game);
     assert_eq!(game.retain_count(a), Ok(0));
@@ -1044,16 +1046,27 @@ fn the_switches_and_teardown_reach_a_multi_reactive_system_in_a_feature_of_conte
     let (draw, runs, _) = draw();
     let mut frame = Feature::<Contexts>::new("Frame").with(MultiReactive::new(draw));
     frame.initialize(&mut contexts);
-    let collectors: Vec<CollectorId> = [contexts.context::<Ui>(), contexts.context::<Game>()]
-        .iter()
-        .map(|context| context.collectors().next().unwrap().id())
-        .collect();
+    let ui = contexts.context_mut::<Ui>().collectors().next().unwrap().id();
+    let game = contexts.context_mut::<Game>().collectors().next().unwrap().id();
+    let collectors = [ui, game];
     let u = contexts.context_mut::<Ui>().create_entity_with(Sprite(1)).unwrap();
 
     frame.deactivate_reactive_systems(&mut contexts);
     assert_eq!(contexts.context::<Ui>().retain_count(u), Ok(0));
-    assert!(!contexts.context::<Ui>().collector(collectors[0]).unwrap().is_active());
-    assert!(!contexts.context::<Game>().collector(collectors[1]).unwrap().is_active());
+    assert!(
+        !contexts
+            .context_mut::<Ui>()
+            .collector(collectors[0])
+            .unwrap()
+            .is_active()
+    );
+    assert!(
+        !contexts
+            .context_mut::<Game>()
+            .collector(collectors[1])
+            .unwrap()
+            .is_active()
+    );
     contexts.context_mut::<Game>().create_entity_with(Sprite(2)).unwrap();
     frame.execute(&mut contexts);
     assert!(runs.lock().unwrap().is_empty());
@@ -1076,8 +1089,8 @@ fn the_switches_and_teardown_reach_a_multi_reactive_system_in_a_feature_of_conte
 
     contexts.context_mut::<Ui>().replace(u, Sprite(6)).unwrap();
     frame.teardown(&mut contexts);
-    assert_eq!(contexts.context::<Ui>().collectors().count(), 0);
-    assert_eq!(contexts.context::<Game>().collectors().count(), 0);
+    assert_eq!(contexts.context_mut::<Ui>().collectors().count(), 0);
+    assert_eq!(contexts.context_mut::<Game>().collectors().count(), 0);
     assert_eq!(contexts.context::<Ui>().retain_count(u), Ok(0));
     check_all(&contexts);
 }
@@ -1112,7 +1125,7 @@ fn in_context_runs_a_reactive_system_on_its_context_inside_a_feature_of_contexts
     assert_eq!(contexts.context::<Game>().retain_count(e), Ok(0));
     contexts.reset().unwrap();
     frame.teardown(&mut contexts);
-    assert_eq!(contexts.context::<Game>().collectors().count(), 0);
+    assert_eq!(contexts.context_mut::<Game>().collectors().count(), 0);
     check_all(&contexts);
 }
 

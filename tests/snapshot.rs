@@ -263,7 +263,7 @@ fn restoring_after_a_reset_starts_creation_indices_at_zero() {
 fn restoring_into_a_context_with_entities_is_an_error_that_changes_nothing() {
     let json = to_json(&game());
     let (mut target, kept, heard) = occupied();
-    let before = whole_state(&target);
+    let before = whole_state(&mut target);
     let err = from_json(&mut target, &json).unwrap_err();
     assert!(
         matches!(err, Error::RestoreTargetNotEmpty { entities: 1, .. }),
@@ -273,18 +273,18 @@ fn restoring_into_a_context_with_entities_is_an_error_that_changes_nothing() {
     assert!(!err.to_string().contains("  "), "one space between words: {err}");
     assert_eq!(target.len(), 1);
     assert_eq!(target.get::<Position>(kept), Ok(&Position { x: 9.0, y: 9.0 }));
-    assert_eq!(whole_state(&target), before);
+    assert_eq!(whole_state(&mut target), before);
     assert_eq!(*heard.lock().unwrap(), Vec::<String>::new(), "no event");
     // A destroyed entity still retained counts too.
     target.retain(kept, Owner::new()).unwrap();
     target.destroy_entity(kept).unwrap();
-    let before = whole_state(&target);
+    let before = whole_state(&mut target);
     heard.lock().unwrap().clear();
     assert!(matches!(
         from_json(&mut target, &json),
         Err(Error::RestoreTargetNotEmpty { entities: 1, .. })
     ));
-    assert_eq!(whole_state(&target), before);
+    assert_eq!(whole_state(&mut target), before);
     assert_eq!(*heard.lock().unwrap(), Vec::<String>::new(), "no event");
     target.check_invariants().unwrap();
 }

@@ -442,7 +442,7 @@ fn a_type_whose_declared_name_another_listed_type_has_is_refused() {
 fn restoring_into_a_context_with_entities_is_an_error_that_changes_nothing() {
     let json = typed_json(&game());
     let (mut target, kept, heard) = occupied();
-    let before = whole_state(&target);
+    let before = whole_state(&mut target);
     let err = restore_json_of::<All>(&mut target, &json).unwrap_err();
     assert!(
         matches!(err, Error::RestoreTargetNotEmpty { entities: 1, .. }),
@@ -450,7 +450,7 @@ fn restoring_into_a_context_with_entities_is_an_error_that_changes_nothing() {
     );
     assert_eq!(target.len(), 1);
     assert_eq!(target.get::<Position>(kept), Ok(&Position { x: 9.0, y: 9.0 }));
-    assert_eq!(whole_state(&target), before);
+    assert_eq!(whole_state(&mut target), before);
     assert_eq!(*heard.lock().unwrap(), Vec::<String>::new(), "no event");
     target.check_invariants().unwrap();
 }

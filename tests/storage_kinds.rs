@@ -848,7 +848,7 @@ fn misuse_with_listeners_is_refused_before_anything_is_told() {
     let e = game.create_entity_with((Burning, Target(1))).unwrap();
     spy.take();
     let before = events.load(std::sync::atomic::Ordering::Relaxed);
-    let state = whole_state(&game);
+    let state = whole_state(&mut game);
     assert!(matches!(
         game.add(e, Burning),
         Err(Error::ComponentAlreadyPresent { .. })
@@ -861,7 +861,7 @@ fn misuse_with_listeners_is_refused_before_anything_is_told() {
     assert!(spy.take().is_empty());
     assert_eq!(events.load(std::sync::atomic::Ordering::Relaxed), before);
     assert_eq!(game.get::<Target>(e), Ok(&Target(1)));
-    assert_eq!(whole_state(&game), state, "no entity, group or index changed");
+    assert_eq!(whole_state(&mut game), state, "no entity, group or index changed");
     check(&game);
 }
 

@@ -42,7 +42,7 @@ fn a_second_holder_is_an_error_and_changes_nothing() {
     assert_eq!(game.unique_entity::<Score>(), Some(holder));
     let other = game.create_entity();
     let spy = Spy::attach(&mut game);
-    let state = whole_state(&game);
+    let state = whole_state(&mut game);
     let err = game.add(other, Score(2)).unwrap_err();
     assert_eq!(
         err,
@@ -69,7 +69,7 @@ fn a_second_holder_is_an_error_and_changes_nothing() {
     assert!(spy.take().is_empty(), "a refused change fires nothing");
     assert!(!game.has::<Score>(other));
     assert_eq!(game.unique::<Score>(), Some(&Score(1)));
-    assert_eq!(whole_state(&game), state);
+    assert_eq!(whole_state(&mut game), state);
     // The holder may still replace its own value.
     game.replace(holder, Score(7)).unwrap();
     assert_eq!(game.unique::<Score>(), Some(&Score(7)));

@@ -129,6 +129,9 @@ pub(crate) struct CollectorData {
     /// Its groups (indices) and their triggers.
     pub(crate) triggers: SmallVec<[(u32, Trigger); 2]>,
     pub(crate) active: bool,
+    /// The change tick of its last look at change stamps: rows stamped
+    /// later are changes it has not taken yet.
+    pub(crate) seen: u32,
     /// Collected entities, in the order they were first collected.
     pub(crate) entities: Vec<Entity>,
     /// One bit per entity slot: set while the slot's entity is collected (a
@@ -270,11 +273,13 @@ impl Collectors {
         triggers: SmallVec<[(u32, Trigger); 2]>,
         removed: Option<Box<dyn RemovedStore>>,
         slots: usize,
+        seen: u32,
     ) -> CollectorKey {
         let data = CollectorData {
             owner: Owner::internal(),
             triggers,
             active: true,
+            seen,
             entities: Vec::new(),
             held: vec![0; slots.div_ceil(64)],
             spare: Vec::new(),
@@ -303,6 +308,16 @@ impl Collectors {
         }
     }
 
+    /// Subtracts `base` from every collector's last look (0 for those at
+    /// or below it: inactive ones, which look again when activated).
+    pub(crate) fn rebase(&mut self, base: u32) {
+        for slot in &mut self.slots {
+            if let Some(data) = &mut slot.data {
+                data.seen = data.seen.saturating_sub(base);
+            }
+        }
+    }
+
     pub(crate) fn remove(&mut self, key: CollectorKey) -> Option<CollectorData> {
         self.get(key)?;
         self.len -= 1;
@@ -325,19 +340,6 @@ impl Collectors {
     pub(crate) fn collect(&mut self, key: CollectorKey, entity: Entity, retains: &mut Retains) {
         if self.routed(key).insert(entity) {
             retains.retain_internal(entity.index());
-        }
-    }
-
-    /// Collector `key` (an active one) collects each of `entities`,
-    /// retaining those it did not hold.
-    #[inline]
-    pub(crate) fn collect_all(&mut self, key: CollectorKey, entities: &[Entity], retains: &mut Retains) {
-        let collector = self.routed(key);
-        collector.entities.reserve(entities.len());
-        for &entity in entities {
-            if collector.insert(entity) {
-                retains.retain_internal(entity.index());
-            }
         }
     }
 

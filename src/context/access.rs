@@ -49,19 +49,62 @@ impl Context {
         }
     }
 
-    /// The entity's `T`, mutably. Writing through it is silent: no event fires
-    /// (use [`replace`](Context::replace) or [`modify`](Context::modify) when
-    /// observers must hear of it).
+    /// The entity's `T`, mutably. Handing it out counts as a change: the
+    /// collectors watching `T` (an `added()` or `updated()` trigger on a
+    /// group naming it) collect the entity when next read, as if it had been
+    /// [`replace`](Context::replace)d. No event with the old and the new
+    /// value fires (group handlers and subscribers hear only of `replace`
+    /// and `modify*`), and entity indices keyed on `T` are not re-keyed: use
+    /// [`modify`](Context::modify) for a component an index is keyed on.
+    /// See the crate docs, "What sees a write"; for a write nobody is to
+    /// see, [`get_mut_untracked`](Context::get_mut_untracked).
     ///
     /// # Errors
     /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
     /// entity), or [`Error::ComponentAbsent`] if there is no `T`.
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::prelude::*;
+    /// #[derive(Debug)] struct Health(u32);
+    /// reactecs::component!(Health);
+    ///
+    /// let mut game = Context::new();
+    /// let hurt = game.add_collector(Matcher::all_of::<Health>().updated());
+    /// let e = game.create_entity_with(Health(10))?;
+    /// game.get_mut::<Health>(e)?.0 -= 3;
+    /// assert_eq!(game.collector(hurt)?.entities(), [e]);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
     #[inline]
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, Error> {
+        self.get_mut_tracked(entity, true)
+    }
+
+    /// The entity's `T`, mutably, without counting as a change: collectors
+    /// do not see what is written through it (bevy's
+    /// `bypass_change_detection`). For writes that must not wake reactive
+    /// systems, such as a system's own bookkeeping on the component it
+    /// reacts to.
+    ///
+    /// # Errors
+    /// As [`get_mut`](Context::get_mut).
+    #[inline]
+    pub fn get_mut_untracked<T: Component>(&mut self, entity: Entity) -> Result<&mut T, Error> {
+        self.get_mut_tracked(entity, false)
+    }
+
+    /// [`get_mut`](Context::get_mut), stamping (or for a flag or sparse
+    /// component, pushing to its collectors) only if `tracked`.
+    #[inline(always)]
+    fn get_mut_tracked<T: Component>(&mut self, entity: Entity, tracked: bool) -> Result<&mut T, Error> {
         let Some(at) = self.entities.location(entity) else {
             return Err(self.not_alive_for(entity, T::component_id()));
         };
         if T::STORAGE.is_sparse() {
+            if tracked && !self.routes.is_idle() && self.sparse.contains(T::component_id(), entity.index()) {
+                self.push_sparse_write(entity, at, T::component_id());
+            }
             return match self.sparse.get_mut(T::component_id(), entity.index()) {
                 Some(value) => Ok(value),
                 None => Err(Error::absent(self.name, entity, T::component_id())),
@@ -70,10 +113,44 @@ impl Context {
         let Some(column) = self.archetypes.get(at.archetype).column_index(T::component_id()) else {
             return Err(self.absent(entity, T::component_id()));
         };
+        let archetype = self.archetypes.lend_mut(at.archetype);
+        let archetype = if tracked { archetype } else { archetype.untracked() };
         // `None` only if the column is not of type `T`: refused like `get`.
-        match self.archetypes.lend_mut(at.archetype).into_mut_at(column, at.row) {
+        match archetype.into_mut_at(column, at.row) {
             Some(value) => Ok(value),
             None => Err(Error::absent(self.name, entity, T::component_id())),
+        }
+    }
+
+    /// Sets the entity's `T` to `value` only if it differs from the current
+    /// one, as [`replace`](Context::replace) does (events, indices,
+    /// collectors); an equal value changes nothing and nobody hears of it.
+    /// Returns whether it was set. Without a `T`, this is an
+    /// [`add`](Context::add) (and returns true).
+    ///
+    /// # Errors
+    /// As [`replace`](Context::replace).
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::prelude::*;
+    /// #[derive(Debug, PartialEq)] struct Cell(i32, i32);
+    /// reactecs::component!(Cell);
+    ///
+    /// let mut game = Context::new();
+    /// let moved = game.add_collector(Matcher::all_of::<Cell>().updated());
+    /// let e = game.create_entity_with(Cell(0, 0))?;
+    /// assert!(!game.set_if_neq(e, Cell(0, 0))?);
+    /// assert!(game.collector(moved)?.is_empty());
+    /// assert!(game.set_if_neq(e, Cell(0, 1))?);
+    /// assert_eq!(game.collector(moved)?.entities(), [e]);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn set_if_neq<T: Component + PartialEq>(&mut self, entity: Entity, value: T) -> Result<bool, Error> {
+        match self.get::<T>(entity) {
+            Ok(current) if *current == value => Ok(false),
+            Ok(_) | Err(Error::ComponentAbsent { .. }) => self.replace(entity, value).map(|()| true),
+            Err(error) => Err(error),
         }
     }
 

@@ -16,7 +16,9 @@ use crate::event::ContextEvent;
 use crate::group::GroupId;
 use crate::query::{Access, QueryParam, ReadOnlyQueryParam};
 use crate::routes::{Gate, Holding, Membership, ReplaceRoute};
-use crate::storage::{Archetypes, ColumnAccess, ComponentSet, Location, Moved, RowAccess, SparseLend, SparseSets};
+use crate::storage::{
+    Archetypes, ColumnAccess, ComponentSet, Location, Moved, RowAccess, SparseLend, SparseSets, Stamp,
+};
 use smallvec::SmallVec;
 
 impl Context {
@@ -74,6 +76,8 @@ impl Context {
                 )?;
             }
         }
+        // The row moves: what was written to it goes to collectors first.
+        self.flush_stamps(entity, from);
         let moved = match self.archetypes.insert_along(transition, from, value) {
             Ok(moved) => moved,
             Err(_) => unreachable!(
@@ -183,6 +187,7 @@ impl Context {
                 dispatch.prepare_change((route, gate.as_ref()), (source, from.row, sparse), entity, (id, None))?;
             }
         }
+        self.flush_stamps(entity, from);
         let Some((value, moved)) = self.archetypes.take_along::<T>(transition, from) else {
             unreachable!(
                 "`from` is the entity's live row and the transition takes out a column of `T`s (ids and \
@@ -246,7 +251,7 @@ impl Context {
             ..
         } = self;
         if routes.is_idle() {
-            let Some(slot) = value_slot::<T>(archetypes, sparse, at, column, entity) else {
+            let Some((slot, _)) = value_slot::<T>(archetypes, sparse, at, column, entity) else {
                 return Err(Error::absent(name, entity, id));
             };
             pools.put(std::mem::replace(slot, value));
@@ -263,16 +268,19 @@ impl Context {
             ask,
         );
         let skip = skipped(route, membership, archetype.set(), sparse, entity);
-        let Some(slot) = value_slot::<T>(archetypes, sparse, at, column, entity) else {
+        let Some((slot, stamp)) = value_slot::<T>(archetypes, sparse, at, column, entity) else {
             return Err(Error::absent(name, entity, id));
         };
         if route.lean {
             pools.put(std::mem::replace(slot, value));
-            collectors.collect_each(&route.collectors, entity, retains);
+            stamp.mark();
+            if !route.stamped {
+                collectors.collect_each(&route.collectors, entity, retains);
+            }
             return Ok(());
         }
         let dispatch = Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
-        pools.put(replace_routed(dispatch, route, &skip, entity, slot, value)?);
+        pools.put(replace_routed(dispatch, route, &skip, entity, (slot, stamp), value)?);
         Ok(())
     }
 
@@ -375,12 +383,15 @@ impl Context {
             skip = skipped(route, membership, archetype.set(), sparse, entity);
             Some(route)
         };
-        let (value, items) = match column {
+        // The row's change stamp is marked once the write stands.
+        let (value, items, stamp) = match column {
             // A flag or sparse component in `Q`: through a plan, as a query.
             _ if Q::SPARSE => fetch_with_sparse::<T, Q>(archetypes, sparse, (entity, at), name)?,
             Some(column) => {
                 let split = RowAccess::split::<T>(archetypes.lend_mut(at.archetype), column, at.row);
-                let Some((value, Some(items))) = split.map(|(value, row)| (value, Q::read_row(&row))) else {
+                let Some((value, Some(items), stamp)) =
+                    split.map(|(value, row)| (value, Q::read_row(&row), row.stamp()))
+                else {
                     // The row refuses a missing component and aliasing: say which.
                     return Err(cannot_fetch::<T, Q>(
                         archetypes.get(at.archetype).set(),
@@ -389,7 +400,7 @@ impl Context {
                         entity,
                     ));
                 };
-                (value, items)
+                (value, items, stamp)
             }
             None => {
                 let archetype = archetypes.get(at.archetype);
@@ -402,21 +413,24 @@ impl Context {
                 let Some(value) = sparse.get_mut::<T>(id, entity.index()) else {
                     return Err(Error::absent(name, entity, id));
                 };
-                (value, items)
+                (value, items, Stamp::NONE)
             }
         };
         let result = match route {
             None => f(value, items),
             Some(route) if route.lean => {
                 let result = f(value, items);
-                collectors.collect_each(&route.collectors, entity, retains);
+                stamp.mark();
+                if !route.stamped {
+                    collectors.collect_each(&route.collectors, entity, retains);
+                }
                 result
             }
             Some(route) => {
                 let old = pools.clone_of(value);
                 let result = f(value, items);
                 let mut dispatch = Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
-                pools.put(changed(&mut dispatch, route, &skip, entity, value, old, id)?);
+                pools.put(changed(&mut dispatch, route, &skip, entity, (value, stamp), old, id)?);
                 result
             }
         };
@@ -518,7 +532,10 @@ impl Context {
             // The archetype has `T` and `Q`'s components, and the plan has no
             // aliasing: `None` only if a column does not hold its component's
             // type, whose entities are then passed over as lacking it.
-            let (Some(mut state), Some(Some(mut values))) = (Q::fetch(&mut columns), columns.write::<T>()) else {
+            // Rows are stamped as written (below), not as handed out: a
+            // refused key or a panic leaves the rest unchanged and unseen.
+            let (Some(mut state), Some(Some(mut values))) = (Q::fetch(&mut columns), columns.write_tracked::<T>(false))
+            else {
                 continue;
             };
             for len in lens {
@@ -528,8 +545,8 @@ impl Context {
                 visited += chunk.len();
                 if route.lean {
                     // Nothing to clone, check or show: write the chunk, then
-                    // the collectors take its entities (if `f` panics, those
-                    // written before, as they would have one by one).
+                    // stamp what was written (if `f` panics, the rows
+                    // written before, as they would have been one by one).
                     let mut written = 0;
                     let wrote = panic::catch_unwind(AssertUnwindSafe(|| {
                         for (value, item) in chunk.iter_mut().zip(rows) {
@@ -537,24 +554,21 @@ impl Context {
                             written += 1;
                         }
                     }));
-                    for &key in route.collectors.iter() {
-                        dispatch
-                            .collectors
-                            .collect_all(key, &entity_chunk[..written], dispatch.retains);
-                    }
+                    values.mark(0..written);
                     if let Err(payload) = wrote {
                         panic::resume_unwind(payload);
                     }
                     continue;
                 }
-                for ((value, item), &entity) in chunk.iter_mut().zip(rows).zip(entity_chunk) {
+                for (row, ((value, item), &entity)) in chunk.iter_mut().zip(rows).zip(entity_chunk).enumerate() {
                     let skip: Skipped = match &gated {
                         None => Skipped::new(),
                         Some((membership, set)) => skipped(route, membership, set, sparse, entity),
                     };
                     let old = pools.clone_of(value);
                     f(value, item);
-                    pools.put(changed(&mut dispatch, route, &skip, entity, value, old, id)?);
+                    let stamp = values.stamp_at(row);
+                    pools.put(changed(&mut dispatch, route, &skip, entity, (value, stamp), old, id)?);
                 }
             }
         }
@@ -604,7 +618,7 @@ type Skipped = SmallVec<[u32; 4]>;
 /// components `set`, is not a member of (none when the route has no gated
 /// group).
 #[inline(always)]
-fn skipped(
+pub(super) fn skipped(
     route: &ReplaceRoute,
     membership: &Membership,
     set: &ComponentSet,
@@ -624,8 +638,9 @@ fn skipped(
 }
 
 /// The entity's `T`, which it has: in column `column` of its row, or (for
-/// `None`) in `T`'s sparse set. `None` only if that column or set does not
-/// hold `T`s (refused as absent, like `get`).
+/// `None`) in `T`'s sparse set; with the row's change stamp, to mark once
+/// the write stands. `None` only if that column or set does not hold `T`s
+/// (refused as absent, like `get`).
 #[inline(always)]
 fn value_slot<'a, T: Component>(
     archetypes: &'a mut Archetypes,
@@ -633,10 +648,12 @@ fn value_slot<'a, T: Component>(
     at: Location,
     column: Option<usize>,
     entity: Entity,
-) -> Option<&'a mut T> {
+) -> Option<(&'a mut T, Stamp<'a>)> {
     match column {
-        Some(column) => archetypes.lend_mut(at.archetype).into_mut_at::<T>(column, at.row),
-        None => sparse.get_mut::<T>(T::component_id(), entity.index()),
+        Some(column) => archetypes.lend_mut(at.archetype).into_mut_deferred::<T>(column, at.row),
+        None => sparse
+            .get_mut::<T>(T::component_id(), entity.index())
+            .map(|value| (value, Stamp::NONE)),
     }
 }
 
@@ -669,7 +686,7 @@ fn fetch_with_sparse<'a, T: Component, Q: QueryParam>(
     sparse: &'a mut SparseSets,
     (entity, at): (Entity, Location),
     context: &'static str,
-) -> Result<(&'a mut T, Q::Item<'a>), Error> {
+) -> Result<(&'a mut T, Q::Item<'a>, Stamp<'a>), Error> {
     let mut access = Access::of::<Q>();
     access.add::<T>(true, true);
     let plan = access.plan(context)?;
@@ -682,12 +699,14 @@ fn fetch_with_sparse<'a, T: Component, Q: QueryParam>(
     // does not hold its component's type, refused as absent, like `get`.
     let mismatched = || Error::absent(context, entity, T::component_id());
     let items = Q::fetch_row(&mut columns, at.row).ok_or_else(mismatched)?;
-    let value = if T::STORAGE.is_sparse() {
-        columns.write_sparse_row::<T>(at.row)
+    let (value, stamp) = if T::STORAGE.is_sparse() {
+        let value = columns.write_sparse_row::<T>(at.row).flatten();
+        (value.ok_or_else(mismatched)?, Stamp::NONE)
     } else {
-        columns.write_row::<T>(at.row)
+        let written = columns.write_row_deferred::<T>(at.row).flatten();
+        written.ok_or_else(mismatched)?
     };
-    Ok((value.flatten().ok_or_else(mismatched)?, items))
+    Ok((value, items, stamp))
 }
 
 /// `replace` of `entity`'s `slot` by `value` along a route that re-keys
@@ -700,7 +719,7 @@ fn replace_routed<T: Component>(
     route: &ReplaceRoute,
     skip: &[u32],
     entity: Entity,
-    slot: &mut T,
+    (slot, stamp): (&mut T, Stamp<'_>),
     value: T,
 ) -> Result<T, Error> {
     if !route.indices.is_empty() {
@@ -714,6 +733,7 @@ fn replace_routed<T: Component>(
     }
     let old = std::mem::replace(slot, value);
     dispatch.refile(route, skip, entity);
+    stamp.mark();
     dispatch.collect_updated(route, skip, entity);
     if route.shows_values() {
         let new = ComponentRef::new(T::component_info(), &*slot);
@@ -745,7 +765,7 @@ fn changed<T: Component>(
     route: &ReplaceRoute,
     skip: &[u32],
     entity: Entity,
-    value: &mut T,
+    (value, stamp): (&mut T, Stamp<'_>),
     old: T,
     id: ComponentId,
 ) -> Result<T, Error> {
@@ -770,6 +790,7 @@ fn changed<T: Component>(
             }
         }
     }
+    stamp.mark();
     dispatch.collect_updated(route, skip, entity);
     if route.shows_values() {
         let new = ComponentRef::new(T::component_info(), &*value);

@@ -5,7 +5,8 @@ use smallvec::SmallVec;
 
 use super::Context;
 use crate::aerc::Owner;
-use crate::collector::{Collector, CollectorData, CollectorId, CollectorSpec, TriggerOnEvent};
+use crate::collector::{Collector, CollectorData, CollectorId, CollectorSpec, RemovedView, TriggerOnEvent};
+use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::Error;
 
@@ -49,9 +50,10 @@ impl Context {
             let group = self.add_group(matcher);
             triggers.push((group.index, trigger));
         }
+        let seen = self.end_change_tick();
         let key = self
             .collectors
-            .insert(triggers.clone(), removed, self.entities.slot_capacity());
+            .insert(triggers.clone(), removed, self.entities.slot_capacity(), seen);
         for (index, trigger) in triggers {
             self.routes.attach_collector(index, key, trigger.takes());
         }
@@ -62,19 +64,44 @@ impl Context {
         }
     }
 
-    /// The collector with id `id`.
+    /// The collector with id `id`, having first gathered the entities whose
+    /// watched components were written (stamped) since it last looked:
+    /// reading a collector is what brings it up to date, so this takes
+    /// `&mut self`.
     ///
     /// # Errors
     /// [`Error::UnknownCollector`] if it was removed or belongs to another
     /// context.
-    pub fn collector(&self, id: CollectorId) -> Result<Collector<'_>, Error> {
+    pub fn collector(&mut self, id: CollectorId) -> Result<Collector<'_>, Error> {
+        self.collector_data(id)?;
+        self.gather(id.key);
         let data = self.collector_data(id)?;
         Ok(Collector::new(id, data, self.routes.membership(), &self.entities))
     }
 
+    /// The removed values collector `id` keeps (see
+    /// [`Collector::removed`]), through a shared borrow: removed values are
+    /// recorded as entities leave, so nothing needs gathering, and the
+    /// context can be read alongside (e.g. in a reactive system's
+    /// `execute`, for the entities it executes).
+    ///
+    /// # Errors
+    /// [`Error::UnknownCollector`].
+    pub fn removed_values<T: Component + Clone>(&self, id: CollectorId) -> Result<RemovedView<'_, T>, Error> {
+        let data = self.collector_data(id)?;
+        Ok(Collector::new(id, data, self.routes.membership(), &self.entities).removed::<T>())
+    }
+
     /// Every collector, in slot order (creation order, except that a new
-    /// collector may take the slot of a removed one).
-    pub fn collectors(&self) -> impl Iterator<Item = Collector<'_>> + '_ {
+    /// collector may take the slot of a removed one), each brought up to
+    /// date first as [`collector`](Context::collector) does.
+    pub fn collectors(&mut self) -> impl Iterator<Item = Collector<'_>> + '_ {
+        self.gather_all();
+        self.collectors_as_they_are()
+    }
+
+    /// Every collector as it is (nothing gathered).
+    pub(super) fn collectors_as_they_are(&self) -> impl Iterator<Item = Collector<'_>> + '_ {
         let context = self.instance;
         self.collectors.iter().map(move |(key, data)| {
             Collector::new(
@@ -95,6 +122,9 @@ impl Context {
         let collector = self.collector_mut(id)?;
         if !collector.active {
             collector.active = true;
+            // Changes made while it was off are not replayed.
+            let seen = self.end_change_tick();
+            self.collector_mut(id)?.seen = seen;
             self.invalidate_routes();
         }
         Ok(())
@@ -121,7 +151,11 @@ impl Context {
     /// # Errors
     /// [`Error::UnknownCollector`].
     pub fn clear_collector(&mut self, id: CollectorId) -> Result<(), Error> {
+        self.collector_mut(id)?;
+        // What was written so far is taken and let go of with the rest.
+        let seen = self.end_change_tick();
         let collector = self.collector_mut(id)?;
+        collector.seen = seen;
         let mut batch = collector.take_batch();
         if let Some(store) = &mut collector.removed {
             store.clear();
@@ -181,6 +215,8 @@ impl Context {
         mut filter: impl FnMut(&Context, Entity) -> bool,
     ) -> Result<(), Error> {
         debug_assert!(out.is_empty(), "a reactive system drains into an empty buffer");
+        self.collector_mut(id)?;
+        self.gather(id.key);
         let collector = self.collector_mut(id)?;
         debug_assert!(collector.owner.is_internal() && to.is_internal());
         let batch = collector.take_batch();

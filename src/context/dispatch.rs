@@ -231,9 +231,12 @@ impl<'a> Dispatch<'a> {
     }
 
     /// A replacement's collectors collect `entity` (but those of the groups
-    /// in `skip`).
+    /// in `skip`), unless they take it from change stamps.
     #[inline(always)]
     pub(super) fn collect_updated(&mut self, route: &ReplaceRoute, skip: &[u32], entity: Entity) {
+        if route.stamped {
+            return;
+        }
         if skip.is_empty() {
             self.collectors.collect_each(&route.collectors, entity, self.retains);
             return;
@@ -336,6 +339,7 @@ impl Context {
     pub(crate) fn invalidate_routes(&mut self) {
         let (routes, _, _, dispatch) = self.split();
         routes.invalidate(&dispatch.view());
+        self.sync_watched();
     }
 
     /// Calls `handler` with every event from now on, after the handlers

@@ -71,17 +71,16 @@ impl<'a> EntityMut<'a> {
         self.as_readonly().get::<T>()
     }
 
-    /// The entity's `T`, mutably, if it has one (a silent write).
+    /// The entity's `T`, mutably, if it has one: a change collectors see,
+    /// as [`Context::get_mut`].
     pub fn get_mut<T: Component>(&mut self) -> Option<&mut T> {
-        let id = T::component_id();
-        if T::STORAGE.is_sparse() {
-            self.context.sparse.get_mut(id, self.entity.index())
-        } else {
-            let archetype = self.context.archetypes.lend_mut(self.at.archetype);
-            archetype
-                .column_index(id)
-                .and_then(|column| archetype.into_mut_at(column, self.at.row))
-        }
+        self.context.get_mut::<T>(self.entity).ok()
+    }
+
+    /// The entity's `T`, mutably, if it has one, without counting as a
+    /// change ([`Context::get_mut_untracked`]).
+    pub fn get_mut_untracked<T: Component>(&mut self) -> Option<&mut T> {
+        self.context.get_mut_untracked::<T>(self.entity).ok()
     }
 
     /// Whether the entity has a `T`.

@@ -99,7 +99,7 @@ impl Context {
         // Each collector holding an entity accounts for one internal retain
         // (reactive systems, outside the context, may hold more).
         let mut held: HashMap<Entity, u32> = HashMap::new();
-        for collector in self.collectors() {
+        for collector in self.collectors_as_they_are() {
             for entity in collector.iter() {
                 if !self.entities.holds_slot(entity) {
                     return Err(format!("{} holds freed entity {entity}", collector.id()));

@@ -419,6 +419,8 @@ impl Context {
         let Some(at) = self.entities.location(entity) else {
             return Err(self.not_alive(entity));
         };
+        // What was written to the entity goes to collectors before it leaves.
+        self.flush_stamps(entity, at);
         if !self.subscribers.is_empty() {
             let view = EntityRef::new(entity, self.archetypes.get(at.archetype), at.row, &self.sparse);
             self.subscribers
@@ -510,6 +512,8 @@ impl Context {
     /// count, as they go with the entities); nothing changes then. Clear reactive
     /// systems' collectors and release your retains first.
     pub fn reset(&mut self) -> Result<(), Error> {
+        // Collectors hold (and retain) what was written to them so far.
+        self.gather_all();
         self.check_resettable()?;
         self.destroy_all_entities();
         // What collectors gathered from the destruction goes too: a reset

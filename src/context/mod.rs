@@ -55,6 +55,7 @@ mod restoring;
 mod retaining;
 mod singletons;
 mod sparse;
+mod tracking;
 
 pub use builder::ContextBuilder;
 pub use entity_mut::EntityMut;

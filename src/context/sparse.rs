@@ -30,6 +30,8 @@ impl Context {
         let Some(at) = self.entities.location(entity) else {
             return Err(self.not_alive_for(entity, id));
         };
+        // The entity may leave groups: what was written goes to collectors first.
+        self.flush_stamps(entity, at);
         if T::registration().is_unique() {
             return self.add_sparse_routed(entity, at, value);
         }
@@ -198,6 +200,7 @@ impl Context {
             return Err(self.not_alive_for(entity, T::component_id()));
         };
         let id = T::component_id();
+        self.flush_stamps(entity, at);
         if T::registration().is_unique() {
             return self.take_sparse_routed(entity, at);
         }

@@ -269,6 +269,13 @@ impl Route {
 /// and build `Updated` events for those with handlers; then
 /// `ComponentReplaced` for the context's subscribers.
 ///
+/// A component kept in archetype columns is [`stamped`](ReplaceRoute::stamped):
+/// its collectors gather the change from the column's change stamps when
+/// they are read (the write stamps the row), so the route keeps only what
+/// needs the moment of the change (indices, which may refuse a key;
+/// handlers and subscribers, which see the old and the new value). Its
+/// collectors stay listed for the hand-over before a stamped row leaves.
+///
 /// A group with a per-entity check whose membership the archetype (and the
 /// component, if it is sparse) does not decide is *gated*: its collectors,
 /// indices and handlers are reached only if the entity is a member, which
@@ -290,8 +297,12 @@ pub(crate) struct ReplaceRoute {
     pub(crate) gated: Box<[u32]>,
     /// Whether the context has subscribers.
     pub(crate) subscribers: bool,
-    /// Nothing but collectors, none gated: no index to re-key, no value to
-    /// show.
+    /// The collectors take the change from change stamps, not from the
+    /// route (a component kept in archetype columns).
+    pub(crate) stamped: bool,
+    /// Nothing to do at the moment of the change but collectors to feed
+    /// (none gated), or nothing at all if they take it from stamps: no
+    /// index to re-key, no value to show.
     pub(crate) lean: bool,
 }
 
@@ -301,6 +312,7 @@ impl ReplaceRoute {
     pub(crate) fn idle() -> Self {
         ReplaceRoute {
             lean: true,
+            stamped: true,
             ..ReplaceRoute::default()
         }
     }
@@ -352,7 +364,9 @@ impl ReplaceRoute {
             }
         }
         route.subscribers = consumers.subscribers();
-        route.lean = indices.is_empty() && groups.is_empty() && gated.is_empty() && !route.subscribers;
+        route.stamped = !sparse;
+        route.lean =
+            indices.is_empty() && groups.is_empty() && !route.subscribers && (route.stamped || gated.is_empty());
         route.collectors = collectors.into();
         route.collector_groups = collector_groups.into();
         route.indices = indices.into();

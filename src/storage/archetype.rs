@@ -7,6 +7,7 @@ use super::bitset::ComponentSet;
 use super::chunk::{Chunk, ChunkLayout};
 use super::edges::Edges;
 use super::location::{ArchetypeId, Location};
+use super::stamps::{Stamp, Stamps};
 use super::type_info::{ErasedRef, Recycler};
 use crate::component::{ComponentId, ComponentInfo, ComponentRef};
 use crate::entity::Entity;
@@ -23,6 +24,9 @@ pub(super) struct Column {
     /// Byte offset of the array in each chunk (0 for zero-sized types).
     pub(super) offset: usize,
     pub(super) size: usize,
+    /// Change stamps, while some consumer watches the component for
+    /// changes (see `stamps.rs`).
+    pub(super) stamps: Option<Stamps>,
 }
 
 /// The entities that have exactly one set of components, stored in chunks of
@@ -50,6 +54,11 @@ pub(crate) struct Archetype {
     /// list of the archetype's entities can tell whether it is still current.
     version: u64,
     pub(super) edges: Edges,
+    /// Whether any column has change stamps.
+    stamped: bool,
+    /// Rows per block of change stamps, as a shift: 64 rows, or a chunk's
+    /// when chunks hold fewer (so no block spans two chunks).
+    stamp_shift: u32,
 }
 
 impl Archetype {
@@ -73,6 +82,7 @@ impl Archetype {
                     type_id: info.ty.type_id(),
                     offset,
                     size: info.ty.layout().size(),
+                    stamps: None,
                 }
             })
             .collect();
@@ -82,12 +92,130 @@ impl Archetype {
             columns,
             column_of,
             mask: (layout.rows - 1) as u32,
+            stamp_shift: layout.shift.min(6),
             layout,
             chunks: Vec::new(),
             spare: Vec::new(),
             len: 0,
             version: 0,
             edges: Edges::default(),
+            stamped: false,
+        }
+    }
+
+    /// Gives column `col` change stamps (every row unchanged), or drops
+    /// them.
+    pub(super) fn set_watched(&mut self, col: usize, watched: bool) {
+        let rows = self.stamp_capacity();
+        let shift = self.stamp_shift;
+        let column = &mut self.columns[col];
+        match (watched, column.stamps.is_some()) {
+            (true, false) => column.stamps = Some(Stamps::new(rows, shift)),
+            (false, true) => column.stamps = None,
+            _ => {}
+        }
+        self.stamped = self.columns.iter().any(|c| c.stamps.is_some());
+    }
+
+    /// The rows that change stamps need room for: those of the chunks in
+    /// use and spare, at least one block.
+    fn stamp_capacity(&self) -> usize {
+        ((self.chunks.len() + self.spare.len()) * self.layout.rows).max(1 << self.stamp_shift)
+    }
+
+    /// Whether any column has change stamps.
+    #[inline(always)]
+    pub(crate) fn is_stamped(&self) -> bool {
+        self.stamped
+    }
+
+    /// The columns with change stamps, by increasing component id.
+    pub(crate) fn stamped_columns(&self) -> impl Iterator<Item = usize> + '_ {
+        self.columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.stamps.is_some())
+            .map(|(col, _)| col)
+    }
+
+    /// The change stamp of `row` (live) in column `col`: 0 if the column
+    /// has none or the row was not changed since it arrived.
+    #[inline]
+    pub(crate) fn stamp(&mut self, col: usize, row: u32) -> u32 {
+        match &mut self.columns[col].stamps {
+            Some(stamps) if self.len > row as usize => stamps.get(row),
+            _ => 0,
+        }
+    }
+
+    /// Marks live `row` unchanged in column `col` (if it has stamps).
+    #[inline]
+    pub(crate) fn clear_stamp(&mut self, col: usize, row: u32) {
+        if let Some(stamps) = &mut self.columns[col].stamps
+            && self.len > row as usize
+        {
+            stamps.set(row, 0);
+        }
+    }
+
+    /// Calls `f` with the entity of each live row whose stamp in column
+    /// `col` is larger than `since`, in row order (nothing if the column
+    /// has no stamps).
+    pub(crate) fn changed_since(&mut self, col: usize, since: u32, mut f: impl FnMut(Entity)) {
+        let len = self.len;
+        let (shift, mask) = (self.layout.shift, self.mask);
+        let Archetype { columns, chunks, .. } = self;
+        let Some(stamps) = &mut columns[col].stamps else {
+            return;
+        };
+        stamps.changed(len, since, |row| {
+            let base = chunks[(row >> shift) as usize].base().cast::<Entity>();
+            // SAFETY: `row < len` (`changed` visits only those), so its chunk
+            // is in use and its entity slot is initialised and aligned.
+            f(unsafe { base.add((row & mask) as usize).read() });
+        });
+    }
+
+    /// Subtracts `base` from every change stamp.
+    pub(super) fn rebase_stamps(&mut self, base: u32) {
+        for column in self.columns.iter_mut() {
+            if let Some(stamps) = &mut column.stamps {
+                stamps.rebase(base);
+            }
+        }
+    }
+
+    /// Bytes of change stamps held.
+    pub(crate) fn stamp_bytes(&self) -> usize {
+        self.columns
+            .iter()
+            .filter_map(|c| c.stamps.as_ref())
+            .map(Stamps::bytes)
+            .sum()
+    }
+
+    /// The change stamps of component `id`'s column, if it has them.
+    #[inline(always)]
+    pub(super) fn stamps_of(&self, id: ComponentId) -> Option<&Stamps> {
+        if !self.stamped {
+            return None;
+        }
+        self.columns[self.column_index(id)?].stamps.as_ref()
+    }
+
+    /// A new row `row` is unchanged in every stamped column (room made for
+    /// a new chunk's rows).
+    #[cold]
+    #[inline(never)]
+    fn fresh_stamps(&mut self, row: u32) {
+        let rows = self.stamp_capacity();
+        for column in self.columns.iter_mut() {
+            if let Some(stamps) = &mut column.stamps {
+                if stamps.capacity() < rows {
+                    stamps.grow(rows);
+                }
+                stamps.set(row, 0);
+            }
         }
     }
 
@@ -164,6 +292,12 @@ impl Archetype {
     /// The component types, by increasing id.
     pub(crate) fn component_infos(&self) -> impl Iterator<Item = &'static ComponentInfo> + '_ {
         self.columns.iter().map(|c| c.info)
+    }
+
+    /// The component of column `col` (which must exist).
+    #[inline]
+    pub(crate) fn component_id(&self, col: usize) -> ComponentId {
+        self.columns[col].info.id()
     }
 
     /// The column of component `id`, if the archetype has it.
@@ -348,7 +482,8 @@ impl Archetype {
 
     /// The `T` of column `col` at `row`, mutably (a column index from
     /// [`column_index`](Archetype::column_index), for an access without a
-    /// second lookup).
+    /// second lookup); not stamped.
+    #[cfg(test)]
     #[inline(always)]
     pub(super) fn get_mut_at<T: 'static>(&mut self, col: usize, row: u32) -> Option<&mut T> {
         let at = self.typed_slot::<T>(col, row)?;
@@ -401,6 +536,9 @@ impl Archetype {
         unsafe { self.entity_ptr(row).write(entity) };
         self.len += 1;
         self.version += 1;
+        if self.stamped {
+            self.fresh_stamps(row);
+        }
         row
     }
 
@@ -441,6 +579,9 @@ impl Archetype {
         unsafe { entity_slot.write(entity) };
         self.len += 1;
         self.version += 1;
+        if self.stamped {
+            self.fresh_stamps(row);
+        }
         row
     }
 
@@ -516,6 +657,14 @@ impl Archetype {
             let moved = unsafe { self.entity_ptr(last).read() };
             // SAFETY: as above, the slot at `row` is in bounds and aligned.
             unsafe { self.entity_ptr(row).write(moved) };
+            if self.stamped {
+                for column in self.columns.iter_mut() {
+                    if let Some(stamps) = &mut column.stamps {
+                        let stamp = stamps.get(last);
+                        stamps.set(row, stamp);
+                    }
+                }
+            }
             Some(moved)
         } else {
             None
@@ -594,24 +743,55 @@ pub(super) unsafe fn copy_value(src: *const u8, dst: *mut u8, size: usize) {
 /// `RowAccess`). It never hands out `&mut Archetype`, so code outside
 /// storage cannot move or swap an archetype out from under the edge and
 /// bundle plans that record its layout by its place in the list.
-pub(crate) struct ArchetypeMut<'a>(pub(super) &'a mut Archetype);
+///
+/// Every value it hands out mutably is a change: the row is stamped with
+/// `tick` in the column's change stamps (if the column has them), unless
+/// the borrow was made [`untracked`](ArchetypeMut::untracked).
+pub(crate) struct ArchetypeMut<'a> {
+    pub(super) archetype: &'a mut Archetype,
+    /// The change tick its writes stamp; 0: writes are not stamped.
+    pub(super) tick: u32,
+}
 
 impl std::ops::Deref for ArchetypeMut<'_> {
     type Target = Archetype;
 
     #[inline(always)]
     fn deref(&self) -> &Archetype {
-        self.0
+        self.archetype
     }
 }
 
 impl<'a> ArchetypeMut<'a> {
+    /// The same borrow, its writes not stamped (not seen as changes).
+    #[inline(always)]
+    pub(crate) fn untracked(self) -> Self {
+        ArchetypeMut { tick: 0, ..self }
+    }
+
     /// The `T` of column `col` at `row`, mutably, for all of `'a` (a column
     /// index from [`column_index`](Archetype::column_index), for an access
-    /// without a second lookup).
+    /// without a second lookup); the row is stamped as changed.
     #[inline(always)]
     pub(crate) fn into_mut_at<T: 'static>(self, col: usize, row: u32) -> Option<&'a mut T> {
-        self.0.get_mut_at(col, row)
+        let (value, stamp) = self.into_mut_deferred(col, row)?;
+        stamp.mark();
+        Some(value)
+    }
+
+    /// As [`into_mut_at`](ArchetypeMut::into_mut_at), the row not stamped
+    /// yet: the caller marks the [`Stamp`] once the write stands.
+    #[inline(always)]
+    pub(crate) fn into_mut_deferred<T: 'static>(self, col: usize, row: u32) -> Option<(&'a mut T, Stamp<'a>)> {
+        let archetype: &'a Archetype = self.archetype;
+        let at = archetype.typed_slot::<T>(col, row)?;
+        let stamp = Stamp::new(archetype.columns[col].stamps.as_ref(), row, self.tick);
+        // SAFETY: `at` is a live row's value of a column of `T`s (found by
+        // `typed_slot`), initialised and aligned, in chunk memory reached
+        // through the chunk's raw pointer. The archetype was borrowed
+        // mutably for `'a` and only the stamps (separate allocations) are
+        // borrowed shared beside it, so the value's borrow is unique.
+        Some((unsafe { &mut *at }, stamp))
     }
 }
 

@@ -43,6 +43,10 @@ pub(crate) struct Archetypes {
     /// `spawn` refuses a taken slot, so the rows of one `Archetypes` have
     /// distinct slots, which the sparse write views rely on.
     pub(super) occupied: Vec<u64>,
+    /// The change tick mutable accesses stamp now (at least 1).
+    tick: u32,
+    /// The components whose columns carry change stamps.
+    watched: ComponentSet,
 }
 
 impl Archetypes {
@@ -61,6 +65,8 @@ impl Archetypes {
             last_bundle: None,
             plans: Vec::new(),
             occupied: Vec::new(),
+            tick: 1,
+            watched: ComponentSet::new(),
         };
         archetypes.find_or_create(&ComponentSet::new());
         archetypes
@@ -131,7 +137,91 @@ impl Archetypes {
     /// Exclusive access to archetype `id`.
     #[inline(always)]
     pub(crate) fn lend_mut(&mut self, id: ArchetypeId) -> ArchetypeMut<'_> {
-        ArchetypeMut(self.archetype_mut(id))
+        let tick = self.tick;
+        ArchetypeMut {
+            archetype: self.archetype_mut(id),
+            tick,
+        }
+    }
+
+    /// The change tick mutable accesses stamp now.
+    #[inline(always)]
+    pub(crate) fn change_tick(&self) -> u32 {
+        self.tick
+    }
+
+    /// Ends the current change tick and gives it: every later mutable
+    /// access stamps a larger one. The caller rebases (see
+    /// [`rebase_ticks`](Archetypes::rebase_ticks)) long before the tick
+    /// could wrap.
+    pub(crate) fn end_tick(&mut self) -> u32 {
+        let ended = self.tick;
+        self.tick = self
+            .tick
+            .checked_add(1)
+            .expect("change ticks are rebased long before they wrap: `Context::end_change_tick` does it at 2^31");
+        ended
+    }
+
+    /// Subtracts `base` (at most the current tick) from the change tick and
+    /// from every change stamp (0 for those at or below it).
+    pub(crate) fn rebase_ticks(&mut self, base: u32) {
+        debug_assert!(base < self.tick);
+        for archetype in &mut self.list {
+            archetype.rebase_stamps(base);
+        }
+        self.tick -= base;
+    }
+
+    /// Calls `f` with the entity of each live row of archetype `id` whose
+    /// change stamp in column `col` is larger than `since`, in row order.
+    #[inline]
+    pub(crate) fn changed_since(
+        &mut self,
+        id: ArchetypeId,
+        col: usize,
+        since: u32,
+        f: impl FnMut(crate::entity::Entity),
+    ) {
+        self.archetype_mut(id).changed_since(col, since, f);
+    }
+
+    /// The change stamp of the row at `at` in column `col` (0: none).
+    #[inline]
+    pub(crate) fn row_stamp(&mut self, at: super::Location, col: usize) -> u32 {
+        self.archetype_mut(at.archetype).stamp(col, at.row)
+    }
+
+    /// Marks the row at `at` unchanged in column `col` (its change was
+    /// handed to every collector that watches it).
+    #[inline]
+    pub(crate) fn clear_row_stamp(&mut self, at: super::Location, col: usize) {
+        self.archetype_mut(at.archetype).clear_stamp(col, at.row);
+    }
+
+    /// Moves the change tick on to `tick` (tests of the rebase).
+    #[cfg(test)]
+    pub(crate) fn jump_tick(&mut self, tick: u32) {
+        assert!(tick >= self.tick, "ticks only grow");
+        self.tick = tick;
+    }
+
+    /// Gives the columns of the components in `watched` change stamps
+    /// (every row unchanged, in every archetype, and in those made later),
+    /// and drops those of the other components.
+    pub(crate) fn set_watched(&mut self, watched: &ComponentSet) {
+        if *watched == self.watched {
+            return;
+        }
+        for archetype in &mut self.list {
+            for col in 0..archetype.column_count() {
+                let id = archetype.columns[col].info.id();
+                if watched.contains(id) != self.watched.contains(id) {
+                    archetype.set_watched(col, watched.contains(id));
+                }
+            }
+        }
+        self.watched = watched.clone();
     }
 
     /// The archetypes `visit` names, in creation order.
@@ -144,11 +234,17 @@ impl Archetypes {
     /// The archetypes `visit` names, mutably, in creation order.
     #[inline]
     pub(crate) fn visit_mut<'a>(&'a mut self, visit: Visit<'a>) -> VisitMut<'a> {
-        let Archetypes { list, by_component, .. } = self;
+        let Archetypes {
+            list,
+            by_component,
+            tick,
+            ..
+        } = self;
         VisitMut {
             ids: Ids::new(visit, by_component, list.len()),
             rest: list,
             offset: 0,
+            tick: *tick,
         }
     }
 
@@ -186,7 +282,13 @@ impl Archetypes {
             }
             self.by_component[index].push(id);
         }
-        self.list.push(Archetype::new(id, infos));
+        let mut archetype = Archetype::new(id, infos);
+        for col in 0..archetype.column_count() {
+            if self.watched.contains(archetype.columns[col].info.id()) {
+                archetype.set_watched(col, true);
+            }
+        }
+        self.list.push(archetype);
         self.by_set.insert(set.clone(), id);
         id
     }
@@ -280,6 +382,8 @@ pub(crate) struct VisitMut<'a> {
     /// The archetypes from `offset` on.
     rest: &'a mut [Archetype],
     offset: usize,
+    /// The change tick the lent archetypes' writes stamp.
+    tick: u32,
 }
 
 impl<'a> Iterator for VisitMut<'a> {
@@ -295,7 +399,10 @@ impl<'a> Iterator for VisitMut<'a> {
         let (archetype, after) = rest.get_mut(skip..)?.split_first_mut()?;
         self.rest = after;
         self.offset = id + 1;
-        Some(ArchetypeMut(archetype))
+        Some(ArchetypeMut {
+            archetype,
+            tick: self.tick,
+        })
     }
 }
 

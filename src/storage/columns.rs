@@ -20,6 +20,7 @@ use super::bitset::ComponentSet;
 use super::chunk::Chunk;
 use super::location::ArchetypeId;
 use super::sparse_access::{SparseChunk, SparseChunkMut, SparseLend};
+use super::stamps::{Stamp, Stamps};
 use crate::component::ComponentId;
 use crate::entity::Entity;
 
@@ -156,7 +157,7 @@ impl ColumnPlan {
             .zip(self.placed_offsets())
             .map(|(&id, offsets)| (archetypes.get(id), offsets))
             .filter(move |(a, _)| !a.is_empty() && keep(a.set()))
-            .map(move |(a, offsets)| ColumnAccess::new(a, sparse, self.columns(), false, Some(offsets)))
+            .map(move |(a, offsets)| ColumnAccess::new(a, sparse, self.columns(), None, Some(offsets)))
     }
 
     /// Read and write access, as the plan says, to the placed archetypes of
@@ -173,6 +174,7 @@ impl ColumnPlan {
     ) -> PlacedMut<'a, K> {
         self.check_placed_in(archetypes);
         PlacedMut {
+            tick: archetypes.change_tick(),
             // Held shared, but `archetypes` stays borrowed mutably for `'a`:
             // nothing else reaches them meanwhile.
             list: &archetypes.list,
@@ -205,6 +207,8 @@ pub(crate) struct PlacedMut<'a, K> {
     takes: &'a [Take],
     sparse: SparseLend<'a>,
     keep: K,
+    /// The change tick the writes stamp.
+    tick: u32,
 }
 
 impl<'a, K: Fn(&ComponentSet) -> bool> Iterator for PlacedMut<'a, K> {
@@ -220,7 +224,7 @@ impl<'a, K: Fn(&ComponentSet) -> bool> Iterator for PlacedMut<'a, K> {
                     archetype,
                     self.sparse,
                     PlannedColumns(self.takes),
-                    true,
+                    Some(self.tick),
                     Some(offsets),
                 ));
             }
@@ -259,6 +263,8 @@ pub struct ColumnAccess<'a, 'p> {
     /// `writable`).
     sparse: SparseLend<'a>,
     writable: bool,
+    /// The change tick its writes stamp (0: not stamped).
+    tick: u32,
     /// The plan's columns not taken yet.
     takes: std::slice::Iter<'p, Take>,
     /// If the plan is placed in the archetype, the offsets of the columns
@@ -271,7 +277,7 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
     /// values of its rows, as `plan` says.
     #[inline]
     pub(crate) fn shared(archetype: &'a Archetype, sparse: SparseLend<'a>, plan: PlannedColumns<'p>) -> Self {
-        Self::new(archetype, sparse, plan, false, None)
+        Self::new(archetype, sparse, plan, None, None)
     }
 
     /// Read and write access to `archetype`'s columns and to the `sparse`
@@ -280,7 +286,7 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
     /// nothing else reads or writes the archetype meanwhile.
     #[inline]
     pub(crate) fn exclusive(archetype: ArchetypeMut<'a>, sparse: SparseLend<'a>, plan: PlannedColumns<'p>) -> Self {
-        Self::new(archetype.0, sparse, plan, true, None)
+        Self::new(archetype.archetype, sparse, plan, Some(archetype.tick), None)
     }
 
     /// Read and write access to one row's worth of `archetype`'s columns and
@@ -292,17 +298,25 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
         sparse: &'a mut super::SparseSets,
         plan: PlannedColumns<'p>,
     ) -> Self {
-        Self::new(archetype.0, SparseLend::exclusive_for(sparse, plan), plan, true, None)
+        let tick = Some(archetype.tick);
+        Self::new(
+            archetype.archetype,
+            SparseLend::exclusive_for(sparse, plan),
+            plan,
+            tick,
+            None,
+        )
     }
 
     /// `offsets`, if given, must be where `plan` was placed in `archetype`
-    /// (by [`ColumnPlan::place`], which checked the column types).
+    /// (by [`ColumnPlan::place`], which checked the column types). Writable
+    /// if given the change tick its writes stamp (`Some`).
     #[inline]
     fn new(
         archetype: &'a Archetype,
         sparse: SparseLend<'a>,
         plan: PlannedColumns<'p>,
-        writable: bool,
+        tick: Option<u32>,
         offsets: Option<&'p [u32]>,
     ) -> Self {
         assert!(
@@ -312,7 +326,8 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
         ColumnAccess {
             archetype,
             sparse,
-            writable,
+            writable: tick.is_some(),
+            tick: tick.unwrap_or(0),
             takes: plan.0.iter(),
             placed: offsets.map(|offsets| offsets.iter()),
         }
@@ -402,19 +417,46 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
 
     /// The value at `row` of the plan's next column, for writing: `None` if
     /// `row` is not live or the column is refused, `Some(None)` if the
-    /// archetype lacks it.
+    /// archetype lacks it. The row is stamped as changed.
     #[inline]
     pub(crate) fn write_row<T: 'static>(&mut self, row: u32) -> Option<Option<&'a mut T>> {
+        let written = self.write_row_deferred::<T>(row)?;
+        Some(written.map(|(value, stamp)| {
+            stamp.mark();
+            value
+        }))
+    }
+
+    /// As [`write_row`](Self::write_row), the row not stamped yet: the
+    /// caller marks the [`Stamp`] once the write stands.
+    #[inline]
+    pub(crate) fn write_row_deferred<T: 'static>(&mut self, row: u32) -> Option<Option<(&'a mut T, Stamp<'a>)>> {
         if !self.archetype.contains_row(row) {
             return None;
         }
-        Some(self.take::<T>(true)?.map(|offset| {
+        let tick = self.tick;
+        Some(self.take_written::<T>()?.map(|(offset, stamps)| {
             // SAFETY: as in `read_row` for type, initialisation and alignment.
             // Uniqueness: the access was made from `&'a mut Archetype`
             // (`writable`), and the plan names a written column once, so this is
             // the only reference to any of its values for `'a`.
-            unsafe { &mut *self.archetype.value_at::<T>(offset, row) }
+            let value = unsafe { &mut *self.archetype.value_at::<T>(offset, row) };
+            (value, Stamp::new(stamps, row, tick))
         }))
+    }
+
+    /// Takes the plan's next column for writing (see [`take`](Self::take)),
+    /// with its change stamps if it has them and the access stamps.
+    #[inline(always)]
+    fn take_written<T: 'static>(&mut self) -> Option<Option<(usize, Option<&'a Stamps>)>> {
+        let id = self.takes.as_slice().first()?.id;
+        let offset = self.take::<T>(true)?;
+        let stamps = if self.tick == 0 {
+            None
+        } else {
+            self.archetype.stamps_of(id)
+        };
+        Some(offset.map(|offset| (offset, stamps)))
     }
 
     /// The plan's next component, a flag or sparse one, for reading chunk by
@@ -482,11 +524,26 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
 
     /// The plan's next column, for writing: `None` if refused (see
     /// [`take`](Self::take)), `Some(None)` if the archetype lacks it.
+    ///
+    /// Every row of each chunk handed out is stamped as changed (unless the
+    /// access does not stamp, or `tracked` is false: the caller stamps what
+    /// it wrote with [`ColumnChunksMut::mark`]).
     #[inline]
     pub(crate) fn write<T: 'static>(&mut self) -> Option<Option<ColumnChunksMut<'a, T>>> {
-        Some(self.take::<T>(true)?.map(|offset| ColumnChunksMut {
+        self.write_tracked(true)
+    }
+
+    /// As [`write`](Self::write), the rows stamped as they are handed out
+    /// only if `tracked`.
+    #[inline]
+    pub(crate) fn write_tracked<T: 'static>(&mut self, tracked: bool) -> Option<Option<ColumnChunksMut<'a, T>>> {
+        let tick = self.tick;
+        Some(self.take_written::<T>()?.map(|(offset, stamps)| ColumnChunksMut {
             chunks: ChunkCursor::new(self.archetype),
             offset,
+            stamps: stamps.map(|stamps| (stamps, tick)),
+            tracked,
+            start: 0,
             _values: PhantomData,
         }))
     }
@@ -503,6 +560,8 @@ pub struct RowAccess<'a> {
     in_chunk: usize,
     /// The column lent out mutably.
     written: usize,
+    /// The change tick a write to it stamps.
+    tick: u32,
 }
 
 impl<'a> RowAccess<'a> {
@@ -510,7 +569,7 @@ impl<'a> RowAccess<'a> {
     /// the row for reading.
     #[inline(always)]
     pub(crate) fn split<T: 'static>(archetype: ArchetypeMut<'a>, col: usize, row: u32) -> Option<(&'a mut T, Self)> {
-        let archetype = archetype.0;
+        let ArchetypeMut { archetype, tick } = archetype;
         if !archetype.column_holds::<T>(col) || !archetype.contains_row(row) {
             return None;
         }
@@ -524,6 +583,7 @@ impl<'a> RowAccess<'a> {
             base,
             in_chunk,
             written: col,
+            tick,
         };
         // SAFETY: column `col` holds `T`s and `row` is live, so `value` is an
         // initialised, aligned `T` in chunk memory (reached through the chunk's
@@ -546,7 +606,16 @@ impl<'a> RowAccess<'a> {
             base: archetype.chunk_base(row),
             in_chunk: archetype.row_in_chunk(row),
             written: usize::MAX,
+            tick: 0,
         })
+    }
+
+    /// The change stamp of the column lent out, in the row: the caller
+    /// marks it once the write stands (nothing for a row made by `shared`).
+    #[inline(always)]
+    pub(crate) fn stamp(&self) -> Stamp<'a> {
+        let stamps = self.archetype.columns.get(self.written).and_then(|c| c.stamps.as_ref());
+        Stamp::new(stamps, self.row, self.tick)
     }
 
     /// The `T` of component `id` in the row, unless the archetype lacks it, it
@@ -709,7 +778,35 @@ pub struct ColumnChunksMut<'a, T> {
     chunks: ChunkCursor<'a>,
     /// The column's offset in a chunk.
     offset: usize,
+    /// The column's change stamps and the tick to stamp, if it has them.
+    stamps: Option<(&'a Stamps, u32)>,
+    /// Whether each chunk's rows are stamped as the chunk is handed out.
+    tracked: bool,
+    /// The first row of the next chunk.
+    start: usize,
     _values: PhantomData<&'a mut [T]>,
+}
+
+impl<'a, T> ColumnChunksMut<'a, T> {
+    /// Stamps rows `rows` (positions in it, in bounds) of the chunk handed
+    /// out last as changed (for a walk made with `tracked` false).
+    #[inline]
+    pub(crate) fn mark(&self, rows: std::ops::Range<usize>) {
+        for row in rows {
+            self.stamp_at(row).mark();
+        }
+    }
+
+    /// The change stamp of row `row` (a position in it) of the chunk
+    /// handed out last, to mark once its write stands.
+    #[inline]
+    pub(crate) fn stamp_at(&self, row: usize) -> Stamp<'a> {
+        let start = self.start.saturating_sub(self.chunks.rows);
+        match self.stamps {
+            Some((stamps, tick)) => Stamp::new(Some(stamps), (start + row) as u32, tick),
+            None => Stamp::NONE,
+        }
+    }
 }
 
 impl<'a, T: 'static> Iterator for ColumnChunksMut<'a, T> {
@@ -718,6 +815,16 @@ impl<'a, T: 'static> Iterator for ColumnChunksMut<'a, T> {
     #[inline]
     fn next(&mut self) -> Option<&'a mut [T]> {
         let (base, len) = self.chunks.next()?;
+        let start = self.start;
+        self.start += self.chunks.rows;
+        if let Some((stamps, tick)) = self.stamps
+            && self.tracked
+        {
+            // SAFETY: this chunk's rows are handed out once, here, to one
+            // user (as its values below), so nothing else touches their
+            // stamps while they are marked.
+            unsafe { stamps.mark_range(start, len, tick) };
+        }
         // SAFETY: as in `ColumnChunks::next` for type, initialisation and
         // alignment. Uniqueness: the `ColumnAccess` was made from `&'a mut
         // Archetype` (`writable`), its plan names this written column once (so

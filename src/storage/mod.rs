@@ -94,6 +94,7 @@ mod sparse;
 mod sparse_access;
 mod spawn;
 mod spawn_batch;
+mod stamps;
 mod stats;
 mod type_info;
 
@@ -114,6 +115,7 @@ pub use sparse_access::{SparseChunk, SparseChunkMut, SparseRows, SparseRowsMut};
 pub(crate) use spawn::BundleId;
 pub use spawn::RowWriter;
 pub(crate) use spawn_batch::RowValues;
+pub(crate) use stamps::Stamp;
 pub use stats::StorageStats;
 pub(crate) use type_info::{ErasedRef, TypeIdHasher, TypeInfo};
 

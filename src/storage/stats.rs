@@ -26,6 +26,10 @@ pub struct StorageStats {
     /// Bytes allocated for the sparse sets of flag and sparse components
     /// (their slot indices and values).
     pub sparse_bytes: usize,
+    /// Bytes of change stamps: 4 per row (in use and spare) of each column
+    /// that a collector watches for changes, and a little more per block of
+    /// 64 rows; nothing while no one watches.
+    pub stamp_bytes: usize,
 }
 
 impl StorageStats {
@@ -41,6 +45,7 @@ impl StorageStats {
                 stats.chunks += archetype.chunk_count();
                 stats.spare_chunks += archetype.spare_chunk_count();
                 stats.bytes += (archetype.chunk_count() + archetype.spare_chunk_count()) * archetype.chunk_bytes();
+                stats.stamp_bytes += archetype.stamp_bytes();
                 stats
             },
         )

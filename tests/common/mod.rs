@@ -163,7 +163,9 @@ pub fn assert_panics<R>(expected: &str, f: impl FnOnce() -> R) {
 /// after: every entity with its components and retain count, every group
 /// (matcher, members, archetypes, handlers), every collector (with what it
 /// holds) and every index (with its key and entity counts).
-pub fn whole_state(game: &Context) -> Vec<String> {
+pub fn whole_state(game: &mut Context) -> Vec<String> {
+    // Collectors first: reading them gathers (and retains) what was written.
+    let collectors: Vec<String> = game.collectors().map(|collector| format!("{collector:?}")).collect();
     let mut lines: Vec<String> = game
         .entities()
         .map(|e| {
@@ -176,7 +178,7 @@ pub fn whole_state(game: &Context) -> Vec<String> {
         })
         .collect();
     lines.extend(game.groups().map(|group| format!("{group:?} {:?}", group.entities())));
-    lines.extend(game.collectors().map(|collector| format!("{collector:?}")));
+    lines.extend(collectors);
     lines.extend(game.indices().map(|index| index.to_string()));
     lines
 }

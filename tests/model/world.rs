@@ -58,6 +58,12 @@ impl Kind {
         Kind::Mark,
     ];
 
+    /// Whether the kind is kept out of archetypes (a flag or sparse
+    /// component: its replacements are pushed to collectors, not stamped).
+    fn is_sparse(self) -> bool {
+        matches!(self, Kind::Lit | Kind::Mark)
+    }
+
     /// Whether the kind is a zero-sized tag (its value in the model is 0).
     fn is_tag(self) -> bool {
         matches!(self, Kind::Flag | Kind::Lit)
@@ -287,6 +293,12 @@ struct ModelCollector {
     active: bool,
     /// Collected entities, in the order they were first collected.
     entities: Vec<Entity>,
+    /// Entities whose archetype components were replaced (stamped) since the
+    /// collector last gathered, not in `entities`: they join it when it is
+    /// read, in storage order (which the model does not predict: it takes
+    /// the context's order after checking the set), or in order at the
+    /// entity's next structural change.
+    stamped: BTreeSet<Entity>,
     /// The `Small` each collected entity had when it last left a group
     /// through a `Removed` or `AddedOrRemoved` trigger.
     kept: BTreeMap<Entity, u8>,
@@ -1014,6 +1026,16 @@ impl World {
     /// alive); `replaced` names the component if this is a replace of a
     /// present one.
     fn observe(&mut self, e: Entity, before: Option<&Values>, after: Option<&Values>, replaced: Option<Kind>) {
+        // A structural change first hands the entity's stamped replacements
+        // to the collectors that hold them, in order.
+        if replaced.is_none() {
+            for collector in &mut self.collectors {
+                if collector.stamped.remove(&e) && !collector.entities.contains(&e) {
+                    collector.entities.push(e);
+                }
+            }
+        }
+        let stamped = replaced.is_some_and(|kind| !kind.is_sparse());
         for collector in self.collectors.iter_mut().filter(|c| c.active) {
             for t in &collector.triggers {
                 let was = before.is_some_and(t.rule);
@@ -1029,7 +1051,11 @@ impl World {
                 if !fires {
                     continue;
                 }
-                if !collector.entities.contains(&e) {
+                if stamped && updated {
+                    if !collector.entities.contains(&e) {
+                        collector.stamped.insert(e);
+                    }
+                } else if !collector.entities.contains(&e) {
                     collector.entities.push(e);
                 }
                 // The removed value, or the one still there: the same.
@@ -1123,6 +1149,26 @@ impl World {
         self.free_if_released(e);
     }
 
+    /// Reads every collector, which gathers its stamped entities: the model
+    /// checks them as a set and takes the context's order.
+    fn gather_all(&mut self) {
+        for which in 0..self.collectors.len() {
+            let c = &self.collectors[which];
+            let got = self.game.collector(c.id).unwrap().entities().to_vec();
+            let c = &mut self.collectors[which];
+            if !c.active {
+                assert!(c.stamped.is_empty(), "an inactive collector holds no stamped entity");
+            }
+            let known = c.entities.len();
+            assert!(got.len() >= known, "{}: {got:?} lost some of {:?}", c.id, c.entities);
+            assert_eq!(got[..known], c.entities[..], "{}: collected in order", c.id);
+            let tail: BTreeSet<Entity> = got[known..].iter().copied().collect();
+            assert_eq!(tail.len(), got.len() - known, "{}: each entity once", c.id);
+            assert_eq!(tail, std::mem::take(&mut c.stamped), "{}: gathered", c.id);
+            c.entities = got;
+        }
+    }
+
     fn clear(&mut self, which: usize) {
         self.game.clear_collector(self.collectors[which].id).unwrap();
         self.forget_collected(which);
@@ -1133,6 +1179,7 @@ impl World {
     fn forget_collected(&mut self, which: usize) {
         let held = std::mem::take(&mut self.collectors[which].entities);
         self.collectors[which].kept.clear();
+        self.collectors[which].stamped.clear();
         for e in held {
             self.free_if_released(e);
         }
@@ -1146,6 +1193,7 @@ impl World {
             triggers,
             keeps_small,
             active: true,
+            stamped: BTreeSet::new(),
             entities: Vec::new(),
             kept: BTreeMap::new(),
         });
@@ -1320,6 +1368,8 @@ impl World {
                         self.clear(which);
                     }
                 }
+                // The reset gathers first: collectors retain what they hold.
+                self.gather_all();
                 // Indices' retains go with the entities: they do not count.
                 let retained = self
                     .model
@@ -1459,6 +1509,13 @@ impl World {
                         let kinds = [Kind::Small, Kind::Wide, Kind::Flag, Kind::Lit, Kind::Mark];
                         assert_eq!(viewed, kinds.map(present), "{e}");
                         self.assert_quiet();
+                        // The view wrote `Small` and `Wide` back through
+                        // `&mut`: replacements that collectors see.
+                        for kind in [Kind::Small, Kind::Wide] {
+                            if values.contains_key(&kind) {
+                                self.observe(e, Some(&values), Some(&values), Some(kind));
+                            }
+                        }
                     }
                     None => self.assert_not_alive(e, viewed.map(drop)),
                 }
@@ -1532,7 +1589,9 @@ impl World {
     /// The entity's `Small`, `Wide`, `Flag`, `Lit` and `Mark` (as the
     /// model's values) read through its view, whose `Small`, `Wide` and
     /// `Mark` are then written back unchanged through `get_mut` and queries
-    /// (silently).
+    /// (`Small` and `Wide` seen by collectors as replacements; `Mark`,
+    /// written through a query, not: such writes to flag and sparse
+    /// components are not tracked).
     fn view(&mut self, e: Entity) -> Result<[Option<u8>; 5], Error> {
         let mut view = self.game.entity_mut(e)?;
         assert_eq!(view.entity(), e);
@@ -1626,6 +1685,7 @@ impl World {
     /// The context agrees with the model: entity by entity and value by
     /// value, retains, collectors, and the released events since last time.
     pub(crate) fn compare(&mut self) {
+        self.gather_all();
         check(&self.game);
         for (id, rule, members) in &self.groups {
             let expected: BTreeSet<Entity> = self
@@ -1827,7 +1887,7 @@ impl World {
         }
     }
 
-    fn compare_collectors(&self) {
+    fn compare_collectors(&mut self) {
         assert_eq!(self.game.collectors().count(), self.collectors.len());
         for &id in &self.removed_collectors {
             let found = self.game.collector(id).err();

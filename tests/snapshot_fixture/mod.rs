@@ -108,7 +108,9 @@ pub fn assert_empty_and_usable(context: &mut Context) {
 /// What a refused restore must leave as it was, as lines: every entity with
 /// its components, creation index and retain count, every group with its
 /// members, every collector with what it holds, every index.
-pub fn whole_state(context: &Context) -> Vec<String> {
+pub fn whole_state(context: &mut Context) -> Vec<String> {
+    // Collectors first: reading them gathers (and retains) what was written.
+    let collectors: Vec<String> = context.collectors().map(|collector| format!("{collector:?}")).collect();
     let mut lines: Vec<String> = context
         .entities()
         .map(|e| {
@@ -125,7 +127,7 @@ pub fn whole_state(context: &Context) -> Vec<String> {
             .groups()
             .map(|group| format!("{group:?} {:?}", group.entities())),
     );
-    lines.extend(context.collectors().map(|collector| format!("{collector:?}")));
+    lines.extend(collectors);
     lines.extend(context.indices().map(|index| index.to_string()));
     lines
 }

@@ -1,0 +1,304 @@
+//! Change tracking: which columns carry change stamps, collectors gathering
+//! the rows stamped since they last looked, and handing a stamped entity to
+//! its collectors before it leaves its row.
+//!
+//! A replacement reaches a collector in one of two ways:
+//! - a component kept in archetype columns: every mutable access stamps the
+//!   row (storage does it: `get_mut`, entity views, queries, `modify*`,
+//!   `replace`), and the collector gathers the rows stamped after its last
+//!   look when it is read ([`Context::collector`], a reactive system's
+//!   drain);
+//! - a flag or sparse component: pushed at the change (`replace`,
+//!   `modify*`), as structural changes are.
+//!
+//! A row that leaves its archetype (a structural change, or destruction)
+//! or may leave a group (a flag or sparse component added or removed) while
+//! stamped hands its entity to the collectors that watch it first, so no
+//! change is lost and the collector retains the entity exactly as a push
+//! would have.
+
+use smallvec::SmallVec;
+
+use super::Context;
+use super::change::skipped;
+use super::dispatch::ConsumerView;
+use crate::collector::Trigger;
+use crate::component::ComponentId;
+use crate::entity::Entity;
+use crate::id::CollectorKey;
+use crate::routes::Holding;
+use crate::storage::{ComponentSet, Location};
+
+/// At this change tick, ticks are rebased (see `end_change_tick`).
+const REBASE_AT: u32 = 1 << 31;
+
+/// A collector that has not looked for this many ticks when ticks are
+/// rebased gathers first, so every collector's last look is recent.
+const KEEP: u32 = 1 << 30;
+
+impl Context {
+    /// Gives change stamps to the columns of the components some active
+    /// collector watches for replacements (an `added()` or `updated()`
+    /// trigger on a group whose AllOf or AnyOf names them), and drops the
+    /// others'. Called whenever consumers change.
+    pub(super) fn sync_watched(&mut self) {
+        let mut watched = ComponentSet::new();
+        for (_, data) in self.collectors.iter() {
+            if !data.active {
+                continue;
+            }
+            for &(group, trigger) in &data.triggers {
+                if !trigger.takes().updated {
+                    continue;
+                }
+                let matcher = &self.routes.membership().group(group).matcher;
+                for id in matcher.watched() {
+                    if !self.archetypes.is_sparse(id) {
+                        watched.insert(id);
+                    }
+                }
+            }
+        }
+        self.archetypes.set_watched(&watched);
+    }
+
+    /// Ends the current change tick and gives it: a consumer that looked
+    /// now remembers it, and every later write stamps a larger tick.
+    /// Rebases ticks first when they pass 2^31 (after 2^31 looks), so they
+    /// never wrap.
+    pub(super) fn end_change_tick(&mut self) -> u32 {
+        if self.archetypes.change_tick() >= REBASE_AT {
+            self.rebase_change_ticks();
+        }
+        self.archetypes.end_tick()
+    }
+
+    /// Makes every tick smaller by the same amount, keeping their order:
+    /// collectors that have not looked for [`KEEP`] ticks gather first, then
+    /// every stamp, every collector's last look and the current tick drop
+    /// by the oldest last look.
+    #[cold]
+    fn rebase_change_ticks(&mut self) {
+        let now = self.archetypes.change_tick();
+        let stale: SmallVec<[CollectorKey; 8]> = self
+            .collectors
+            .iter()
+            .filter(|(_, data)| data.active && data.seen < now - KEEP)
+            .map(|(key, _)| key)
+            .collect();
+        for key in stale {
+            self.gather_rows(key);
+            if let Some(data) = self.collectors.get_mut(key) {
+                data.seen = now;
+            }
+        }
+        let oldest = self
+            .collectors
+            .iter()
+            .filter(|(_, data)| data.active)
+            .map(|(_, data)| data.seen)
+            .min()
+            .unwrap_or(now)
+            .min(now - 1);
+        self.collectors.rebase(oldest);
+        self.archetypes.rebase_ticks(oldest);
+    }
+
+    /// Collector `key` takes the entities stamped since it last looked, and
+    /// remembers this look. Nothing for an inactive collector.
+    pub(super) fn gather(&mut self, key: CollectorKey) {
+        if !self.collectors.is_active(key) {
+            return;
+        }
+        self.gather_rows(key);
+        let seen = self.end_change_tick();
+        if let Some(data) = self.collectors.get_mut(key) {
+            data.seen = seen;
+        }
+    }
+
+    /// Every collector gathers (see [`gather`](Context::gather)).
+    pub(super) fn gather_all(&mut self) {
+        let keys: SmallVec<[CollectorKey; 8]> = self.collectors.iter().map(|(key, _)| key).collect();
+        for key in keys {
+            self.gather(key);
+        }
+    }
+
+    /// Collector `key` (active) takes the entities whose rows are stamped
+    /// after its last look, in each of its groups watching updates: group
+    /// by group, archetype by archetype, component by component, row by
+    /// row.
+    fn gather_rows(&mut self, key: CollectorKey) {
+        let Context {
+            archetypes,
+            sparse,
+            routes,
+            collectors,
+            retains,
+            ..
+        } = self;
+        let Some(data) = collectors.get(key) else {
+            return;
+        };
+        let since = data.seen;
+        let triggers: SmallVec<[(u32, Trigger); 2]> = data.triggers.clone();
+        for (group, trigger) in triggers {
+            if !trigger.takes().updated {
+                continue;
+            }
+            let member = routes.membership().group(group);
+            for &archetype in &member.archetypes {
+                let found = archetypes.get(archetype);
+                if found.is_empty() || !found.is_stamped() {
+                    continue;
+                }
+                // A group that checks entities one by one: ask for each.
+                let gate = member.is_gated().then(|| found.set().clone());
+                let columns: SmallVec<[usize; 4]> = member
+                    .matcher
+                    .watched()
+                    .filter_map(|id| found.column_index(id))
+                    .collect();
+                for col in columns {
+                    archetypes.changed_since(archetype, col, since, |entity| {
+                        let admitted = gate
+                            .as_ref()
+                            .is_none_or(|set| member.admits(set, Holding::Slot(sparse, entity.index()), None));
+                        if admitted {
+                            collectors.collect(key, entity, retains);
+                        }
+                    });
+                }
+            }
+        }
+    }
+
+    /// A mutable borrow of `entity`'s (at `at`) flag or sparse component
+    /// `id`, which it has, was handed out: such components carry no change
+    /// stamps, so the collectors watching it take the entity now.
+    #[inline(never)]
+    pub(super) fn push_sparse_write(&mut self, entity: Entity, at: Location, id: ComponentId) {
+        let Context {
+            archetypes,
+            sparse,
+            routes,
+            groups,
+            collectors,
+            indices,
+            subscribers,
+            retains,
+            ..
+        } = self;
+        let archetype = archetypes.get(at.archetype);
+        let ask = ConsumerView::asker(collectors, indices, groups, subscribers);
+        let (route, membership) = routes.of_replace(
+            at.archetype,
+            None,
+            id,
+            archetype.column_count(),
+            || archetype.set(),
+            ask,
+        );
+        let skip = skipped(route, membership, archetype.set(), sparse, entity);
+        for (&key, group) in route.collectors.iter().zip(route.collector_groups.iter()) {
+            if !skip.contains(group) {
+                collectors.collect(key, entity, retains);
+            }
+        }
+    }
+
+    /// Before `entity` (a live row at `at`) leaves its row or may leave or
+    /// join a group: each active collector watching a stamped column of the
+    /// row in a group the entity is in, stamped after that collector last
+    /// looked, takes the entity now; the row is then unchanged.
+    #[inline(always)]
+    pub(super) fn flush_stamps(&mut self, entity: Entity, at: Location) {
+        if self.archetypes.get(at.archetype).is_stamped() {
+            self.flush_stamped(entity, at);
+        }
+    }
+
+    #[inline(never)]
+    fn flush_stamped(&mut self, entity: Entity, at: Location) {
+        self.routes.sync(&self.archetypes);
+        let columns: SmallVec<[usize; 4]> = self.archetypes.get(at.archetype).stamped_columns().collect();
+        for col in columns {
+            let stamp = self.archetypes.row_stamp(at, col);
+            if stamp == 0 {
+                continue;
+            }
+            let Context {
+                archetypes,
+                sparse,
+                routes,
+                groups,
+                collectors,
+                indices,
+                subscribers,
+                retains,
+                ..
+            } = self;
+            let archetype = archetypes.get(at.archetype);
+            let id = archetype.component_id(col);
+            let ask = ConsumerView::asker(collectors, indices, groups, subscribers);
+            let (route, membership) = routes.of_replace(
+                at.archetype,
+                Some(col),
+                id,
+                archetype.column_count(),
+                || archetype.set(),
+                ask,
+            );
+            let skip = skipped(route, membership, archetype.set(), sparse, entity);
+            for (&key, group) in route.collectors.iter().zip(route.collector_groups.iter()) {
+                if !skip.contains(group) && collectors.get(key).is_some_and(|data| data.seen < stamp) {
+                    collectors.collect(key, entity, retains);
+                }
+            }
+            // Handed to every collector it was for: a collector the entity
+            // joins later must not take it as an update.
+            archetypes.clear_row_stamp(at, col);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq)]
+    struct Heat(u32);
+    crate::component!(Heat);
+
+    #[test]
+    fn ticks_are_rebased_without_losing_or_repeating_a_change() {
+        let mut game = Context::new();
+        let entities = game.create_entities_with((0..100).map(Heat)).unwrap();
+        let lazy = game.add_collector(Matcher::all_of::<Heat>().updated());
+        game.modify(entities[7], |h: &mut Heat| h.0 += 1).unwrap();
+        // The lazy collector last looked long ago when the ticks pass the
+        // rebase point; a busy one looks every frame.
+        game.archetypes.jump_tick(REBASE_AT - 3);
+        let busy = game.add_collector(Matcher::all_of::<Heat>().updated());
+        for frame in 0..8u32 {
+            let e = entities[(frame * 11 % 100) as usize];
+            *game.get_mut::<Heat>(e).unwrap() = Heat(frame);
+            assert_eq!(game.collector(busy).unwrap().entities(), [e], "frame {frame}");
+            game.clear_collector(busy).unwrap();
+        }
+        assert!(
+            game.archetypes.change_tick() < REBASE_AT - KEEP,
+            "the ticks were rebased"
+        );
+        let mut lazy_seen = game.collector(lazy).unwrap().entities().to_vec();
+        lazy_seen.sort();
+        let mut expected: Vec<Entity> = (0..8u32).map(|f| entities[(f * 11 % 100) as usize]).collect();
+        expected.push(entities[7]);
+        expected.sort();
+        expected.dedup();
+        assert_eq!(lazy_seen, expected);
+        game.check_invariants().unwrap();
+    }
+}
