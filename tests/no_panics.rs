@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 const ALLOWED: &[(&str, &str)] = &[
     (
         "storage/archetypes.rs",
-        "change ticks are rebased long before they wrap: `Context::end_change_tick` does it at 2^31",
+        "change ticks are rebased long before they wrap: `Context::end_change_tick` does it at 2^30",
     ),
     // Counts of things that each cost memory (or an entity slot, a u32):
     // memory runs out long before the count reaches 2^32.

@@ -401,6 +401,56 @@ fn par_for_each_does_the_same_work_as_for_each() {
 
 #[cfg(feature = "parallel")]
 #[test]
+fn par_for_each_writes_are_collected_like_sequential_ones() {
+    // The same writes, sequential and parallel, in several archetypes and
+    // chunks, with small batches (so threads share chunks): each collector
+    // then holds the same entities, once each, in the same (storage) order.
+    let n = scale(20_000);
+    let (mut sequential, _) = mixed(n);
+    let (mut parallel, _) = mixed(n);
+    let mut batches = Vec::new();
+    for game in [&mut sequential, &mut parallel] {
+        let moved = game.add_collector(Matcher::all_of::<Position>().updated());
+        let slowed = game.add_collector(Matcher::all_of::<(Position, Velocity)>().added());
+        batches.push((moved, slowed));
+    }
+    sequential
+        .query_mut::<(&mut Position, &Velocity)>()
+        .unwrap()
+        .for_each(|(p, v)| p.x += v.x);
+    sequential
+        .query_mut::<(&mut Velocity,)>()
+        .unwrap()
+        .for_each_chunk(|(v,)| v.iter_mut().for_each(|v| v.y += 1.0));
+    parallel
+        .query_mut::<(&mut Position, &Velocity)>()
+        .unwrap()
+        .batch_size(48)
+        .par_for_each(|(p, v)| p.x += v.x);
+    parallel
+        .query_mut::<(&mut Velocity,)>()
+        .unwrap()
+        .batch_size(48)
+        .par_for_each_chunk(|(v,)| v.iter_mut().for_each(|v| v.y += 1.0));
+    // Handles differ between contexts: compare creation indices.
+    let collected = |game: &mut Context, id| {
+        let entities = game.collector(id).unwrap().entities().to_vec();
+        entities.iter().map(|&e| game.creation_index(e).unwrap()).collect::<Vec<_>>()
+    };
+    let (moved, slowed) = batches[0];
+    let (expected_moved, expected_slowed) = (collected(&mut sequential, moved), collected(&mut sequential, slowed));
+    let (moved, slowed) = batches[1];
+    assert_eq!(collected(&mut parallel, moved), expected_moved);
+    assert_eq!(collected(&mut parallel, slowed), expected_slowed);
+    let movers = parallel.query::<(&Position, &Velocity)>().count();
+    assert_eq!(expected_moved.len(), movers, "each mover once");
+    let unique: std::collections::BTreeSet<_> = expected_slowed.iter().collect();
+    assert_eq!(unique.len(), expected_slowed.len(), "once each");
+    check(&parallel);
+}
+
+#[cfg(feature = "parallel")]
+#[test]
 fn par_for_each_visits_every_row_once_whatever_the_batch_size() {
     // Rows in several archetypes and chunks: batches split big chunks and
     // group small ones; each row must be visited exactly once either way.

@@ -143,6 +143,14 @@ pub(crate) struct CollectorData {
 }
 
 impl CollectorData {
+    /// Collects `entity` (if it is not collected yet, retaining it).
+    #[inline(always)]
+    pub(crate) fn collect(&mut self, entity: Entity, retains: &mut Retains) {
+        if self.insert(entity) {
+            retains.retain_internal(entity.index());
+        }
+    }
+
     /// Adds `entity` if it is not collected yet; true if it was added.
     #[inline(always)]
     fn insert(&mut self, entity: Entity) -> bool {

@@ -29,12 +29,14 @@ use crate::id::CollectorKey;
 use crate::routes::Holding;
 use crate::storage::{ComponentSet, Location};
 
-/// At this change tick, ticks are rebased (see `end_change_tick`).
-const REBASE_AT: u32 = 1 << 31;
+/// At this change tick, ticks are rebased (see `end_change_tick`): every
+/// stamp and tick stays below 2^31, which storage's scans rely on (they
+/// compare stamps as signed numbers).
+const REBASE_AT: u32 = 1 << 30;
 
 /// A collector that has not looked for this many ticks when ticks are
 /// rebased gathers first, so every collector's last look is recent.
-const KEEP: u32 = 1 << 30;
+const KEEP: u32 = 1 << 29;
 
 impl Context {
     /// Gives change stamps to the columns of the components some active
@@ -64,8 +66,8 @@ impl Context {
 
     /// Ends the current change tick and gives it: a consumer that looked
     /// now remembers it, and every later write stamps a larger tick.
-    /// Rebases ticks first when they pass 2^31 (after 2^31 looks), so they
-    /// never wrap.
+    /// Rebases ticks first when they reach 2^30 (after 2^30 looks), so they
+    /// stay below 2^31.
     pub(super) fn end_change_tick(&mut self) -> u32 {
         if self.archetypes.change_tick() >= REBASE_AT {
             self.rebase_change_ticks();
@@ -160,15 +162,18 @@ impl Context {
                     .watched()
                     .filter_map(|id| found.column_index(id))
                     .collect();
+                let Some(data) = collectors.get_mut(key) else {
+                    return;
+                };
                 for col in columns {
-                    archetypes.changed_since(archetype, col, since, |entity| {
-                        let admitted = gate
-                            .as_ref()
-                            .is_none_or(|set| member.admits(set, Holding::Slot(sparse, entity.index()), None));
-                        if admitted {
-                            collectors.collect(key, entity, retains);
-                        }
-                    });
+                    match &gate {
+                        None => archetypes.changed_since(archetype, col, since, |entity| data.collect(entity, retains)),
+                        Some(set) => archetypes.changed_since(archetype, col, since, |entity| {
+                            if member.admits(set, Holding::Slot(sparse, entity.index()), None) {
+                                data.collect(entity, retains);
+                            }
+                        }),
+                    }
                 }
             }
         }

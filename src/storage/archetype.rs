@@ -163,16 +163,25 @@ impl Archetype {
     /// has no stamps).
     pub(crate) fn changed_since(&mut self, col: usize, since: u32, mut f: impl FnMut(Entity)) {
         let len = self.len;
-        let (shift, mask) = (self.layout.shift, self.mask);
+        let (shift, mask) = (self.layout.shift, self.mask as usize);
         let Archetype { columns, chunks, .. } = self;
         let Some(stamps) = &mut columns[col].stamps else {
             return;
         };
-        stamps.changed(len, since, |row| {
-            let base = chunks[(row >> shift) as usize].base().cast::<Entity>();
-            // SAFETY: `row < len` (`changed` visits only those), so its chunk
-            // is in use and its entity slot is initialised and aligned.
-            f(unsafe { base.add((row & mask) as usize).read() });
+        stamps.changed_blocks(len, since, |start, mut changed| {
+            let Some(chunk) = chunks.get(start >> shift) else {
+                return;
+            };
+            let first = chunk.base().cast::<Entity>().wrapping_add(start & mask);
+            while changed != 0 {
+                // SAFETY: a block lies within one chunk (it holds at most a
+                // chunk's rows, and starts at a multiple of its size), and
+                // each set bit names one of its live rows (`changed_blocks`
+                // stops at `len`), whose entity slot is initialised and
+                // aligned, and not written while `&mut self` is held.
+                f(unsafe { first.add(changed.trailing_zeros() as usize).read() });
+                changed &= changed - 1;
+            }
         });
     }
 

@@ -159,7 +159,7 @@ impl Archetypes {
         self.tick = self
             .tick
             .checked_add(1)
-            .expect("change ticks are rebased long before they wrap: `Context::end_change_tick` does it at 2^31");
+            .expect("change ticks are rebased long before they wrap: `Context::end_change_tick` does it at 2^30");
         ended
     }
 

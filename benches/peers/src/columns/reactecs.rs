@@ -86,6 +86,18 @@ pub fn columns() -> Vec<Column> {
         ),
         Column::timed(
             "reactive_replace",
+            "reactecs:query_mut",
+            "query_mut::<(&mut Pos, &Vel)>().for_each (a stamped write); the same reactive system",
+            |p| Box::new(Replace::new(p, Write::QueryMut)),
+        ),
+        Column::timed(
+            "reactive_replace",
+            "reactecs:get_mut",
+            "get::<Vel> and get_mut::<Pos> per entity from a kept entity list (a stamped write); the same reactive system",
+            |p| Box::new(Replace::new(p, Write::GetMut)),
+        ),
+        Column::timed(
+            "reactive_replace",
             "reactecs:replace",
             "two gets and a replace per entity (Entitas style); the same reactive system",
             |p| Box::new(Replace::new(p, Write::Replace)),
@@ -95,6 +107,12 @@ pub fn columns() -> Vec<Column> {
             "reactecs:modify_with",
             "modify_with::<Pos, &Vel> per changed entity; a reactive system on AllOf(Pos).added() reads each with get",
             |p| Box::new(Sparse::new(p, Write::ModifyWith)),
+        ),
+        Column::timed(
+            "reactive_replace_sparse",
+            "reactecs:get_mut",
+            "get::<Vel> and get_mut::<Pos> per changed entity (a stamped write); the same reactive system",
+            |p| Box::new(Sparse::new(p, Write::GetMut)),
         ),
         Column::timed(
             "reactive_replace_sparse",
@@ -390,6 +408,10 @@ enum Write {
     Replace,
     /// One `modify_each` over the group of movers.
     ModifyEach,
+    /// One `query_mut` over every mover.
+    QueryMut,
+    /// A `get` and a `get_mut` per entity.
+    GetMut,
 }
 
 fn write_one(game: &mut Context, e: Entity, write: Write) {
@@ -404,7 +426,12 @@ fn write_one(game: &mut Context, e: Entity, write: Write) {
             );
             game.replace(e, Pos(work::moved(&p, &v))).expect("alive");
         }
-        Write::ModifyEach => unreachable!("modify_each writes a whole group"),
+        Write::GetMut => {
+            let v = game.get::<Vel>(e).expect("alive").0;
+            let p = game.get_mut::<Pos>(e).expect("alive");
+            p.0 = work::moved(&p.0, &v);
+        }
+        Write::ModifyEach | Write::QueryMut => unreachable!("modify_each and query_mut write every mover"),
     }
 }
 
@@ -455,6 +482,11 @@ impl Cell for Replace {
             self.game
                 .modify_each::<Pos, &Vel>(self.group, |p, v| p.0 = work::moved(&p.0, &v.0))
                 .expect("the context's group");
+        } else if let Write::QueryMut = self.write {
+            self.game
+                .query_mut::<(&mut Pos, &Vel)>()
+                .expect("no aliasing")
+                .for_each(|(p, v)| p.0 = work::moved(&p.0, &v.0));
         } else {
             for &e in &self.entities {
                 write_one(&mut self.game, e, self.write);
