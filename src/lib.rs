@@ -139,6 +139,42 @@
 //!   nothing (see [`Error`] for the storage cache it may keep, and
 //!   [`create_entities_with`](Context::create_entities_with), which keeps
 //!   the entities it made before the refused one).
+//!
+//! # What sees a write
+//!
+//! Every write to a component through `&mut` is seen by the collectors
+//! watching it (an `added()`, `updated()` or `added_or_removed()` trigger on
+//! a group whose AllOf or AnyOf names the component), and so by reactive
+//! systems: there is no fast-but-silent path. What differs is who else
+//! hears of it, and when.
+//!
+//! | write | collectors (reactive systems) | group handlers, subscribers (old and new value) | entity indices keyed on the component |
+//! |---|---|---|---|
+//! | [`replace`](Context::replace), [`modify`](Context::modify), [`modify_with`](Context::modify_with), [`modify_each`](Context::modify_each), [`set_if_neq`](Context::set_if_neq) (a different value) | yes | yes, at the moment of the change | re-keyed at once (a clashing primary key refuses the write) |
+//! | [`get_mut`](Context::get_mut), [`EntityMut::get_mut`], [`EntityMut::query`], [`query_mut`](Context::query_mut) (`iter`, `for_each`, chunks, `par_for_each`), [`unique_mut`](Context::unique_mut) | yes | no | no: use `modify` for a key component |
+//! | [`get_mut_untracked`](Context::get_mut_untracked), [`EntityMut::get_mut_untracked`], `set_if_neq` with an equal value | no | no | no |
+//!
+//! How: a column that a collector watches carries a change stamp per row.
+//! Handing out `&mut` stamps the row (a `&mut` handed out counts as a
+//! write, whether or not it is written through: a query stamps every row of
+//! each archetype it visits as it starts on it, `get_mut` its one row).
+//! Reading a collector
+//! ([`collector`](Context::collector), a reactive system's run) first
+//! gathers the rows stamped since it last looked; before an entity leaves
+//! its row (a component added or removed, the entity destroyed) or may
+//! leave a group, the collectors watching its stamped row take it, so
+//! nothing is lost and the collector retains it as always. A batch lists
+//! each entity once: first the entities pushed to it (joins, leaves,
+//! stamped entities handed over at a structural change, replacements of
+//! flag and sparse components), in the order that happened, then the
+//! stamped rows, in storage order (archetype by archetype of the group,
+//! rows in order). Columns nobody watches carry no stamps and cost
+//! nothing; stamps cost 4 bytes per row of a watched column
+//! ([`StorageStats::stamp_bytes`]).
+//!
+//! Flag and sparse components carry no stamps: `replace`, `modify*` and
+//! `get_mut` on them push the entity to the collectors at once; a write to
+//! one through a query or [`EntityMut::query`] is not seen (yet).
 
 pub mod aerc;
 mod bundle;

@@ -435,7 +435,10 @@ fn par_for_each_writes_are_collected_like_sequential_ones() {
     // Handles differ between contexts: compare creation indices.
     let collected = |game: &mut Context, id| {
         let entities = game.collector(id).unwrap().entities().to_vec();
-        entities.iter().map(|&e| game.creation_index(e).unwrap()).collect::<Vec<_>>()
+        entities
+            .iter()
+            .map(|&e| game.creation_index(e).unwrap())
+            .collect::<Vec<_>>()
     };
     let (moved, slowed) = batches[0];
     let (expected_moved, expected_slowed) = (collected(&mut sequential, moved), collected(&mut sequential, slowed));

@@ -232,8 +232,8 @@ impl Context {
 
     /// A view of the entity that reads, writes and changes it for one
     /// lookup. Writes through [`get_mut`](EntityMut::get_mut) and
-    /// [`query`](EntityMut::query) are silent, like
-    /// [`Context::get_mut`]'s; its [`add`](EntityMut::add),
+    /// [`query`](EntityMut::query) fire no event but are seen by
+    /// collectors, like [`Context::get_mut`]'s; its [`add`](EntityMut::add),
     /// [`replace`](EntityMut::replace), [`modify`](EntityMut::modify) and
     /// the rest fire what the `Context` calls fire.
     ///

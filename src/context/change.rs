@@ -2,7 +2,9 @@
 //! row moves along an archetype transition), and `replace`, `modify`,
 //! `modify_with`, `modify_each` (the value changes in place, and observers
 //! hear of it). Each change looks up its route and does what it says (see
-//! `dispatch.rs`).
+//! `dispatch.rs`); a replacement of a component kept in archetype columns
+//! reaches collectors through the row's change stamp (`tracking.rs`), the
+//! rest of its route (indices, handlers, subscribers) at once.
 
 use std::panic::{self, AssertUnwindSafe};
 
@@ -291,8 +293,9 @@ impl Context {
     /// only when someone is to see it (a group handler, a subscriber) or an
     /// index keyed on `T` may refuse the new one. Returns what `f` returns.
     ///
-    /// If `f` panics, the value keeps what `f` wrote and nothing is told
-    /// (like a write through [`get_mut`](Context::get_mut)).
+    /// If `f` panics, the value keeps what `f` wrote, no event fires and no
+    /// collector sees it (the entity is stamped as changed only once the
+    /// write stands: after `f`, and after the indices took the new key).
     ///
     /// # Errors
     /// [`Error::StaleEntity`] ([`Error::EntityDisabled`]),

@@ -15,11 +15,11 @@ use crate::storage::{ColumnAccess, Location};
 /// [`Context::entity_mut`]: the handle is checked once, when the view is
 /// made, and the view follows the entity as its changes move it.
 ///
-/// - Reads and silent writes: [`get`](EntityMut::get),
+/// - Reads and writes: [`get`](EntityMut::get),
 ///   [`get_mut`](EntityMut::get_mut), [`has`](EntityMut::has) and
 ///   [`query`](EntityMut::query) (several components at once, some
-///   mutably). No event fires for a write through them, as with
-///   [`Context::get_mut`].
+///   mutably). No event fires for a write through them, and collectors
+///   see it, as with [`Context::get_mut`].
 /// - Changes: [`add`](EntityMut::add), [`remove`](EntityMut::remove),
 ///   [`take`](EntityMut::take), [`replace`](EntityMut::replace),
 ///   [`modify`](EntityMut::modify) and [`set_flag`](EntityMut::set_flag)

@@ -18,8 +18,9 @@ impl Context {
     /// members of its group, each retained; retain counts cover every holder.
     ///
     /// Indices are judged by what they were told, not by the values as they
-    /// are now: a silent write ([`get_mut`](Context::get_mut)) that changes a
-    /// member's keys is legal and is not reported.
+    /// are now: a write through [`get_mut`](Context::get_mut) (which does
+    /// not re-key indices) that changes a member's keys is legal and is not
+    /// reported.
     /// Tests call it after each step; it costs a full scan.
     pub fn check_invariants(&self) -> Result<(), String> {
         self.archetypes.check()?;
@@ -74,9 +75,9 @@ impl Context {
     /// AERC: safe-mode owners against counts, every collected or indexed
     /// entity retained at least once per holder, and every entity index
     /// consistent in itself and holding members of its group only. (Not that
-    /// it holds every member with keys: a silent write, through `get_mut`
-    /// say, may give a member keys the index hears of only at its next
-    /// event, and that is allowed.)
+    /// it holds every member with keys: a write through `get_mut` say, which
+    /// does not re-key indices, may give a member keys the index hears of
+    /// only at its next event, and that is allowed.)
     fn check_retains(&self) -> Result<(), String> {
         if self.retains.mode() == AercMode::Safe {
             for (entity, _) in self.entities.held() {

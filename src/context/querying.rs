@@ -1,5 +1,5 @@
 //! Queries on the context: `query` (reads) and `query_mut` (reads and
-//! silent writes). See the [`query`](crate::query) module.
+//! writes that collectors see). See the [`query`](crate::query) module.
 
 use std::borrow::Cow;
 
@@ -33,7 +33,9 @@ impl Context {
     }
 
     /// A query that can write, e.g. `game.query_mut::<(&mut Position,
-    /// &Velocity)>()`. Writes are silent: no event fires.
+    /// &Velocity)>()`. Writes fire no event; collectors see them (the rows
+    /// of each archetype visited are stamped as the query starts on it: see
+    /// the crate docs, "What sees a write").
     ///
     /// The context keeps a plan per query type, made on the first call and
     /// brought up to date when new archetypes have appeared since, so a query

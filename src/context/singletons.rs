@@ -58,8 +58,8 @@ impl Context {
         self.get(self.uniques.holder(T::component_id())?).ok()
     }
 
-    /// The value of unique component `T`, mutably (a silent write, like
-    /// [`get_mut`](Context::get_mut)).
+    /// The value of unique component `T`, mutably (a write collectors see
+    /// and no event announces, like [`get_mut`](Context::get_mut)).
     pub fn unique_mut<T: Component>(&mut self) -> Option<&mut T> {
         self.get_mut(self.uniques.holder(T::component_id())?).ok()
     }

@@ -33,10 +33,16 @@
 //! view of the set) rather than a slice, and the rows of a chunk that lacks
 //! some come as runs.
 //!
-//! Writes through a query's `&mut T` are silent, like
-//! [`Context::get_mut`](crate::Context::get_mut): no event fires, so groups' subscribers and reactive
-//! systems do not hear of them. Use [`Context::modify_each`](crate::Context::modify_each) (or
-//! [`Context::replace`](crate::Context::replace)) when they must.
+//! Writes through a query's `&mut T` are seen by collectors (and so by
+//! reactive systems), like [`Context::get_mut`](crate::Context::get_mut):
+//! every row of each archetype the query visits is stamped as changed when
+//! the query starts on that archetype (before any row is handed out, row by
+//! row or as a slice, sequentially or in parallel), whether or not it is
+//! then written, and even if the loop stops early. No event fires (group handlers and subscribers
+//! hear of [`Context::modify_each`](crate::Context::modify_each) and
+//! [`Context::replace`](crate::Context::replace), which also re-key entity
+//! indices). Writes to flag and sparse components through a query are not
+//! seen. See the crate docs, "What sees a write".
 //!
 //! A query borrows the context for as long as it lives, so structural changes
 //! (create, destroy, add, remove) cannot happen while iterating: the borrow
@@ -423,7 +429,7 @@ impl<Q: ReadOnlyQueryParam> fmt::Debug for Query<'_, Q> {
 }
 
 /// A query over an exclusively borrowed context: reads and writes. Made by
-/// [`Context::query_mut`](crate::Context::query_mut). Writes are silent (see
+/// [`Context::query_mut`](crate::Context::query_mut). Writes fire no event (see
 /// the [module docs](self)).
 pub struct QueryMut<'w, Q: QueryParam> {
     archetypes: &'w mut Archetypes,

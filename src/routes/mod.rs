@@ -15,7 +15,14 @@
 //!   sparse component) c on an entity of archetype A leaves it there: one
 //!   `Route` per (A, c) each way;
 //! - a replacement (`replace`, `modify`, `modify_with`, `modify_each`) of component c on an
-//!   entity of archetype A: a [`ReplaceRoute`] keyed by (A, c).
+//!   entity of archetype A: a [`ReplaceRoute`] keyed by (A, c). It keeps
+//!   only what needs the moment of the change (indices, which may refuse a
+//!   key; handlers and subscribers, which see the old and the new value):
+//!   collectors take replacements of components kept in archetype columns
+//!   from the rows' change stamps when they are read, as they take every
+//!   other `&mut` write (see `context/tracking.rs` and `storage/stamps.rs`).
+//!   Its collectors stay listed for the hand-over of a stamped entity
+//!   before a structural change.
 //!
 //! A route is compiled the first time it is needed, from the groups'
 //! [`Membership`] (which archetypes each group accepts) and the consumers

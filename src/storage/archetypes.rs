@@ -206,6 +206,12 @@ impl Archetypes {
         self.tick = tick;
     }
 
+    /// The components whose columns carry change stamps.
+    #[inline]
+    pub(crate) fn watched(&self) -> &ComponentSet {
+        &self.watched
+    }
+
     /// Gives the columns of the components in `watched` change stamps
     /// (every row unchanged, in every archetype, and in those made later),
     /// and drops those of the other components.

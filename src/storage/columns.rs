@@ -173,8 +173,13 @@ impl ColumnPlan {
         keep: K,
     ) -> PlacedMut<'a, K> {
         self.check_placed_in(archetypes);
+        // Stamps are looked for in each archetype only if the plan writes a
+        // watched component (the archetype's own flag is a cache line the
+        // walk does not otherwise touch).
+        let watched = archetypes.watched();
+        let stamps = !watched.is_empty() && self.takes.iter().any(|t| t.write && watched.contains(t.id));
         PlacedMut {
-            tick: archetypes.change_tick(),
+            tick: if stamps { archetypes.change_tick() } else { 0 },
             // Held shared, but `archetypes` stays borrowed mutably for `'a`:
             // nothing else reaches them meanwhile.
             list: &archetypes.list,
@@ -449,13 +454,11 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
     /// with its change stamps if it has them and the access stamps.
     #[inline(always)]
     fn take_written<T: 'static>(&mut self) -> Option<Option<(usize, Option<&'a Stamps>)>> {
-        let id = self.takes.as_slice().first()?.id;
+        let archetype: &'a Archetype = self.archetype;
+        // Looked up only if some column of the archetype has stamps.
+        let stamped = (self.tick != 0 && archetype.is_stamped()).then(|| self.takes.as_slice().first().map(|t| t.id));
         let offset = self.take::<T>(true)?;
-        let stamps = if self.tick == 0 {
-            None
-        } else {
-            self.archetype.stamps_of(id)
-        };
+        let stamps = stamped.flatten().and_then(|id| archetype.stamps_of(id));
         Some(offset.map(|offset| (offset, stamps)))
     }
 
@@ -525,26 +528,53 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
     /// The plan's next column, for writing: `None` if refused (see
     /// [`take`](Self::take)), `Some(None)` if the archetype lacks it.
     ///
-    /// Every row of each chunk handed out is stamped as changed (unless the
-    /// access does not stamp, or `tracked` is false: the caller stamps what
-    /// it wrote with [`ColumnChunksMut::mark`]).
+    /// Every live row of the archetype is stamped as changed now, as the
+    /// column is taken, before any is handed out (unless the access does not
+    /// stamp).
     #[inline]
     pub(crate) fn write<T: 'static>(&mut self) -> Option<Option<ColumnChunksMut<'a, T>>> {
         self.write_tracked(true)
     }
 
-    /// As [`write`](Self::write), the rows stamped as they are handed out
-    /// only if `tracked`.
+    /// As [`write`](Self::write); every row of the archetype is stamped
+    /// now only if `tracked` (else the caller stamps the rows it wrote with
+    /// [`ColumnChunksMut::mark`]).
     #[inline]
     pub(crate) fn write_tracked<T: 'static>(&mut self, tracked: bool) -> Option<Option<ColumnChunksMut<'a, T>>> {
         let tick = self.tick;
-        Some(self.take_written::<T>()?.map(|(offset, stamps)| ColumnChunksMut {
-            chunks: ChunkCursor::new(self.archetype),
-            offset,
-            stamps: stamps.map(|stamps| (stamps, tick)),
-            tracked,
-            start: 0,
-            _values: PhantomData,
+        if tick == 0 {
+            // Nothing stamps: the plain walk.
+            return Some(self.take::<T>(true)?.map(|offset| ColumnChunksMut {
+                chunks: ChunkCursor::new(self.archetype),
+                offset,
+                stamping: None,
+                _values: PhantomData,
+            }));
+        }
+        let archetype = self.archetype;
+        Some(self.take_written::<T>()?.map(|(offset, stamps)| {
+            let stamping = match stamps {
+                Some(stamps) if tracked => {
+                    // SAFETY: the column is taken once by this access, and
+                    // none of its rows is handed out yet, so nothing else
+                    // reads or writes their stamps.
+                    unsafe { stamps.mark_range(0, archetype.len(), tick) };
+                    None
+                }
+                Some(stamps) => Some(Stamping {
+                    stamps,
+                    tick,
+                    last: 0,
+                    next: 0,
+                }),
+                None => None,
+            };
+            ColumnChunksMut {
+                chunks: ChunkCursor::new(archetype),
+                offset,
+                stamping,
+                _values: PhantomData,
+            }
         }))
     }
 }
@@ -778,13 +808,30 @@ pub struct ColumnChunksMut<'a, T> {
     chunks: ChunkCursor<'a>,
     /// The column's offset in a chunk.
     offset: usize,
-    /// The column's change stamps and the tick to stamp, if it has them.
-    stamps: Option<(&'a Stamps, u32)>,
-    /// Whether each chunk's rows are stamped as the chunk is handed out.
-    tracked: bool,
-    /// The first row of the next chunk.
-    start: usize,
+    /// How to stamp the rows handed out, if the column has change stamps
+    /// (nothing to do per chunk otherwise).
+    stamping: Option<Stamping<'a>>,
     _values: PhantomData<&'a mut [T]>,
+}
+
+/// The change stamps of a column walked chunk by chunk for writing, whose
+/// caller stamps the rows it writes (a walk made with `tracked` false).
+struct Stamping<'a> {
+    stamps: &'a Stamps,
+    tick: u32,
+    /// The first row of the chunk handed out last.
+    last: usize,
+    /// The first row of the next chunk.
+    next: usize,
+}
+
+impl Stamping<'_> {
+    /// The next chunk (of `rows` per chunk) is handed out.
+    #[inline]
+    fn hand_out(&mut self, rows: usize) {
+        self.last = self.next;
+        self.next += rows;
+    }
 }
 
 impl<'a, T> ColumnChunksMut<'a, T> {
@@ -801,9 +848,8 @@ impl<'a, T> ColumnChunksMut<'a, T> {
     /// handed out last, to mark once its write stands.
     #[inline]
     pub(crate) fn stamp_at(&self, row: usize) -> Stamp<'a> {
-        let start = self.start.saturating_sub(self.chunks.rows);
-        match self.stamps {
-            Some((stamps, tick)) => Stamp::new(Some(stamps), (start + row) as u32, tick),
+        match &self.stamping {
+            Some(s) => Stamp::new(Some(s.stamps), (s.last + row) as u32, s.tick),
             None => Stamp::NONE,
         }
     }
@@ -815,15 +861,8 @@ impl<'a, T: 'static> Iterator for ColumnChunksMut<'a, T> {
     #[inline]
     fn next(&mut self) -> Option<&'a mut [T]> {
         let (base, len) = self.chunks.next()?;
-        let start = self.start;
-        self.start += self.chunks.rows;
-        if let Some((stamps, tick)) = self.stamps
-            && self.tracked
-        {
-            // SAFETY: this chunk's rows are handed out once, here, to one
-            // user (as its values below), so nothing else touches their
-            // stamps while they are marked.
-            unsafe { stamps.mark_range(start, len, tick) };
+        if let Some(stamping) = &mut self.stamping {
+            stamping.hand_out(self.chunks.rows);
         }
         // SAFETY: as in `ColumnChunks::next` for type, initialisation and
         // alignment. Uniqueness: the `ColumnAccess` was made from `&'a mut

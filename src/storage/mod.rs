@@ -27,6 +27,11 @@
 //!   `sparse` kinds), a sparse set per type keyed by entity slot;
 //! - `sparse_access.rs`: those components as a query fetches them, looked
 //!   up row by row by entity slot;
+//! - `stamps.rs`: change stamps of the columns some consumer watches: per
+//!   row the tick of its last mutable access, per block of 64 rows a
+//!   summary; every `&mut` storage hands out (`ArchetypeMut`, a writable
+//!   `ColumnAccess`, `RowAccess`) stamps its row, or gives a `Stamp` to mark
+//!   once the write stands;
 //! - `chunk.rs`, `type_info.rs`, `location.rs`, `bitset.rs`, `stats.rs`: the
 //!   raw chunk memory, type-erased values, row addresses, component sets and
 //!   memory statistics.
@@ -72,6 +77,11 @@
 //! - A move between archetypes only follows edges built here, from
 //!   `set.with(c)` / `set.without(c)`, so the source and target columns differ
 //!   by exactly that one component.
+//! - Change stamps are `AtomicU32`s (so a stamp can be written through a
+//!   shared borrow of the archetype); a column's row stamps are filled with
+//!   plain stores only as a writable `ColumnAccess` takes the column (once,
+//!   before it hands out any row), so nothing else touches them meanwhile;
+//!   scans read them as `u32`s only under `&mut`.
 //! - No code outside this module runs while a row is half-written: moves copy
 //!   bits and write one owned value; `spawn`'s `RowWriter` removes its row and
 //!   then drops what it wrote if it is dropped early (including by a panic, and

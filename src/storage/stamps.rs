@@ -180,7 +180,11 @@ impl Stamps {
         while row < start + len {
             let (block, first) = (row >> self.shift, row & (size - 1));
             let count = (size - first).min(start + len - row);
-            let bits = if count == 64 { u64::MAX } else { ((1u64 << count) - 1) << first };
+            let bits = if count == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << count) - 1) << first
+            };
             self.blocks[block].mark(bits, tick);
             row += count;
         }
@@ -221,14 +225,22 @@ impl Stamps {
     pub(super) fn changed_blocks(&mut self, len: usize, since: u32, mut f: impl FnMut(usize, u64)) {
         let size = 1usize << self.shift;
         let blocks = len.div_ceil(size).min(self.blocks.len());
-        let Stamps { rows, blocks: summaries, .. } = self;
+        let Stamps {
+            rows,
+            blocks: summaries,
+            ..
+        } = self;
         for (block, summary) in summaries[..blocks].iter_mut().enumerate() {
             if *summary.tick.get_mut() <= since {
                 continue;
             }
             let start = block * size;
             let end = (start + size).min(len);
-            let live = if end - start == 64 { u64::MAX } else { (1u64 << (end - start)) - 1 };
+            let live = if end - start == 64 {
+                u64::MAX
+            } else {
+                (1u64 << (end - start)) - 1
+            };
             let changed = if *summary.prev.get_mut() <= since {
                 *summary.mask.get_mut() & live
             } else {
@@ -276,7 +288,9 @@ fn newer_than(stamps: &[u32], since: u32) -> u64 {
     let done = 0;
     #[cfg(target_arch = "x86_64")]
     let done = {
-        use std::arch::x86_64::{__m128i, _mm_castsi128_ps, _mm_cmpgt_epi32, _mm_loadu_si128, _mm_movemask_ps, _mm_set1_epi32};
+        use std::arch::x86_64::{
+            __m128i, _mm_castsi128_ps, _mm_cmpgt_epi32, _mm_loadu_si128, _mm_movemask_ps, _mm_set1_epi32,
+        };
         let quads = stamps.chunks_exact(4);
         let done = stamps.len() - quads.remainder().len();
         // SAFETY: SSE2 is part of every x86_64 target; each load reads the
@@ -362,9 +376,9 @@ mod tests {
                     5 => {
                         // Rows leave and come back, fresh.
                         let new_len = 1 + next(capacity);
-                        for row in len.min(new_len)..new_len {
+                        for (row, stamp) in model.iter_mut().enumerate().take(new_len).skip(len.min(new_len)) {
                             stamps.set(row as u32, 0);
-                            model[row] = 0;
+                            *stamp = 0;
                         }
                         len = new_len;
                     }
@@ -378,9 +392,13 @@ mod tests {
                     }
                 }
                 let since = next(tick as usize + 1) as u32;
-                assert_eq!(found(&mut stamps, len, since, shift), naive(&model, len, since), "since {since}");
-                for row in 0..len {
-                    assert_eq!(stamps.get(row as u32), model[row]);
+                assert_eq!(
+                    found(&mut stamps, len, since, shift),
+                    naive(&model, len, since),
+                    "since {since}"
+                );
+                for (row, &stamp) in model.iter().enumerate().take(len) {
+                    assert_eq!(stamps.get(row as u32), stamp);
                 }
             }
         }

@@ -46,7 +46,13 @@ pub fn columns() -> Vec<Column> {
             "simple_iter",
             "reactecs:for_each",
             "query_mut::<(&mut Position, &Velocity)>().for_each",
-            |p| Box::new(Iter::new(p)),
+            |p| Box::new(Iter::new(p, false)),
+        ),
+        Column::timed(
+            "simple_iter",
+            "reactecs:watched",
+            "the same, with a collector watching Position (every row written is stamped)",
+            |p| Box::new(Iter::new(p, true)),
         ),
         Column::timed(
             "fragmented_iter",
@@ -149,6 +155,11 @@ pub fn columns() -> Vec<Column> {
             "create_entities_with over 1M (Position, Velocity)",
             memory,
         ),
+        Column::memory(
+            "reactecs:watched",
+            "the same, with a collector watching Position (change stamps allocated)",
+            memory_watched,
+        ),
     ]
 }
 
@@ -196,10 +207,13 @@ struct Iter {
 }
 
 impl Iter {
-    fn new(p: &Params) -> Self {
+    fn new(p: &Params, watched: bool) -> Self {
         let mut game = Context::new();
         game.create_entities_with((0..p.iter_entities).map(|_| work::iter_bundle()))
             .expect("no duplicate components");
+        if watched {
+            game.add_collector(Matcher::all_of::<Position>().updated());
+        }
         Iter {
             p: p.clone(),
             game,
@@ -685,6 +699,13 @@ impl Cell for Lookup {
         self.keys.check(self.runs, self.total)?;
         checked(&self.game)
     }
+}
+
+fn memory_watched(p: &Params) -> (Kept, Result<(), String>) {
+    let (game, check) = memory(p);
+    let mut game = game.downcast::<Context>().expect("a context");
+    game.add_collector(Matcher::all_of::<Position>().updated());
+    (game, check)
 }
 
 fn memory(p: &Params) -> (Kept, Result<(), String>) {

@@ -1,0 +1,209 @@
+//! Change tracking in storage: writes through `&mut` (stamped) reach
+//! collectors when they are read, exactly once per batch, in the documented
+//! order, and survive the entity moving, leaving its group or dying before
+//! the collector is read.
+
+mod common;
+
+use common::*;
+use reactecs::prelude::*;
+
+/// A flag, kept out of archetypes (membership of a group that checks
+/// entities one by one).
+#[derive(Debug, Default)]
+struct Lit;
+reactecs::component!(flag Lit);
+
+fn pos(x: f32) -> Position {
+    Position { x, y: 0.0 }
+}
+
+fn vel(x: f32) -> Velocity {
+    Velocity { x, y: 0.0 }
+}
+
+fn collected(game: &mut Context, id: CollectorId) -> Vec<Entity> {
+    game.collector(id).unwrap().entities().to_vec()
+}
+
+#[test]
+fn explicit_entries_come_first_in_their_order_then_stamped_rows_in_storage_order() {
+    let mut game = Context::new();
+    let es = game.create_entities_with((0..6).map(|i| pos(i as f32))).unwrap();
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
+    // Stamped, written in reverse storage order.
+    for &e in es.iter().rev().take(3) {
+        game.get_mut::<Position>(e).unwrap().x += 1.0;
+    }
+    // Pushed: joins, in the order they happen.
+    let late = game.create_entity_with(pos(9.0)).unwrap();
+    let later = game.create_entity_with(pos(8.0)).unwrap();
+    // Written again and joined: still once.
+    game.get_mut::<Position>(late).unwrap().x += 1.0;
+    assert_eq!(collected(&mut game, id), [late, later, es[3], es[4], es[5]]);
+    assert_eq!(game.retain_count(es[3]), Ok(1), "gathered entities are retained");
+    check(&game);
+}
+
+#[test]
+fn an_entity_stamped_then_moved_destroyed_or_leaving_is_still_collected_and_retained() {
+    let mut game = Context::new();
+    let moved = game.create_entity_with(pos(0.0)).unwrap();
+    let destroyed = game.create_entity_with(pos(0.0)).unwrap();
+    let left = game.create_entity_with((pos(0.0), vel(0.0))).unwrap();
+    let unlit = game.create_entity_with(pos(0.0)).unwrap();
+    game.add(unlit, Lit).unwrap();
+    let updated = game.add_collector(Matcher::all_of::<Position>().updated());
+    let movers = game.add_collector(Matcher::all_of::<(Position, Velocity)>().updated());
+    let lit = game.add_collector(Matcher::all_of::<Position>().any_of::<Lit>().updated());
+    for e in [moved, destroyed, left, unlit] {
+        game.get_mut::<Position>(e).unwrap().x = 5.0;
+    }
+    game.add(moved, Name("moved".into())).unwrap(); // another archetype, same groups
+    game.destroy_entity(destroyed).unwrap();
+    game.remove::<Velocity>(left).unwrap(); // leaves the movers
+    game.remove::<Lit>(unlit).unwrap(); // leaves the lit group
+    assert_eq!(game.is_enabled(destroyed), Ok(false), "kept for the collector");
+    let mut all = collected(&mut game, updated);
+    all.sort();
+    let mut expected = vec![moved, destroyed, left, unlit];
+    expected.sort();
+    assert_eq!(all, expected);
+    assert_eq!(collected(&mut game, movers), [left]);
+    assert_eq!(collected(&mut game, lit), [unlit]);
+    assert_eq!(game.retain_count(destroyed), Ok(1));
+    game.clear_collector(updated).unwrap();
+    assert!(!game.is_alive(destroyed), "released with the last retain");
+    check(&game);
+}
+
+#[test]
+fn a_write_before_joining_a_group_is_not_an_update_in_it() {
+    let mut game = Context::new();
+    let e = game.create_entity_with(pos(0.0)).unwrap();
+    let lit = game.add_collector(Matcher::all_of::<Position>().any_of::<Lit>().updated());
+    let other = game.add_collector(Matcher::all_of::<Position>().updated());
+    game.get_mut::<Position>(e).unwrap().x = 1.0;
+    game.add(e, Lit).unwrap(); // joins the lit group after the write
+    assert!(game.collector(lit).unwrap().is_empty());
+    assert_eq!(collected(&mut game, other), [e], "the group it was in saw it");
+    game.get_mut::<Position>(e).unwrap().x = 2.0;
+    assert_eq!(collected(&mut game, lit), [e], "a member now");
+    check(&game);
+}
+
+#[test]
+fn a_collector_made_after_a_write_does_not_see_it() {
+    let mut game = Context::new();
+    let e = game.create_entity_with(pos(0.0)).unwrap();
+    let early = game.add_collector(Matcher::all_of::<Position>().updated());
+    game.get_mut::<Position>(e).unwrap().x = 1.0;
+    let late = game.add_collector(Matcher::all_of::<Position>().updated());
+    assert_eq!(collected(&mut game, early), [e]);
+    assert!(game.collector(late).unwrap().is_empty());
+    game.query_mut::<&mut Position>().unwrap().for_each(|p| p.x += 1.0);
+    assert_eq!(collected(&mut game, late), [e]);
+    check(&game);
+}
+
+#[test]
+fn collectors_read_at_different_times_each_see_every_write_once() {
+    let mut game = Context::new();
+    let es = game.create_entities_with((0..4).map(|i| pos(i as f32))).unwrap();
+    let a = game.add_collector(Matcher::all_of::<Position>().updated());
+    let b = game.add_collector(Matcher::all_of::<Position>().updated());
+    game.get_mut::<Position>(es[0]).unwrap().x = 1.0;
+    assert_eq!(collected(&mut game, a), [es[0]]);
+    game.clear_collector(a).unwrap();
+    game.get_mut::<Position>(es[2]).unwrap().x = 1.0;
+    game.get_mut::<Position>(es[0]).unwrap().x = 2.0;
+    assert_eq!(collected(&mut game, a), [es[0], es[2]]);
+    assert_eq!(collected(&mut game, b), [es[0], es[2]]);
+    game.clear_collector(a).unwrap();
+    game.clear_collector(b).unwrap();
+    game.get_mut::<Position>(es[1]).unwrap().x = 1.0;
+    assert_eq!(collected(&mut game, b), [es[1]]);
+    assert_eq!(collected(&mut game, a), [es[1]]);
+    check(&game);
+}
+
+#[test]
+fn a_cleared_or_reactivated_collector_does_not_replay_writes() {
+    let mut game = Context::new();
+    let e = game.create_entity_with(pos(0.0)).unwrap();
+    let id = game.add_collector(Matcher::all_of::<Position>().updated());
+    game.get_mut::<Position>(e).unwrap().x = 1.0;
+    game.clear_collector(id).unwrap();
+    assert!(game.collector(id).unwrap().is_empty(), "cleared with what was written");
+    game.deactivate_collector(id).unwrap();
+    game.get_mut::<Position>(e).unwrap().x = 2.0;
+    game.activate_collector(id).unwrap();
+    assert!(
+        game.collector(id).unwrap().is_empty(),
+        "writes while off are not replayed"
+    );
+    assert_eq!(game.retain_count(e), Ok(0));
+    check(&game);
+}
+
+#[test]
+fn reactive_systems_see_query_writes_once_per_run() {
+    struct Count(Vec<usize>);
+    impl ReactiveSystem for Count {
+        fn trigger(&mut self, game: &mut Context) -> CollectorId {
+            game.add_collector(Matcher::all_of::<(Position, Velocity)>().added())
+        }
+        fn execute(&mut self, _: &mut Context, entities: &[Entity]) {
+            self.0.push(entities.len());
+        }
+    }
+    let mut game = Context::new();
+    game.create_entities_with((0..100).map(|i| (pos(i as f32), vel(1.0))))
+        .unwrap();
+    game.create_entities_with((0..50).map(|i| pos(i as f32))).unwrap();
+    let mut system = Reactive::new(Count(Vec::new()));
+    system.initialize(&mut game);
+    for _ in 0..3 {
+        // Both components written: each mover still once.
+        game.query_mut::<(&mut Position, &mut Velocity)>()
+            .unwrap()
+            .for_each(|(p, v)| {
+                p.x += v.x;
+                v.y += 1.0;
+            });
+        system.execute(&mut game);
+    }
+    system.execute(&mut game);
+    assert_eq!(system.system().0, [100, 100, 100]);
+    check(&game);
+}
+
+#[test]
+fn untracked_writes_stay_unseen_even_when_moved_later() {
+    let mut game = Context::new();
+    let e = game.create_entity_with(pos(0.0)).unwrap();
+    let id = game.add_collector(Matcher::all_of::<Position>().updated());
+    game.get_mut_untracked::<Position>(e).unwrap().x = 1.0;
+    game.add(e, vel(0.0)).unwrap();
+    game.destroy_entity(e).unwrap();
+    assert!(game.collector(id).unwrap().is_empty());
+    assert!(!game.is_alive(e), "nothing retains it");
+    check(&game);
+}
+
+#[test]
+fn storage_stats_count_stamps_only_while_a_collector_watches() {
+    let mut game = Context::new();
+    game.create_entities_with((0..10_000).map(|i| (pos(i as f32), vel(0.0))))
+        .unwrap();
+    assert_eq!(game.storage_stats().stamp_bytes, 0);
+    let id = game.add_collector(Matcher::all_of::<Position>().updated());
+    let stamped = game.storage_stats().stamp_bytes;
+    assert!(stamped >= 4 * 10_000, "{stamped}");
+    assert!(
+        stamped <= 5 * 10_000 + 1024,
+        "4 bytes per row and a little per block: {stamped}"
+    );
+    game.remove_collector(id).unwrap();
+    assert_eq!(game.storage_stats().stamp_bytes, 0, "dropped with the last watcher");
+}
