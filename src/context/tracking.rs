@@ -219,7 +219,8 @@ impl Context {
     /// looked, takes the entity now; the row is then unchanged.
     #[inline(always)]
     pub(super) fn flush_stamps(&mut self, entity: Entity, at: Location) {
-        if self.archetypes.get(at.archetype).is_stamped() {
+        // Stamps exist only while a collector watches: never when idle.
+        if !self.routes.is_idle() && self.archetypes.get(at.archetype).row_stamped(at.row) {
             self.flush_stamped(entity, at);
         }
     }

@@ -212,20 +212,44 @@ impl Archetype {
         self.columns[self.column_index(id)?].stamps.as_ref()
     }
 
-    /// A new row `row` is unchanged in every stamped column (room made for
-    /// a new chunk's rows).
-    #[cold]
-    #[inline(never)]
+    /// A new row `row` is unchanged in every stamped column (room made
+    /// first if it starts a chunk).
+    #[inline]
     fn fresh_stamps(&mut self, row: u32) {
-        let rows = self.stamp_capacity();
+        if self.row_in_chunk(row) == 0 {
+            self.grow_stamps();
+        }
         for column in self.columns.iter_mut() {
-            if let Some(stamps) = &mut column.stamps {
-                if stamps.capacity() < rows {
-                    stamps.grow(rows);
-                }
+            if let Some(stamps) = &mut column.stamps
+                && stamps.get(row) != 0
+            {
                 stamps.set(row, 0);
             }
         }
+    }
+
+    /// Room in every stamped column for the rows of the chunks in use and
+    /// spare.
+    #[cold]
+    #[inline(never)]
+    fn grow_stamps(&mut self) {
+        let rows = self.stamp_capacity();
+        for column in self.columns.iter_mut() {
+            if let Some(stamps) = &mut column.stamps {
+                stamps.grow(rows);
+            }
+        }
+    }
+
+    /// Whether live `row` has a nonzero change stamp in any column (a
+    /// change not handed to its collectors yet, or already gathered).
+    #[inline]
+    pub(crate) fn row_stamped(&self, row: u32) -> bool {
+        self.stamped
+            && self
+                .columns
+                .iter()
+                .any(|c| c.stamps.as_ref().is_some_and(|s| s.peek(row) != 0))
     }
 
     /// This archetype's id.

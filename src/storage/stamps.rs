@@ -138,7 +138,7 @@ impl Stamps {
     }
 
     /// The row capacity.
-    #[inline]
+    #[cfg(test)]
     pub(super) fn capacity(&self) -> usize {
         self.rows.len()
     }
@@ -188,6 +188,14 @@ impl Stamps {
             self.blocks[block].mark(bits, tick);
             row += count;
         }
+    }
+
+    /// The stamp of `row` (within the capacity), through a shared borrow.
+    #[inline]
+    pub(super) fn peek(&self, row: u32) -> u32 {
+        self.rows
+            .get(row as usize)
+            .map_or(0, |stamp| stamp.load(Ordering::Relaxed))
     }
 
     /// The stamp of `row`.
