@@ -165,16 +165,15 @@
 //! leave a group, the collectors watching its stamped row take it, so
 //! nothing is lost and the collector retains it as always. A batch lists
 //! each entity once: first the entities pushed to it (joins, leaves,
-//! stamped entities handed over at a structural change, replacements of
-//! flag and sparse components), in the order that happened, then the
+//! stamped entities handed over at a structural change), in the order that
+//! happened, then the
 //! stamped rows, in storage order (archetype by archetype of the group,
-//! rows in order). Columns nobody watches carry no stamps and cost
+//! rows in order; then flag and sparse components, by slot). Columns
+//! nobody watches carry no stamps and cost
 //! nothing; stamps cost 4 bytes per row of a watched column
 //! ([`StorageStats::stamp_bytes`]).
-//!
-//! Flag and sparse components carry no stamps: `replace`, `modify*` and
-//! `get_mut` on them push the entity to the collectors at once; a write to
-//! one through a query or [`EntityMut::query`] is not seen (yet).
+//! Flag and sparse components carry their stamps per entity slot, and are
+//! seen the same way.
 
 pub mod aerc;
 mod bundle;

@@ -207,3 +207,59 @@ fn storage_stats_count_stamps_only_while_a_collector_watches() {
     game.remove_collector(id).unwrap();
     assert_eq!(game.storage_stats().stamp_bytes, 0, "dropped with the last watcher");
 }
+
+/// A value kept out of archetypes.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Heat(u32);
+reactecs::component!(sparse Heat);
+
+#[test]
+fn writes_to_sparse_components_are_seen_through_every_path() {
+    let mut game = Context::new();
+    let es = game.create_entities_with((0..8).map(|i| pos(i as f32))).unwrap();
+    for &e in &es[..6] {
+        game.add(e, Heat(0)).unwrap();
+    }
+    let hot = game.add_collector(Matcher::all_of::<Heat>().updated());
+    let sorted = |mut v: Vec<Entity>| {
+        v.sort();
+        v
+    };
+    game.get_mut::<Heat>(es[1]).unwrap().0 += 1;
+    game.entity_mut(es[2]).unwrap().query::<&mut Heat>().unwrap().0 += 1;
+    game.modify(es[3], |h: &mut Heat| h.0 += 1).unwrap();
+    game.get_mut_untracked::<Heat>(es[4]).unwrap().0 += 1;
+    assert_eq!(sorted(collected(&mut game, hot)), sorted(vec![es[1], es[2], es[3]]));
+    game.clear_collector(hot).unwrap();
+
+    game.query_mut::<&mut Heat>().unwrap().for_each(|h| h.0 += 1);
+    assert_eq!(collected(&mut game, hot).len(), 6, "every holder, once");
+    game.clear_collector(hot).unwrap();
+    game.query_mut::<(&Position, Option<&mut Heat>)>()
+        .unwrap()
+        .for_each_chunk(|_| {});
+    assert_eq!(collected(&mut game, hot).len(), 6, "handed out mutably: holders only");
+    game.clear_collector(hot).unwrap();
+    #[cfg(feature = "parallel")]
+    {
+        game.query_mut::<&mut Heat>()
+            .unwrap()
+            .batch_size(2)
+            .par_for_each(|h| h.0 += 1);
+        assert_eq!(collected(&mut game, hot).len(), 6);
+        game.clear_collector(hot).unwrap();
+    }
+
+    // Stamped, then removed or destroyed: handed over first, and retained.
+    game.get_mut::<Heat>(es[0]).unwrap().0 = 9;
+    game.get_mut::<Heat>(es[5]).unwrap().0 = 9;
+    game.remove::<Heat>(es[0]).unwrap();
+    game.destroy_entity(es[5]).unwrap();
+    assert_eq!(collected(&mut game, hot), [es[0], es[5]]);
+    assert_eq!(game.is_enabled(es[5]), Ok(false));
+    // A slot given a new value starts unchanged.
+    game.add(es[0], Heat(1)).unwrap();
+    game.clear_collector(hot).unwrap();
+    assert!(game.collector(hot).unwrap().is_empty());
+    check(&game);
+}

@@ -102,11 +102,12 @@ impl Context {
             return Err(self.not_alive_for(entity, T::component_id()));
         };
         if T::STORAGE.is_sparse() {
-            if tracked && !self.routes.is_idle() && self.sparse.contains(T::component_id(), entity.index()) {
-                self.push_sparse_write(entity, at, T::component_id());
-            }
-            return match self.sparse.get_mut(T::component_id(), entity.index()) {
-                Some(value) => Ok(value),
+            let tick = if tracked { self.archetypes.change_tick() } else { 0 };
+            return match self.sparse.get_mut(T::component_id(), entity.index(), tick) {
+                Some((value, stamp)) => {
+                    stamp.mark();
+                    Ok(value)
+                }
                 None => Err(Error::absent(self.name, entity, T::component_id())),
             };
         }

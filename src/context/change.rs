@@ -276,9 +276,6 @@ impl Context {
         if route.lean {
             pools.put(std::mem::replace(slot, value));
             stamp.mark();
-            if !route.stamped {
-                collectors.collect_each(&route.collectors, entity, retains);
-            }
             return Ok(());
         }
         let dispatch = Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
@@ -413,10 +410,11 @@ impl Context {
                     return Err(cannot_fetch::<T, Q>(archetype.set(), sparse, name, entity));
                 };
                 // Present (checked above): `None` only if the set does not hold `T`s.
-                let Some(value) = sparse.get_mut::<T>(id, entity.index()) else {
+                let tick = archetypes.change_tick();
+                let Some((value, stamp)) = sparse.get_mut::<T>(id, entity.index(), tick) else {
                     return Err(Error::absent(name, entity, id));
                 };
-                (value, items, Stamp::NONE)
+                (value, items, stamp)
             }
         };
         let result = match route {
@@ -424,9 +422,6 @@ impl Context {
             Some(route) if route.lean => {
                 let result = f(value, items);
                 stamp.mark();
-                if !route.stamped {
-                    collectors.collect_each(&route.collectors, entity, retains);
-                }
                 result
             }
             Some(route) => {
@@ -654,9 +649,7 @@ fn value_slot<'a, T: Component>(
 ) -> Option<(&'a mut T, Stamp<'a>)> {
     match column {
         Some(column) => archetypes.lend_mut(at.archetype).into_mut_deferred::<T>(column, at.row),
-        None => sparse
-            .get_mut::<T>(T::component_id(), entity.index())
-            .map(|value| (value, Stamp::NONE)),
+        None => sparse.get_mut::<T>(T::component_id(), entity.index(), archetypes.change_tick()),
     }
 }
 
@@ -703,8 +696,8 @@ fn fetch_with_sparse<'a, T: Component, Q: QueryParam>(
     let mismatched = || Error::absent(context, entity, T::component_id());
     let items = Q::fetch_row(&mut columns, at.row).ok_or_else(mismatched)?;
     let (value, stamp) = if T::STORAGE.is_sparse() {
-        let value = columns.write_sparse_row::<T>(at.row).flatten();
-        (value.ok_or_else(mismatched)?, Stamp::NONE)
+        let written = columns.write_sparse_row_deferred::<T>(at.row).flatten();
+        written.ok_or_else(mismatched)?
     } else {
         let written = columns.write_row_deferred::<T>(at.row).flatten();
         written.ok_or_else(mismatched)?
@@ -737,7 +730,6 @@ fn replace_routed<T: Component>(
     let old = std::mem::replace(slot, value);
     dispatch.refile(route, skip, entity);
     stamp.mark();
-    dispatch.collect_updated(route, skip, entity);
     if route.shows_values() {
         let new = ComponentRef::new(T::component_info(), &*slot);
         dispatch.replaced(route, skip, entity, new.sibling(&old), new);
@@ -794,7 +786,6 @@ fn changed<T: Component>(
         }
     }
     stamp.mark();
-    dispatch.collect_updated(route, skip, entity);
     if route.shows_values() {
         let new = ComponentRef::new(T::component_info(), &*value);
         dispatch.replaced(route, skip, entity, new.sibling(&old), new);

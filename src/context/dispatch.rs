@@ -230,24 +230,6 @@ impl<'a> Dispatch<'a> {
         }
     }
 
-    /// A replacement's collectors collect `entity` (but those of the groups
-    /// in `skip`), unless they take it from change stamps.
-    #[inline(always)]
-    pub(super) fn collect_updated(&mut self, route: &ReplaceRoute, skip: &[u32], entity: Entity) {
-        if route.stamped {
-            return;
-        }
-        if skip.is_empty() {
-            self.collectors.collect_each(&route.collectors, entity, self.retains);
-            return;
-        }
-        for (&key, group) in route.collectors.iter().zip(route.collector_groups.iter()) {
-            if !skip.contains(group) {
-                self.collectors.collect_each(&[key], entity, self.retains);
-            }
-        }
-    }
-
     /// A replacement's events: `Updated` to the route's groups with
     /// handlers (but those in `skip`), then `ComponentReplaced` to the
     /// subscribers.

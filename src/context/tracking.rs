@@ -2,14 +2,13 @@
 //! the rows stamped since they last looked, and handing a stamped entity to
 //! its collectors before it leaves its row.
 //!
-//! A replacement reaches a collector in one of two ways:
-//! - a component kept in archetype columns: every mutable access stamps the
-//!   row (storage does it: `get_mut`, entity views, queries, `modify*`,
-//!   `replace`), and the collector gathers the rows stamped after its last
-//!   look when it is read ([`Context::collector`], a reactive system's
-//!   drain);
-//! - a flag or sparse component: pushed at the change (`replace`,
-//!   `modify*`), as structural changes are.
+//! Every mutable access to a watched component stamps it (storage does it:
+//! `get_mut`, entity views, queries, `modify*`, `replace`): per row for a
+//! component kept in archetype columns, per entity slot for a flag or
+//! sparse one. A collector gathers what was stamped after its last look
+//! when it is read ([`Context::collector`], a reactive system's drain):
+//! group by group, archetype by archetype, rows in order, then the flag and
+//! sparse components' slots in order.
 //!
 //! A row that leaves its archetype (a structural change, or destruction)
 //! or may leave a group (a flag or sparse component added or removed) while
@@ -44,7 +43,7 @@ impl Context {
     /// trigger on a group whose AllOf or AnyOf names them), and drops the
     /// others'. Called whenever consumers change.
     pub(super) fn sync_watched(&mut self) {
-        let mut watched = ComponentSet::new();
+        let (mut watched, mut sparse) = (ComponentSet::new(), ComponentSet::new());
         for (_, data) in self.collectors.iter() {
             if !data.active {
                 continue;
@@ -55,13 +54,16 @@ impl Context {
                 }
                 let matcher = &self.routes.membership().group(group).matcher;
                 for id in matcher.watched() {
-                    if !self.archetypes.is_sparse(id) {
+                    if self.archetypes.is_sparse(id) {
+                        sparse.insert(id);
+                    } else {
                         watched.insert(id);
                     }
                 }
             }
         }
         self.archetypes.set_watched(&watched);
+        self.sparse.set_watched(&sparse);
     }
 
     /// Ends the current change tick and gives it: a consumer that looked
@@ -138,6 +140,7 @@ impl Context {
             routes,
             collectors,
             retains,
+            entities,
             ..
         } = self;
         let Some(data) = collectors.get(key) else {
@@ -176,14 +179,74 @@ impl Context {
                     }
                 }
             }
+            // Flag and sparse components: stamped by entity slot; each slot's
+            // entity is a member or not by its archetype and its values.
+            for id in member.matcher.watched() {
+                if !sparse.watched().contains(id) {
+                    continue;
+                }
+                let (Some(values), Some(data)) = (sparse.set(id), collectors.get_mut(key)) else {
+                    continue;
+                };
+                values.changed_since(since, |slot| {
+                    let Some(entity) = entities.live_at(slot) else {
+                        return;
+                    };
+                    let Some(at) = entities.location(entity) else {
+                        return;
+                    };
+                    let set = archetypes.get(at.archetype).set();
+                    if member.admits(set, Holding::Slot(sparse, slot), None) {
+                        data.collect(entity, retains);
+                    }
+                });
+            }
         }
     }
 
-    /// A mutable borrow of `entity`'s (at `at`) flag or sparse component
-    /// `id`, which it has, was handed out: such components carry no change
-    /// stamps, so the collectors watching it take the entity now.
+    /// Before `entity` (a live row at `at`) leaves its row or may leave or
+    /// join a group: each active collector watching a stamped column of the
+    /// row in a group the entity is in, stamped after that collector last
+    /// looked, takes the entity now; the row is then unchanged.
+    #[inline(always)]
+    pub(super) fn flush_stamps(&mut self, entity: Entity, at: Location) {
+        // Stamps exist only while a collector watches: never when idle.
+        if !self.routes.is_idle()
+            && (self.archetypes.get(at.archetype).row_stamped(at.row) || self.sparse.slot_stamped(entity.index()))
+        {
+            self.flush_stamped(entity, at);
+        }
+    }
+
     #[inline(never)]
-    pub(super) fn push_sparse_write(&mut self, entity: Entity, at: Location, id: ComponentId) {
+    fn flush_stamped(&mut self, entity: Entity, at: Location) {
+        self.routes.sync(&self.archetypes);
+        let columns: SmallVec<[usize; 4]> = self.archetypes.get(at.archetype).stamped_columns().collect();
+        for col in columns {
+            let stamp = self.archetypes.row_stamp(at, col);
+            if stamp != 0 {
+                let id = self.archetypes.get(at.archetype).component_id(col);
+                self.hand_over(entity, at, (id, Some(col)), stamp);
+                self.archetypes.clear_row_stamp(at, col);
+            }
+        }
+        let slot = entity.index();
+        let watched: SmallVec<[ComponentId; 4]> = self.sparse.watched().iter().collect();
+        for id in watched {
+            let stamp = self.sparse.set(id).map_or(0, |set| set.stamp(slot));
+            if stamp != 0 {
+                self.hand_over(entity, at, (id, None), stamp);
+                if let Some(set) = self.sparse.set_of_mut(id) {
+                    set.clear_stamp(slot);
+                }
+            }
+        }
+    }
+
+    /// `entity` (at `at`), whose component `id` (in column `column`, or
+    /// kept out of archetypes) was stamped `stamp`, goes to each collector
+    /// that watches it in a group the entity is in and last looked before.
+    fn hand_over(&mut self, entity: Entity, at: Location, (id, column): (ComponentId, Option<usize>), stamp: u32) {
         let Context {
             archetypes,
             sparse,
@@ -199,7 +262,7 @@ impl Context {
         let ask = ConsumerView::asker(collectors, indices, groups, subscribers);
         let (route, membership) = routes.of_replace(
             at.archetype,
-            None,
+            column,
             id,
             archetype.column_count(),
             || archetype.set(),
@@ -207,64 +270,9 @@ impl Context {
         );
         let skip = skipped(route, membership, archetype.set(), sparse, entity);
         for (&key, group) in route.collectors.iter().zip(route.collector_groups.iter()) {
-            if !skip.contains(group) {
+            if !skip.contains(group) && collectors.get(key).is_some_and(|data| data.seen < stamp) {
                 collectors.collect(key, entity, retains);
             }
-        }
-    }
-
-    /// Before `entity` (a live row at `at`) leaves its row or may leave or
-    /// join a group: each active collector watching a stamped column of the
-    /// row in a group the entity is in, stamped after that collector last
-    /// looked, takes the entity now; the row is then unchanged.
-    #[inline(always)]
-    pub(super) fn flush_stamps(&mut self, entity: Entity, at: Location) {
-        // Stamps exist only while a collector watches: never when idle.
-        if !self.routes.is_idle() && self.archetypes.get(at.archetype).row_stamped(at.row) {
-            self.flush_stamped(entity, at);
-        }
-    }
-
-    #[inline(never)]
-    fn flush_stamped(&mut self, entity: Entity, at: Location) {
-        self.routes.sync(&self.archetypes);
-        let columns: SmallVec<[usize; 4]> = self.archetypes.get(at.archetype).stamped_columns().collect();
-        for col in columns {
-            let stamp = self.archetypes.row_stamp(at, col);
-            if stamp == 0 {
-                continue;
-            }
-            let Context {
-                archetypes,
-                sparse,
-                routes,
-                groups,
-                collectors,
-                indices,
-                subscribers,
-                retains,
-                ..
-            } = self;
-            let archetype = archetypes.get(at.archetype);
-            let id = archetype.component_id(col);
-            let ask = ConsumerView::asker(collectors, indices, groups, subscribers);
-            let (route, membership) = routes.of_replace(
-                at.archetype,
-                Some(col),
-                id,
-                archetype.column_count(),
-                || archetype.set(),
-                ask,
-            );
-            let skip = skipped(route, membership, archetype.set(), sparse, entity);
-            for (&key, group) in route.collectors.iter().zip(route.collector_groups.iter()) {
-                if !skip.contains(group) && collectors.get(key).is_some_and(|data| data.seen < stamp) {
-                    collectors.collect(key, entity, retains);
-                }
-            }
-            // Handed to every collector it was for: a collector the entity
-            // joins later must not take it as an update.
-            archetypes.clear_row_stamp(at, col);
         }
     }
 }

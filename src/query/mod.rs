@@ -41,8 +41,8 @@
 //! then written, and even if the loop stops early. No event fires (group handlers and subscribers
 //! hear of [`Context::modify_each`](crate::Context::modify_each) and
 //! [`Context::replace`](crate::Context::replace), which also re-key entity
-//! indices). Writes to flag and sparse components through a query are not
-//! seen. See the crate docs, "What sees a write".
+//! indices). Flag and sparse components are stamped per entity (the rows
+//! that have a value). See the crate docs, "What sees a write".
 //!
 //! A query borrows the context for as long as it lives, so structural changes
 //! (create, destroy, add, remove) cannot happen while iterating: the borrow

@@ -269,12 +269,12 @@ impl Route {
 /// and build `Updated` events for those with handlers; then
 /// `ComponentReplaced` for the context's subscribers.
 ///
-/// A component kept in archetype columns is [`stamped`](ReplaceRoute::stamped):
-/// its collectors gather the change from the column's change stamps when
-/// they are read (the write stamps the row), so the route keeps only what
-/// needs the moment of the change (indices, which may refuse a key;
-/// handlers and subscribers, which see the old and the new value). Its
-/// collectors stay listed for the hand-over before a stamped row leaves.
+/// Its collectors take the change from change stamps when they are read
+/// (the write stamps the row, or the slot of a flag or sparse component),
+/// so carrying the route out does only what needs the moment of the
+/// change (indices, which may refuse a key; handlers and subscribers, which
+/// see the old and the new value). Its collectors stay listed for handing a
+/// stamped entity over before a structural change.
 ///
 /// A group with a per-entity check whose membership the archetype (and the
 /// component, if it is sparse) does not decide is *gated*: its collectors,
@@ -297,12 +297,8 @@ pub(crate) struct ReplaceRoute {
     pub(crate) gated: Box<[u32]>,
     /// Whether the context has subscribers.
     pub(crate) subscribers: bool,
-    /// The collectors take the change from change stamps, not from the
-    /// route (a component kept in archetype columns).
-    pub(crate) stamped: bool,
-    /// Nothing to do at the moment of the change but collectors to feed
-    /// (none gated), or nothing at all if they take it from stamps: no
-    /// index to re-key, no value to show.
+    /// Nothing to do at the moment of the change: no index to re-key, no
+    /// value to show (collectors take it from change stamps).
     pub(crate) lean: bool,
 }
 
@@ -312,7 +308,6 @@ impl ReplaceRoute {
     pub(crate) fn idle() -> Self {
         ReplaceRoute {
             lean: true,
-            stamped: true,
             ..ReplaceRoute::default()
         }
     }
@@ -364,9 +359,7 @@ impl ReplaceRoute {
             }
         }
         route.subscribers = consumers.subscribers();
-        route.stamped = !sparse;
-        route.lean =
-            indices.is_empty() && groups.is_empty() && !route.subscribers && (route.stamped || gated.is_empty());
+        route.lean = indices.is_empty() && groups.is_empty() && !route.subscribers;
         route.collectors = collectors.into();
         route.collector_groups = collector_groups.into();
         route.indices = indices.into();

@@ -176,8 +176,12 @@ impl ColumnPlan {
         // Stamps are looked for in each archetype only if the plan writes a
         // watched component (the archetype's own flag is a cache line the
         // walk does not otherwise touch).
-        let watched = archetypes.watched();
-        let stamps = !watched.is_empty() && self.takes.iter().any(|t| t.write && watched.contains(t.id));
+        let (watched, kept_out) = (archetypes.watched(), sparse.watched());
+        let stamps = (!watched.is_empty() || !kept_out.is_empty())
+            && self
+                .takes
+                .iter()
+                .any(|t| t.write && (watched.contains(t.id) || kept_out.contains(t.id)));
         PlacedMut {
             tick: if stamps { archetypes.change_tick() } else { 0 },
             // Held shared, but `archetypes` stays borrowed mutably for `'a`:
@@ -485,7 +489,7 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
         // for by these rows' (distinct) entities alone.
         Some(SparseChunksMut {
             entities: self.entities(),
-            values: self.sparse.write::<T>(id)?,
+            values: self.sparse.write::<T>(id, self.tick)?,
         })
     }
 
@@ -506,12 +510,24 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
     /// the entity has no value.
     #[inline]
     pub(crate) fn write_sparse_row<T: 'static>(&mut self, row: u32) -> Option<Option<&'a mut T>> {
+        let written = self.write_sparse_row_deferred::<T>(row)?;
+        Some(written.map(|(value, stamp)| {
+            stamp.mark();
+            value
+        }))
+    }
+
+    /// As [`write_sparse_row`](Self::write_sparse_row), the slot not stamped
+    /// yet: the caller marks the [`Stamp`] once the write stands.
+    #[inline]
+    pub(crate) fn write_sparse_row_deferred<T: 'static>(&mut self, row: u32) -> Option<Option<(&'a mut T, Stamp<'a>)>> {
         let entity = self.archetype.entity_at(row)?;
         let id = self.take_kept_out::<T>(true)?;
         // A view for this one row, asked for one slot.
-        let values = self.sparse.write::<T>(id)?;
+        let values = self.sparse.write::<T>(id, self.tick)?;
+        let stamp = values.stamp(entity.index());
         // SAFETY: a fresh view, asked for one slot.
-        Some(unsafe { values.take(entity.index()) })
+        Some(unsafe { values.take(entity.index()) }.map(|value| (value, stamp)))
     }
 
     /// The plan's next column, for reading: `None` if refused (see
@@ -770,6 +786,9 @@ impl<'a, T> Iterator for SparseChunksMut<'a, T> {
     #[inline]
     fn next(&mut self) -> Option<SparseChunkMut<'a, T>> {
         let entities = self.entities.next()?;
+        // Handed out here, one chunk at a time: the rows with a value are
+        // changes.
+        self.values.mark_present(entities);
         // SAFETY: the view was taken for this archetype's rows, each a
         // distinct entity (the only live one of its slot), and each chunk's
         // rows are handed out once.

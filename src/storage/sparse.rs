@@ -14,8 +14,13 @@ use std::any::TypeId;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::NonNull;
 
+use super::bitset::ComponentSet;
+use super::stamps::{Stamp, Stamps};
 use super::type_info::{ErasedRef, Recycler};
 use crate::component::{ComponentId, ComponentInfo, ComponentRef};
+
+/// Slots per block of a sparse set's change stamps.
+const STAMP_SHIFT: u32 = 6;
 
 /// Marks "no entry" in a sparse set's index.
 const ABSENT: u32 = u32::MAX;
@@ -99,6 +104,9 @@ pub(crate) struct SparseSet {
     values_at: NonNull<u8>,
     /// Bumped whenever an entry is added or removed.
     version: u64,
+    /// Change stamps by entity slot, while some collector watches the
+    /// component (see `stamps.rs`): 0 for a slot without a value.
+    stamps: Option<Stamps>,
 }
 
 // SAFETY: `values_at` points into `values`, which the set owns and which is
@@ -123,6 +131,68 @@ impl SparseSet {
             values: Box::new(Vec::<T>::new()),
             values_at: NonNull::<T>::dangling().cast(),
             version: 0,
+            stamps: None,
+        }
+    }
+
+    /// Gives the set change stamps (every slot unchanged), or drops them.
+    fn set_watched(&mut self, watched: bool) {
+        match (watched, self.stamps.is_some()) {
+            (true, false) => self.stamps = Some(Stamps::new(self.stamp_capacity(), STAMP_SHIFT)),
+            (false, true) => self.stamps = None,
+            _ => {}
+        }
+    }
+
+    /// Slots the change stamps need room for: every indexed one, in whole
+    /// blocks.
+    fn stamp_capacity(&self) -> usize {
+        self.index.len().max(1).next_multiple_of(1 << STAMP_SHIFT)
+    }
+
+    /// The change stamps, if the set has them.
+    #[inline(always)]
+    pub(super) fn stamps(&self) -> Option<&Stamps> {
+        self.stamps.as_ref()
+    }
+
+    /// `slot` (which just got or lost its value) is unchanged.
+    #[inline(always)]
+    fn fresh_stamp(&mut self, slot: u32) {
+        let capacity = self.stamp_capacity();
+        if let Some(stamps) = &mut self.stamps {
+            stamps.grow(capacity);
+            if stamps.get(slot) != 0 {
+                stamps.set(slot, 0);
+            }
+        }
+    }
+
+    /// The change stamp of `slot` (0: none, or no stamps).
+    #[inline]
+    pub(crate) fn stamp(&self, slot: u32) -> u32 {
+        self.stamps.as_ref().map_or(0, |stamps| stamps.peek(slot))
+    }
+
+    /// Marks `slot` unchanged (its change was handed to its collectors).
+    pub(crate) fn clear_stamp(&mut self, slot: u32) {
+        if let Some(stamps) = &mut self.stamps
+            && stamps.get(slot) != 0
+        {
+            stamps.set(slot, 0);
+        }
+    }
+
+    /// Calls `f` with each slot stamped after `since`, in slot order.
+    pub(crate) fn changed_since(&self, since: u32, mut f: impl FnMut(u32)) {
+        let len = self.index.len();
+        if let Some(stamps) = &self.stamps {
+            stamps.changed_blocks_shared(len, since, |start, mut changed| {
+                while changed != 0 {
+                    f((start + changed.trailing_zeros() as usize) as u32);
+                    changed &= changed - 1;
+                }
+            });
         }
     }
 
@@ -220,11 +290,18 @@ impl SparseSet {
         self.typed::<T>()?.get(at)
     }
 
-    /// `slot`'s `T`, mutably.
+    /// `slot`'s `T`, mutably, with its change stamp (to mark once the write
+    /// stands) with `tick`.
     #[inline(always)]
-    pub(crate) fn get_mut<T: 'static>(&mut self, slot: u32) -> Option<&mut T> {
+    pub(crate) fn get_mut<T: 'static>(&mut self, slot: u32, tick: u32) -> Option<(&mut T, Stamp<'_>)> {
         let at = self.entry(slot)?;
-        let values = self.parts_mut::<T>()?.0;
+        if self.type_id != TypeId::of::<T>() {
+            return None;
+        }
+        let values: *mut dyn Values = &mut *self.values;
+        // SAFETY: as in `parts_mut` (the box holds a `Vec<T>`); the borrow is
+        // unique through `&mut self`, and `stamps` is another field.
+        let values = unsafe { &mut *values.cast::<Vec<T>>() };
         if at >= values.len() {
             return None;
         }
@@ -232,7 +309,8 @@ impl SparseSet {
         // `&mut self`. Reached through `Vec::as_mut_ptr` rather than a
         // `&mut [T]`, so the pointer `values_at` keeps (from the same call)
         // stays valid for the queries that write through it later.
-        Some(unsafe { &mut *values.as_mut_ptr().add(at) })
+        let value = unsafe { &mut *values.as_mut_ptr().add(at) };
+        Some((value, Stamp::new(self.stamps.as_ref(), slot, tick)))
     }
 
     /// Gives `slot` the value `value`; gives it back if `slot` has one
@@ -260,6 +338,9 @@ impl SparseSet {
         }
         self.values_at = start(values);
         self.version += 1;
+        if self.stamps.is_some() {
+            self.fresh_stamp(slot);
+        }
         Ok(())
     }
 
@@ -275,6 +356,9 @@ impl SparseSet {
         }
         index[slot as usize] = ABSENT;
         self.version += 1;
+        if self.stamps.is_some() {
+            self.clear_stamp(slot);
+        }
         Some(value)
     }
 
@@ -289,6 +373,9 @@ impl SparseSet {
         }
         self.index[slot as usize] = ABSENT;
         self.version += 1;
+        if self.stamps.is_some() {
+            self.clear_stamp(slot);
+        }
         Some(at)
     }
 
@@ -373,6 +460,8 @@ pub(crate) struct SparseSets {
     sets: Vec<Option<SparseSet>>,
     /// The ids that have a set, ascending.
     ids: Vec<ComponentId>,
+    /// The components whose sets carry change stamps.
+    watched: ComponentSet,
 }
 
 impl SparseSets {
@@ -399,10 +488,56 @@ impl SparseSets {
         self.set(id)?.get(slot)
     }
 
-    /// `slot`'s `T` of component `id`, mutably.
+    /// `slot`'s `T` of component `id`, mutably, with its change stamp (to
+    /// mark once the write stands) with `tick` (0: never).
     #[inline(always)]
-    pub(crate) fn get_mut<T: 'static>(&mut self, id: ComponentId, slot: u32) -> Option<&mut T> {
-        self.set_mut(id)?.get_mut(slot)
+    pub(crate) fn get_mut<T: 'static>(&mut self, id: ComponentId, slot: u32, tick: u32) -> Option<(&mut T, Stamp<'_>)> {
+        self.set_mut(id)?.get_mut(slot, tick)
+    }
+
+    /// The sets of the components in `watched` get change stamps (now, or
+    /// when made), the others' are dropped.
+    pub(crate) fn set_watched(&mut self, watched: &ComponentSet) {
+        if *watched == self.watched {
+            return;
+        }
+        for &id in &self.ids {
+            if let Some(set) = self.sets[id.index()].as_mut() {
+                set.set_watched(watched.contains(id));
+            }
+        }
+        self.watched = watched.clone();
+    }
+
+    /// The components whose sets carry change stamps.
+    #[inline(always)]
+    pub(crate) fn watched(&self) -> &ComponentSet {
+        &self.watched
+    }
+
+    /// The set of component `id`, mutably.
+    #[inline]
+    pub(crate) fn set_of_mut(&mut self, id: ComponentId) -> Option<&mut SparseSet> {
+        self.set_mut(id)
+    }
+
+    /// Bytes of change stamps held.
+    pub(crate) fn stamp_bytes(&self) -> usize {
+        self.ids
+            .iter()
+            .filter_map(|&id| self.set(id)?.stamps())
+            .map(Stamps::bytes)
+            .sum()
+    }
+
+    /// Whether `slot` has a nonzero change stamp in any watched set.
+    #[inline]
+    pub(crate) fn slot_stamped(&self, slot: u32) -> bool {
+        !self.watched.is_empty()
+            && self
+                .watched
+                .iter()
+                .any(|id| self.set(id).is_some_and(|set| set.stamp(slot) != 0))
     }
 
     /// Gives `slot` the value `value` of component `info`; gives it back if
@@ -448,7 +583,9 @@ impl SparseSets {
         }
         let at = self.ids.partition_point(|&have| have < id);
         self.ids.insert(at, id);
-        self.sets[id.index()].insert(SparseSet::new::<T>(info))
+        let mut set = SparseSet::new::<T>(info);
+        set.set_watched(self.watched.contains(id));
+        self.sets[id.index()].insert(set)
     }
 
     /// Takes `slot`'s `T` of component `id` out.

@@ -25,6 +25,7 @@ use std::ptr::NonNull;
 
 use super::columns::PlannedColumns;
 use super::sparse::SparseSets;
+use super::stamps::{Stamp, Stamps};
 use crate::component::ComponentId;
 use crate::entity::Entity;
 
@@ -109,6 +110,12 @@ impl<'a> SparseLend<'a> {
         unsafe { self.sets.as_ref() }
     }
 
+    /// The components whose sets carry change stamps.
+    #[inline]
+    pub(crate) fn watched(self) -> &'a super::ComponentSet {
+        self.sets().watched()
+    }
+
     /// Whether the entity in `slot` has a value of component `id` (for the
     /// per-entity checks of a query; reads the set's index only).
     #[inline]
@@ -134,8 +141,12 @@ impl<'a> SparseLend<'a> {
     /// Every write view of one component that a query holds must hand out
     /// each entry at most once: the caller takes it once per archetype for a
     /// component the plan names once, and rows are distinct entities.
+    ///
+    /// Writes stamp the set's change stamps (if it has them) with `tick`
+    /// (0: never), when the caller marks them (see [`SparseWrite::mark_present`]
+    /// and [`SparseWrite::stamp`]).
     #[inline]
-    pub(super) fn write<T: 'static>(self, id: ComponentId) -> Option<SparseWrite<'a, T>> {
+    pub(super) fn write<T: 'static>(self, id: ComponentId, tick: u32) -> Option<SparseWrite<'a, T>> {
         if !self.writable {
             return None;
         }
@@ -150,6 +161,8 @@ impl<'a> SparseLend<'a> {
             index,
             values,
             len,
+            stamps: set.stamps().filter(|_| tick != 0),
+            tick,
             _values: PhantomData,
         })
     }
@@ -194,6 +207,10 @@ pub struct SparseWrite<'a, T> {
     /// The set's `len` values, from `Vec::as_mut_ptr`.
     values: NonNull<T>,
     len: usize,
+    /// The set's change stamps (only ever marked from the thread that hands
+    /// rows out: see [`mark_present`](Self::mark_present)), and the tick.
+    stamps: Option<&'a Stamps>,
+    tick: u32,
     _values: PhantomData<&'a mut [T]>,
 }
 
@@ -212,8 +229,35 @@ impl<'a, T> SparseWrite<'a, T> {
             index: &[],
             values: NonNull::dangling(),
             len: 0,
+            stamps: None,
+            tick: 0,
             _values: PhantomData,
         }
+    }
+
+    /// Stamps as changed the slots of `entities` that have a value: the rows
+    /// of a chunk about to be handed out (called where chunks are handed
+    /// out, one at a time, never from the threads that write them).
+    #[inline]
+    pub(super) fn mark_present(&self, entities: &[Entity]) {
+        if let Some(stamps) = self.stamps {
+            for entity in entities {
+                let slot = entity.index();
+                if self
+                    .index
+                    .get(slot as usize)
+                    .is_some_and(|&at| (at as usize) < self.len)
+                {
+                    stamps.mark(slot, self.tick);
+                }
+            }
+        }
+    }
+
+    /// The change stamp of `slot`, to mark once its write stands.
+    #[inline]
+    pub(super) fn stamp(&self, slot: u32) -> Stamp<'a> {
+        Stamp::new(self.stamps, slot, self.tick)
     }
 
     /// A copy for a disjoint set of rows (a chunk split in two, or the next
@@ -227,6 +271,8 @@ impl<'a, T> SparseWrite<'a, T> {
             index: self.index,
             values: self.values,
             len: self.len,
+            stamps: self.stamps,
+            tick: self.tick,
             _values: PhantomData,
         }
     }

@@ -265,6 +265,37 @@ impl Stamps {
         }
     }
 
+    /// As [`changed_blocks`](Stamps::changed_blocks), through a shared
+    /// borrow (atomic loads, no SIMD): for sparse sets, scanned while other
+    /// parts of the context are read.
+    #[inline]
+    pub(super) fn changed_blocks_shared(&self, len: usize, since: u32, mut f: impl FnMut(usize, u64)) {
+        let size = 1usize << self.shift;
+        let blocks = len.div_ceil(size).min(self.blocks.len());
+        for (block, summary) in self.blocks[..blocks].iter().enumerate() {
+            if summary.tick.load(Ordering::Relaxed) <= since {
+                continue;
+            }
+            let start = block * size;
+            let end = (start + size).min(len);
+            let live = if end - start == 64 {
+                u64::MAX
+            } else {
+                (1u64 << (end - start)) - 1
+            };
+            let changed = if summary.prev.load(Ordering::Relaxed) <= since {
+                summary.mask.load(Ordering::Relaxed) & live
+            } else {
+                self.rows[start..end].iter().enumerate().fold(0, |mask, (i, stamp)| {
+                    mask | (u64::from(stamp.load(Ordering::Relaxed) > since) << i)
+                })
+            };
+            if changed != 0 {
+                f(start, changed);
+            }
+        }
+    }
+
     /// Subtracts `base` from every stamp (0 for those at or below it).
     pub(super) fn rebase(&mut self, base: u32) {
         for stamp in self.rows.iter_mut() {

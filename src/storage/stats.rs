@@ -26,9 +26,10 @@ pub struct StorageStats {
     /// Bytes allocated for the sparse sets of flag and sparse components
     /// (their slot indices and values).
     pub sparse_bytes: usize,
-    /// Bytes of change stamps: 4 per row (in use and spare) of each column
-    /// that a collector watches for changes, and a little more per block of
-    /// 64 rows; nothing while no one watches.
+    /// Bytes of change stamps: 4 per row (in use and spare) of each column,
+    /// and per entity slot of each flag or sparse set, that a collector
+    /// watches for changes, and 16 more per block of 64; nothing while no
+    /// one watches.
     pub stamp_bytes: usize,
 }
 
@@ -39,6 +40,7 @@ impl StorageStats {
                 archetypes: archetypes.len(),
                 sparse_values: sparse.len(),
                 sparse_bytes: sparse.bytes(),
+                stamp_bytes: sparse.stamp_bytes(),
                 ..StorageStats::default()
             },
             |mut stats, archetype| {

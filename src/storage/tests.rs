@@ -833,7 +833,12 @@ fn sparse_values_come_and_go_by_slot_and_are_dropped_once() {
         sparse.get::<Tracked>(id(SPARSE_TRACKED), 0).map(|t| t.0.as_str()),
         Some("0")
     );
-    sparse.get_mut::<Tracked>(id(SPARSE_TRACKED), 0).unwrap().0.push('!');
+    sparse
+        .get_mut::<Tracked>(id(SPARSE_TRACKED), 0, 0)
+        .unwrap()
+        .0
+        .0
+        .push('!');
     // The test info has no `Debug` function: the value prints by name.
     assert_eq!(
         sparse.component_refs(0).map(|c| format!("{c:?}")).collect::<Vec<_>>(),

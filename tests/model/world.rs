@@ -58,12 +58,6 @@ impl Kind {
         Kind::Mark,
     ];
 
-    /// Whether the kind is kept out of archetypes (a flag or sparse
-    /// component: its replacements are pushed to collectors, not stamped).
-    fn is_sparse(self) -> bool {
-        matches!(self, Kind::Lit | Kind::Mark)
-    }
-
     /// Whether the kind is a zero-sized tag (its value in the model is 0).
     fn is_tag(self) -> bool {
         matches!(self, Kind::Flag | Kind::Lit)
@@ -1035,7 +1029,7 @@ impl World {
                 }
             }
         }
-        let stamped = replaced.is_some_and(|kind| !kind.is_sparse());
+        let stamped = replaced.is_some();
         for collector in self.collectors.iter_mut().filter(|c| c.active) {
             for t in &collector.triggers {
                 let was = before.is_some_and(t.rule);
@@ -1509,9 +1503,9 @@ impl World {
                         let kinds = [Kind::Small, Kind::Wide, Kind::Flag, Kind::Lit, Kind::Mark];
                         assert_eq!(viewed, kinds.map(present), "{e}");
                         self.assert_quiet();
-                        // The view wrote `Small` and `Wide` back through
-                        // `&mut`: replacements that collectors see.
-                        for kind in [Kind::Small, Kind::Wide] {
+                        // The view wrote `Small`, `Wide` and `Mark` back
+                        // through `&mut`: replacements that collectors see.
+                        for kind in [Kind::Small, Kind::Wide, Kind::Mark] {
                             if values.contains_key(&kind) {
                                 self.observe(e, Some(&values), Some(&values), Some(kind));
                             }
@@ -1589,9 +1583,7 @@ impl World {
     /// The entity's `Small`, `Wide`, `Flag`, `Lit` and `Mark` (as the
     /// model's values) read through its view, whose `Small`, `Wide` and
     /// `Mark` are then written back unchanged through `get_mut` and queries
-    /// (`Small` and `Wide` seen by collectors as replacements; `Mark`,
-    /// written through a query, not: such writes to flag and sparse
-    /// components are not tracked).
+    /// (replacements that collectors see).
     fn view(&mut self, e: Entity) -> Result<[Option<u8>; 5], Error> {
         let mut view = self.game.entity_mut(e)?;
         assert_eq!(view.entity(), e);
@@ -1761,7 +1753,7 @@ impl World {
             .collect();
         let seen: BTreeSet<Entity> = self.game.query::<(Entity, &Lit)>().iter().map(|(e, _)| e).collect();
         assert_eq!(seen, lit, "a query over the flag `&Lit`");
-        // Written back unchanged (silently), chunk by chunk and entity by entity.
+        // Written back unchanged, chunk by chunk and entity by entity.
         let mut written = 0;
         let mut query = self.game.query_mut::<(&mut Mark, Option<&Small>)>().unwrap();
         query.for_each_chunk(|(mut marks, _)| {
@@ -1776,6 +1768,11 @@ impl World {
             assert_eq!(mark.map(|m| m.0), self.model[&e].get(&Kind::Mark).copied());
         });
         assert_eq!(written, expected.len());
+        // Those writes are replacements of `Mark` that collectors see.
+        for e in expected.into_keys() {
+            let values = self.model[&e].clone();
+            self.observe(e, Some(&values), Some(&values), Some(Kind::Mark));
+        }
     }
 
     fn compare_entity(&self, e: Entity) {
@@ -1888,6 +1885,7 @@ impl World {
     }
 
     fn compare_collectors(&mut self) {
+        self.gather_all();
         assert_eq!(self.game.collectors().count(), self.collectors.len());
         for &id in &self.removed_collectors {
             let found = self.game.collector(id).err();
