@@ -156,15 +156,13 @@ impl SparseSet {
         self.stamps.as_ref()
     }
 
-    /// `slot` (which just got or lost its value) is unchanged.
-    #[inline(always)]
-    fn fresh_stamp(&mut self, slot: u32) {
+    /// Room in the change stamps for every indexed slot (new ones 0).
+    #[cold]
+    #[inline(never)]
+    fn grow_stamps(&mut self) {
         let capacity = self.stamp_capacity();
         if let Some(stamps) = &mut self.stamps {
             stamps.grow(capacity);
-            if stamps.get(slot) != 0 {
-                stamps.set(slot, 0);
-            }
         }
     }
 
@@ -332,14 +330,22 @@ impl SparseSet {
         // out of memory aborts).
         values.push(value);
         slots.push(slot);
-        match entry {
-            Some(entry) => *entry = at,
-            None => grow(index, slot, at),
-        }
+        let grew = match entry {
+            Some(entry) => {
+                *entry = at;
+                false
+            }
+            None => {
+                grow(index, slot, at);
+                true
+            }
+        };
         self.values_at = start(values);
         self.version += 1;
-        if self.stamps.is_some() {
-            self.fresh_stamp(slot);
+        // A slot's stamp is 0 while it has no value (cleared as the value
+        // goes), so only a grown index needs stamps made room for.
+        if grew {
+            self.grow_stamps();
         }
         Ok(())
     }
@@ -460,8 +466,9 @@ pub(crate) struct SparseSets {
     sets: Vec<Option<SparseSet>>,
     /// The ids that have a set, ascending.
     ids: Vec<ComponentId>,
-    /// The components whose sets carry change stamps.
+    /// The components whose sets carry change stamps, as a set and listed.
     watched: ComponentSet,
+    watched_ids: Vec<ComponentId>,
 }
 
 impl SparseSets {
@@ -507,6 +514,7 @@ impl SparseSets {
             }
         }
         self.watched = watched.clone();
+        self.watched_ids = watched.iter().collect();
     }
 
     /// The components whose sets carry change stamps.
@@ -533,11 +541,9 @@ impl SparseSets {
     /// Whether `slot` has a nonzero change stamp in any watched set.
     #[inline]
     pub(crate) fn slot_stamped(&self, slot: u32) -> bool {
-        !self.watched.is_empty()
-            && self
-                .watched
-                .iter()
-                .any(|id| self.set(id).is_some_and(|set| set.stamp(slot) != 0))
+        self.watched_ids
+            .iter()
+            .any(|&id| self.set(id).is_some_and(|set| set.stamp(slot) != 0))
     }
 
     /// Gives `slot` the value `value` of component `info`; gives it back if
