@@ -878,3 +878,34 @@ fn a_collector_keeps_the_removed_value_of_a_sparse_component() {
     assert_eq!(collector.removed::<Target>().get(a), Some(&Target(7)));
     assert_eq!(collector.removed::<Target>().get(b), Some(&Target(8)));
 }
+
+#[test]
+fn set_flag_is_idempotent_and_refuses_what_add_and_remove_refuse() {
+    let mut game = Context::new();
+    let e = game.create_entity_with(Position { x: 0.0, y: 0.0 }).unwrap();
+    let burning = game.add_collector(Matcher::all_of::<Burning>().added_or_removed());
+    let spy = Spy::attach(&mut game);
+    game.set_flag::<Burning>(e, false).unwrap(); // already clear
+    assert_eq!(spy.take(), Vec::<String>::new(), "nothing to do: no event");
+    game.set_flag::<Burning>(e, true).unwrap();
+    assert_eq!(spy.take().len(), 1, "one ComponentAdded");
+    game.set_flag::<Burning>(e, true).unwrap(); // already set
+    assert_eq!(spy.take(), Vec::<String>::new());
+    assert_eq!(game.collector(burning).unwrap().entities().to_vec(), [e]);
+    game.clear_collector(burning).unwrap();
+    game.set_flag::<Burning>(e, false).unwrap();
+    game.set_flag::<Burning>(e, false).unwrap();
+    assert_eq!(spy.take().len(), 1, "one ComponentRemoved");
+    assert!(!game.is_flag::<Burning>(e));
+    game.destroy_entity(e).unwrap();
+    // Destroyed, kept by the collector that saw it leave: refused as disabled.
+    assert!(matches!(
+        game.set_flag::<Burning>(e, true),
+        Err(Error::EntityDisabled { .. })
+    ));
+    assert!(matches!(
+        game.set_flag::<Burning>(e, false),
+        Err(Error::EntityDisabled { .. })
+    ));
+    check(&game);
+}

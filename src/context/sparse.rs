@@ -293,13 +293,18 @@ impl Context {
     /// ```
     pub fn set_flag<T: Component + Default>(&mut self, entity: Entity, value: bool) -> Result<(), Error> {
         const { assert!(size_of::<T>() == 0, "`set_flag` takes a zero-sized component") };
-        if !self.is_alive(entity) {
-            return Err(self.not_alive_for(entity, T::component_id()));
-        }
-        match (value, self.has::<T>(entity)) {
-            (true, false) => self.add(entity, T::default()),
-            (false, true) => self.remove::<T>(entity),
-            _ => Ok(()),
+        // One `add` or `remove`, no lookup before it: a flag already set (or
+        // already clear) is the one refusal that means "nothing to do".
+        if value {
+            match self.add(entity, T::default()) {
+                Err(Error::ComponentAlreadyPresent { .. }) => Ok(()),
+                done => done,
+            }
+        } else {
+            match self.remove::<T>(entity) {
+                Err(Error::ComponentAbsent { .. }) => Ok(()),
+                done => done,
+            }
         }
     }
 
