@@ -325,6 +325,10 @@ impl Context {
     /// As [`modify`](Context::modify), passing `f` the entity's `Q` items
     /// too (e.g. `&Velocity`), all found with the one lookup:
     /// `game.modify_with::<Position, &Velocity, _>(e, |p, v| p.x += v.x)`.
+    /// The `_` is what `f` returns (`R`): Rust takes a turbofish whole, and
+    /// `Q` cannot be inferred from the closure (its items borrow), so name
+    /// `T` and `Q` and leave `R` to inference. Over several entities,
+    /// [`modify_many`](Context::modify_many) takes only `T` and `Q`.
     ///
     /// # Errors
     /// As [`modify`](Context::modify); [`Error::ComponentAbsent`] names the

@@ -6,6 +6,10 @@
 //! - `lifecycle.rs`: creating and destroying entities, `reset`;
 //! - `change.rs`: `add`, `remove`, `take`, `replace`, `modify`,
 //!   `modify_with`, `modify_each`;
+//! - `bulk_change.rs`: `modify_all`, `modify_many`, `modify_matching`
+//!   (observed writes over many entities);
+//! - `tracking.rs`: change stamps: which columns carry them, collectors
+//!   gathering, hand-over before structural changes;
 //! - `access.rs`: `get`, `has`, entity views;
 //! - `dispatch.rs`: carrying out a change's route (indices, collectors,
 //!   group events, context events), and subscriptions;
@@ -40,6 +44,7 @@ use crate::unique::Uniques;
 
 mod access;
 mod builder;
+mod bulk_change;
 mod change;
 mod collecting;
 mod dispatch;
