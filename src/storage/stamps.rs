@@ -71,7 +71,7 @@ pub(crate) struct Stamps {
 /// consumer that last looked at or after `prev` finds the block's changed
 /// rows in `mask` without reading them, which is the common case (writes
 /// since one consumer's last look); others read the rows' stamps.
-#[derive(Default)]
+#[repr(C)]
 struct Block {
     /// At least every stamp of the block's rows (more after a row moved
     /// away: the block is then read once more by each consumer).
@@ -100,9 +100,31 @@ impl Block {
     }
 }
 
-/// A boxed slice of `len` zeroed values.
-fn zeroed<T: Default>(len: usize) -> Box<[T]> {
-    (0..len).map(|_| T::default()).collect()
+/// `len` stamps, all 0, from zeroed memory (which the system hands out
+/// without touching it: a column that starts being watched costs resident
+/// memory only as its rows are written).
+fn zeroed_rows(len: usize) -> Box<[AtomicU32]> {
+    let plain = Box::into_raw(vec![0u32; len].into_boxed_slice());
+    // SAFETY: `AtomicU32` has the size, alignment and bit validity of `u32`
+    // (documented), so the allocation of `len` zeroed `u32`s is one of `len`
+    // valid `AtomicU32`s with the same layout, which the new box frees with
+    // that same layout; the `u32` box was released by `into_raw`.
+    unsafe { Box::from_raw(plain as *mut [AtomicU32]) }
+}
+
+// The layout `zeroed_blocks` relies on.
+const _: () = assert!(size_of::<Block>() == 16 && align_of::<Block>() == 8);
+
+/// `len` block summaries, all 0, from zeroed memory (as `zeroed_rows`).
+fn zeroed_blocks(len: usize) -> Box<[Block]> {
+    let plain = Box::into_raw(vec![[0u64; 2]; len].into_boxed_slice());
+    // SAFETY: `Block` is `repr(C)` of two `AtomicU32`s and an `AtomicU64`:
+    // 16 bytes, aligned to 8, with no padding, for which all zeros is valid
+    // (atomics have their integers' bit validity), the size and alignment
+    // of `[u64; 2]`. So the allocation of `len` zeroed `[u64; 2]` is one of
+    // `len` valid `Block`s with the same layout, which the new box frees
+    // with that same layout.
+    unsafe { Box::from_raw(plain as *mut [Block]) }
 }
 
 impl Stamps {
@@ -111,8 +133,8 @@ impl Stamps {
     pub(super) fn new(rows: usize, shift: u32) -> Self {
         debug_assert!(shift <= 6, "a block's mask holds 64 rows");
         Stamps {
-            rows: zeroed(rows),
-            blocks: zeroed(rows >> shift),
+            rows: zeroed_rows(rows),
+            blocks: zeroed_blocks(rows >> shift),
             shift,
         }
     }
@@ -125,12 +147,12 @@ impl Stamps {
             return;
         }
         let rows = rows.max(2 * self.rows.len());
-        let mut new: Box<[AtomicU32]> = zeroed(rows);
+        let mut new = zeroed_rows(rows);
         for (to, from) in new.iter_mut().zip(self.rows.iter_mut()) {
             *to.get_mut() = *from.get_mut();
         }
         self.rows = new;
-        let mut new: Box<[Block]> = zeroed(rows >> self.shift);
+        let mut new = zeroed_blocks(rows >> self.shift);
         for (to, from) in new.iter_mut().zip(self.blocks.iter_mut()) {
             std::mem::swap(to, from);
         }

@@ -98,6 +98,12 @@ pub fn columns() -> Vec<Column> {
         ),
         Column::timed(
             "reactive_replace",
+            "reactecs:par_for_each",
+            "query_mut::<(&mut Pos, &Vel)>().par_for_each (a stamped write, in parallel); the same reactive system",
+            |p| Box::new(Replace::new(p, Write::ParForEach)),
+        ),
+        Column::timed(
+            "reactive_replace",
             "reactecs:get_mut",
             "get::<Vel> and get_mut::<Pos> per entity from a kept entity list (a stamped write); the same reactive system",
             |p| Box::new(Replace::new(p, Write::GetMut)),
@@ -424,6 +430,8 @@ enum Write {
     ModifyEach,
     /// One `query_mut` over every mover.
     QueryMut,
+    /// One parallel `query_mut` over every mover.
+    ParForEach,
     /// A `get` and a `get_mut` per entity.
     GetMut,
 }
@@ -445,7 +453,9 @@ fn write_one(game: &mut Context, e: Entity, write: Write) {
             let p = game.get_mut::<Pos>(e).expect("alive");
             p.0 = work::moved(&p.0, &v);
         }
-        Write::ModifyEach | Write::QueryMut => unreachable!("modify_each and query_mut write every mover"),
+        Write::ModifyEach | Write::QueryMut | Write::ParForEach => {
+            unreachable!("modify_each and the queries write every mover")
+        }
     }
 }
 
@@ -501,6 +511,11 @@ impl Cell for Replace {
                 .query_mut::<(&mut Pos, &Vel)>()
                 .expect("no aliasing")
                 .for_each(|(p, v)| p.0 = work::moved(&p.0, &v.0));
+        } else if let Write::ParForEach = self.write {
+            self.game
+                .query_mut::<(&mut Pos, &Vel)>()
+                .expect("no aliasing")
+                .par_for_each(|(p, v)| p.0 = work::moved(&p.0, &v.0));
         } else {
             for &e in &self.entities {
                 write_one(&mut self.game, e, self.write);
