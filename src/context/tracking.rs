@@ -106,6 +106,7 @@ impl Context {
             .min(now - 1);
         self.collectors.rebase(oldest);
         self.archetypes.rebase_ticks(oldest);
+        self.sparse.rebase_stamps(oldest);
     }
 
     /// Collector `key` takes the entities stamped since it last looked, and
@@ -284,7 +285,28 @@ mod tests {
 
     #[derive(Clone, Debug, PartialEq)]
     struct Heat(u32);
-    crate::component!(Heat);
+    #[derive(Clone, Debug, PartialEq)]
+    struct Glow(u32);
+    crate::component!(Heat, sparse Glow);
+
+    #[test]
+    fn sparse_stamps_are_rebased_with_the_columns() {
+        let mut game = Context::new();
+        let entities = game.create_entities_with((0..10).map(|i| (Heat(i), Glow(i)))).unwrap();
+        let glowing = game.add_collector(Matcher::all_of::<Glow>().updated());
+        game.archetypes.jump_tick(REBASE_AT - 2);
+        for (frame, &e) in entities.iter().enumerate().take(6) {
+            game.get_mut::<Glow>(e).unwrap().0 += 1;
+            assert_eq!(game.collector(glowing).unwrap().entities(), [e], "frame {frame}");
+            game.clear_collector(glowing).unwrap();
+        }
+        assert!(
+            game.archetypes.change_tick() < REBASE_AT - KEEP,
+            "the ticks were rebased"
+        );
+        assert!(game.collector(glowing).unwrap().is_empty(), "no old stamp looks new");
+        game.check_invariants().unwrap();
+    }
 
     #[test]
     fn ticks_are_rebased_without_losing_or_repeating_a_change() {

@@ -529,6 +529,17 @@ impl SparseSets {
         self.set_mut(id)
     }
 
+    /// Subtracts `base` from every change stamp of every set (0 for those
+    /// at or below it), as [`Archetypes::rebase_ticks`](super::Archetypes::rebase_ticks)
+    /// does for columns.
+    pub(crate) fn rebase_stamps(&mut self, base: u32) {
+        for set in self.sets.iter_mut().flatten() {
+            if let Some(stamps) = &mut set.stamps {
+                stamps.rebase(base);
+            }
+        }
+    }
+
     /// Bytes of change stamps held.
     pub(crate) fn stamp_bytes(&self) -> usize {
         self.ids
