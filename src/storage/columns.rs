@@ -558,15 +558,6 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
     #[inline]
     pub(crate) fn write_tracked<T: 'static>(&mut self, tracked: bool) -> Option<Option<ColumnChunksMut<'a, T>>> {
         let tick = self.tick;
-        if tick == 0 {
-            // Nothing stamps: the plain walk.
-            return Some(self.take::<T>(true)?.map(|offset| ColumnChunksMut {
-                chunks: ChunkCursor::new(self.archetype),
-                offset,
-                stamping: None,
-                _values: PhantomData,
-            }));
-        }
         let archetype = self.archetype;
         Some(self.take_written::<T>()?.map(|(offset, stamps)| {
             let stamping = match stamps {

@@ -252,46 +252,33 @@ impl Stamps {
     /// stamped after `since`: its first row, and a mask of those rows, in
     /// increasing order.
     #[inline]
-    pub(super) fn changed_blocks(&mut self, len: usize, since: u32, mut f: impl FnMut(usize, u64)) {
-        let size = 1usize << self.shift;
-        let blocks = len.div_ceil(size).min(self.blocks.len());
-        let Stamps {
-            rows,
-            blocks: summaries,
-            ..
-        } = self;
-        for (block, summary) in summaries[..blocks].iter_mut().enumerate() {
-            if *summary.tick.get_mut() <= since {
-                continue;
-            }
-            let start = block * size;
-            let end = (start + size).min(len);
-            let live = if end - start == 64 {
-                u64::MAX
-            } else {
-                (1u64 << (end - start)) - 1
-            };
-            let changed = if *summary.prev.get_mut() <= since {
-                *summary.mask.get_mut() & live
-            } else {
-                let rows = &mut rows[start..end];
-                // SAFETY: `AtomicU32` has the size, alignment and bit validity
-                // of `u32`; `&mut self` rules out any other access to these
-                // stamps while the shared view lives.
-                let rows: &[u32] = unsafe { std::slice::from_raw_parts(rows.as_ptr().cast::<u32>(), rows.len()) };
-                newer_than(rows, since)
-            };
-            if changed != 0 {
-                f(start, changed);
-            }
-        }
+    pub(super) fn changed_blocks(&mut self, len: usize, since: u32, f: impl FnMut(usize, u64)) {
+        self.scan(len, since, f, |rows| {
+            // SAFETY: `AtomicU32` has the size, alignment and bit validity
+            // of `u32`; `&mut self` rules out any other access to these
+            // stamps while the shared view lives.
+            let rows: &[u32] = unsafe { std::slice::from_raw_parts(rows.as_ptr().cast::<u32>(), rows.len()) };
+            newer_than(rows, since)
+        });
     }
 
     /// As [`changed_blocks`](Stamps::changed_blocks), through a shared
     /// borrow (atomic loads, no SIMD): for sparse sets, scanned while other
     /// parts of the context are read.
     #[inline]
-    pub(super) fn changed_blocks_shared(&self, len: usize, since: u32, mut f: impl FnMut(usize, u64)) {
+    pub(super) fn changed_blocks_shared(&self, len: usize, since: u32, f: impl FnMut(usize, u64)) {
+        self.scan(len, since, f, |rows| {
+            rows.iter().enumerate().fold(0, |mask, (i, stamp)| {
+                mask | (u64::from(stamp.load(Ordering::Relaxed) > since) << i)
+            })
+        });
+    }
+
+    /// The block walk of both: a block whose largest stamp is not after
+    /// `since` is skipped; one whose other rows are all at or before
+    /// `since` gives its mask; the rest are read with `newer`.
+    #[inline(always)]
+    fn scan(&self, len: usize, since: u32, mut f: impl FnMut(usize, u64), newer: impl Fn(&[AtomicU32]) -> u64) {
         let size = 1usize << self.shift;
         let blocks = len.div_ceil(size).min(self.blocks.len());
         for (block, summary) in self.blocks[..blocks].iter().enumerate() {
@@ -308,9 +295,7 @@ impl Stamps {
             let changed = if summary.prev.load(Ordering::Relaxed) <= since {
                 summary.mask.load(Ordering::Relaxed) & live
             } else {
-                self.rows[start..end].iter().enumerate().fold(0, |mask, (i, stamp)| {
-                    mask | (u64::from(stamp.load(Ordering::Relaxed) > since) << i)
-                })
+                newer(&self.rows[start..end])
             };
             if changed != 0 {
                 f(start, changed);
