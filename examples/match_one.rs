@@ -167,7 +167,7 @@ fn piece_at(game: &Context, board: Board, cell: Position) -> Result<Option<(Enti
 
 /// Writes a line on the frame's screen.
 fn say(game: &mut Context, line: fmt::Arguments<'_>) -> SystemResult {
-    let screen = game
+    let mut screen = game
         .unique_mut::<Screen>()
         .ok_or("no `Screen`: `CreateBoard` sets it")?;
     writeln!(screen.0, "{line}")?;
@@ -594,7 +594,7 @@ impl MatchOne {
     pub fn frame(&mut self) -> Fallible<String> {
         self.frame.try_execute(&mut self.contexts)?;
         self.frame.try_cleanup(&mut self.contexts)?;
-        let screen = self.game_mut().unique_mut::<Screen>().ok_or("no `Screen`")?;
+        let mut screen = self.game_mut().unique_mut::<Screen>().ok_or("no `Screen`")?;
         Ok(std::mem::take(&mut screen.0))
     }
 

@@ -319,6 +319,48 @@ pub enum Error {
         entity: Option<Entity>,
     },
 
+    /// [`Context::query_mut`](crate::Context::query_mut) or
+    /// [`EntityMut::query`](crate::EntityMut::query) was asked to lend
+    /// mutably a component an active entity index keys on: the index could
+    /// not follow writes made through it. Nothing was lent.
+    #[error(
+        "context `{context}`: a query cannot lend `{component}` mutably, since entity index `{index}` keys on it \
+         and could not follow the writes; write it with `get_mut` (its `Mut` re-keys the entity when dropped), \
+         `modify`, or over many entities `modify_all` / `modify_matching` / `modify_each`"
+    )]
+    KeyedWrite {
+        /// The context asked.
+        context: &'static str,
+        /// The component's name.
+        component: &'static str,
+        /// The name of an index keyed on it.
+        index: &'static str,
+    },
+
+    /// A write through `&mut` (`get_mut`, `query_mut`) gave
+    /// `entity` a key that primary index `index` has for `holder`. Found
+    /// when the index caught up with the write, and reported by the next
+    /// read of the index: `holder` keeps the key and `entity` is not in the
+    /// index until a later change gives it a free key. The index stays
+    /// usable; the read after this one answers normally.
+    #[error(
+        "primary index `{index}` in context `{context}`: a write through `&mut` gave entity {entity} key {key}, \
+         which entity {holder} has; {holder} keeps it and {entity} is out of the index until its key changes \
+         (write primary keys with `replace` or `modify`, which refuse a key in use before anything changes)"
+    )]
+    PrimaryKeyConflict {
+        /// The context asked.
+        context: &'static str,
+        /// The index's name.
+        index: &'static str,
+        /// The key, printed with `Debug`.
+        key: String,
+        /// The entity that has the key.
+        holder: Entity,
+        /// The entity written to have it too, now out of the index.
+        entity: Entity,
+    },
+
     /// An [`IndexId`](crate::IndexId) or a name that is not (or no longer)
     /// one of this context's indices.
     #[error(

@@ -151,8 +151,19 @@
 //! | write | collectors (reactive systems) | group handlers, subscribers (old and new value) | entity indices keyed on the component |
 //! |---|---|---|---|
 //! | [`replace`](Context::replace), [`modify`](Context::modify), [`modify_with`](Context::modify_with), [`modify_each`](Context::modify_each), [`set_if_neq`](Context::set_if_neq) (a different value) | yes | yes, at the moment of the change | re-keyed at once (a clashing primary key refuses the write) |
-//! | [`get_mut`](Context::get_mut), [`EntityMut::get_mut`], [`EntityMut::query`], [`query_mut`](Context::query_mut) (`iter`, `for_each`, chunks, `par_for_each`), [`unique_mut`](Context::unique_mut) | yes | no | no: use `modify` for a key component |
-//! | [`get_mut_untracked`](Context::get_mut_untracked), [`EntityMut::get_mut_untracked`], `set_if_neq` with an equal value | no | no | no |
+//! | [`get_mut`](Context::get_mut), [`EntityMut::get_mut`], [`unique_mut`](Context::unique_mut) (a [`Mut`], used as `&mut T`) | yes | no | re-keyed when the `Mut` drops (a clashing primary key: the write stands, the entity leaves the index, and the next read of the index reports [`Error::PrimaryKeyConflict`]) |
+//! | [`query_mut`](Context::query_mut) (`iter`, `for_each`, chunks, `par_for_each`), [`EntityMut::query`] | yes | no | refused: a query does not lend a key component mutably ([`Error::KeyedWrite`]) |
+//! | [`get_mut_untracked`](Context::get_mut_untracked), [`EntityMut::get_mut_untracked`] | no | no | re-keyed, as `get_mut` |
+//! | `set_if_neq` with an equal value | no | no | nothing to do |
+//!
+//! An entity index is a lookup, not a consumer of changes: it is current
+//! whenever the context can be read, so every write that can change a key
+//! either re-keys the entity or is refused. A query hands out many `&mut`s
+//! whose writes end at no point the context could observe (an item may
+//! outlive the loop), so it does not lend a key component: write keys with
+//! [`modify_all`](Context::modify_all),
+//! [`modify_matching`](Context::modify_matching),
+//! [`modify_each`](Context::modify_each) or `get_mut`.
 //!
 //! How: a column that a collector watches carries a change stamp per row.
 //! Handing out `&mut` stamps the row (a `&mut` handed out counts as a
@@ -212,7 +223,7 @@ pub use bundle::{Bundle, ComponentTuple};
 pub use collector::{Collector, CollectorId, CollectorSpec, RemovedView, Trigger, TriggerOnEvent};
 pub use command_buffer::CommandBuffer;
 pub use component::{Component, ComponentId, ComponentInfo, ComponentRef, StorageKind};
-pub use context::{Context, ContextBuilder, EntityMut};
+pub use context::{Context, ContextBuilder, EntityMut, Mut};
 pub use contexts::{ContextId, ContextKind, ContextKinds, Contexts};
 pub use diff::{ContextDiff, DiffTuple};
 pub use entity::Entity;
@@ -246,7 +257,7 @@ pub mod prelude {
         AercMode, Collector, CollectorId, CollectorSpec, CommandBuffer, Component, ComponentRef, Context,
         ContextEntity, ContextEvent, ContextKind, Contexts, Deferred, DeferredSystem, Entity, EntityIndex, EntityMut,
         EntityRef, Error, Feature, Group, GroupEvent, GroupId, InContext, Index, IndexId, Matcher, MatcherChain,
-        MultiReactive, MultiReactiveSystem, Owner, PrimaryEntityIndex, Query, QueryMut, Reactive, ReactiveSystem,
+        MultiReactive, MultiReactiveSystem, Mut, Owner, PrimaryEntityIndex, Query, QueryMut, Reactive, ReactiveSystem,
         Recycle, System, SystemFailed, SystemResult, Systems, Trigger, TriggerOnEvent,
     };
 }

@@ -215,7 +215,7 @@ fn a_component_id_cannot_be_reassigned_through_the_hidden_registration() {
     game.add(e, SparseImpostor(6)).unwrap();
     game.set_unique(UniqueImpostor(7)).unwrap();
     game.create_entity_with((Impostor(8), SparseImpostor(9))).unwrap();
-    assert_eq!(game.get_mut::<Impostor>(e).unwrap(), &mut Impostor(5));
+    assert_eq!(*game.get_mut::<Impostor>(e).unwrap(), Impostor(5));
     assert_eq!(game.get::<Holder>(e).unwrap(), &Holder(1));
     assert_eq!(game.get::<SparseHolder>(e).unwrap(), &SparseHolder(2));
     assert_eq!(game.unique::<UniqueHolder>(), Some(&UniqueHolder(3)));

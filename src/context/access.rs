@@ -3,7 +3,7 @@
 //! many components).
 
 use super::Context;
-use super::EntityMut;
+use super::{EntityMut, Mut};
 use crate::bundle::ComponentTuple;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
@@ -49,15 +49,16 @@ impl Context {
         }
     }
 
-    /// The entity's `T`, mutably. Handing it out counts as a change: the
-    /// collectors watching `T` (an `added()` or `updated()` trigger on a
-    /// group naming it) collect the entity when next read, as if it had been
-    /// [`replace`](Context::replace)d. No event with the old and the new
-    /// value fires (group handlers and subscribers hear only of `replace`
-    /// and `modify*`), and entity indices keyed on `T` are not re-keyed: use
-    /// [`modify`](Context::modify) for a component an index is keyed on.
-    /// See the crate docs, "What sees a write"; for a write nobody is to
-    /// see, [`get_mut_untracked`](Context::get_mut_untracked).
+    /// The entity's `T`, mutably, as a [`Mut`] (use it as a `&mut T`).
+    /// Handing it out counts as a change: the collectors watching `T` (an
+    /// `added()` or `updated()` trigger on a group naming it) collect the
+    /// entity when next read, as if it had been
+    /// [`replace`](Context::replace)d. Entity indices keyed on `T` move the
+    /// entity to its new keys when the `Mut` drops. No event with the old
+    /// and the new value fires (group handlers and subscribers hear only of
+    /// `replace` and `modify*`). See the crate docs, "What sees a write";
+    /// for a write collectors are not to see,
+    /// [`get_mut_untracked`](Context::get_mut_untracked).
     ///
     /// # Errors
     /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
@@ -77,7 +78,7 @@ impl Context {
     /// # Ok::<(), reactecs::Error>(())
     /// ```
     #[inline]
-    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, Error> {
+    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<Mut<'_, T>, Error> {
         self.get_mut_tracked(entity, true)
     }
 
@@ -85,19 +86,33 @@ impl Context {
     /// do not see what is written through it (bevy's
     /// `bypass_change_detection`). For writes that must not wake reactive
     /// systems, such as a system's own bookkeeping on the component it
-    /// reacts to.
+    /// reacts to. Entity indices keyed on `T` still follow the write (an
+    /// index is a lookup, not a consumer of changes).
     ///
     /// # Errors
     /// As [`get_mut`](Context::get_mut).
     #[inline]
-    pub fn get_mut_untracked<T: Component>(&mut self, entity: Entity) -> Result<&mut T, Error> {
+    pub fn get_mut_untracked<T: Component>(&mut self, entity: Entity) -> Result<Mut<'_, T>, Error> {
         self.get_mut_tracked(entity, false)
     }
 
-    /// [`get_mut`](Context::get_mut), stamping (or for a flag or sparse
-    /// component, pushing to its collectors) only if `tracked`.
+    /// [`get_mut`](Context::get_mut), stamping only if `tracked`; re-keying
+    /// the indices keyed on `T` when the `Mut` drops.
     #[inline(always)]
-    fn get_mut_tracked<T: Component>(&mut self, entity: Entity, tracked: bool) -> Result<&mut T, Error> {
+    fn get_mut_tracked<T: Component>(&mut self, entity: Entity, tracked: bool) -> Result<Mut<'_, T>, Error> {
+        if self.indices.keys_on(T::component_id()) {
+            self.get_mut_unkeyed::<T>(entity, tracked)?;
+            return Ok(Mut::keyed(self, entity));
+        }
+        self.get_mut_unkeyed(entity, tracked).map(Mut::value)
+    }
+
+    /// The entity's `T` as a `&mut`, stamping (or for a flag or sparse
+    /// component, pushing to its collectors) only if `tracked`. Indices
+    /// keyed on `T` do not follow what is written through it: the caller
+    /// re-keys (see [`Mut`]).
+    #[inline(always)]
+    pub(super) fn get_mut_unkeyed<T: Component>(&mut self, entity: Entity, tracked: bool) -> Result<&mut T, Error> {
         let Some(at) = self.entities.location(entity) else {
             return Err(self.not_alive_for(entity, T::component_id()));
         };
@@ -253,7 +268,7 @@ impl Context {
     /// let mut view = game.entity_mut(e)?;
     /// let (p, v) = view.query::<(&mut Position, &Velocity)>()?;
     /// p.0 += v.0;
-    /// if let Some(v) = view.get_mut::<Velocity>() {
+    /// if let Some(mut v) = view.get_mut::<Velocity>() {
     ///     v.0 = 0.0;
     /// }
     /// assert_eq!(game.get::<Position>(e)?, &Position(2.0));

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::Context;
+use super::{Context, Mut};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
@@ -71,15 +71,15 @@ impl<'a> EntityMut<'a> {
         self.as_readonly().get::<T>()
     }
 
-    /// The entity's `T`, mutably, if it has one: a change collectors see,
-    /// as [`Context::get_mut`].
-    pub fn get_mut<T: Component>(&mut self) -> Option<&mut T> {
+    /// The entity's `T`, mutably, if it has one: a change collectors see
+    /// and indices follow, as [`Context::get_mut`].
+    pub fn get_mut<T: Component>(&mut self) -> Option<Mut<'_, T>> {
         self.context.get_mut::<T>(self.entity).ok()
     }
 
     /// The entity's `T`, mutably, if it has one, without counting as a
     /// change ([`Context::get_mut_untracked`]).
-    pub fn get_mut_untracked<T: Component>(&mut self) -> Option<&mut T> {
+    pub fn get_mut_untracked<T: Component>(&mut self) -> Option<Mut<'_, T>> {
         self.context.get_mut_untracked::<T>(self.entity).ok()
     }
 
@@ -91,12 +91,17 @@ impl<'a> EntityMut<'a> {
     /// Several of the entity's components at once, as a query's item:
     /// `view.query::<(&mut Position, &Velocity)>()` gives
     /// `(&mut Position, &Velocity)`. `Option<&T>` gives `None` for a
-    /// component the entity lacks; `Entity` gives its handle.
+    /// component the entity lacks; `Entity` gives its handle. Collectors
+    /// see what is written through it.
     ///
     /// # Errors
     /// [`Error::ComponentAbsent`] naming the first component of `Q` (other
     /// than an `Option`) the entity lacks; [`Error::QueryAliasing`] if `Q`
-    /// names a component mutably twice, or mutably and shared.
+    /// names a component mutably twice, or mutably and shared;
+    /// [`Error::KeyedWrite`] if `Q` names mutably a component an entity
+    /// index keys on (the index could not follow the write: use
+    /// [`get_mut`](EntityMut::get_mut), whose [`Mut`] re-keys the entity
+    /// when dropped, or [`modify`](EntityMut::modify)).
     pub fn query<Q: QueryParam>(&mut self) -> Result<Q::Item<'_>, Error> {
         let (name, entity) = (self.context.name, self.entity);
         let access = Access::of::<Q>();
@@ -106,6 +111,13 @@ impl<'a> EntityMut<'a> {
         let archetype = context.archetypes.lend_mut(self.at.archetype);
         if let Some(missing) = access.missing(archetype.set(), |id| context.sparse.contains(id, slot)) {
             return Err(Error::absent(name, entity, missing));
+        }
+        if let Some((component, index)) = access.written().find_map(|id| context.indices.keyed_by(id)) {
+            return Err(Error::KeyedWrite {
+                context: name,
+                component,
+                index,
+            });
         }
         let mut columns = ColumnAccess::exclusive_row(archetype, &mut context.sparse, plan.columns());
         // Present and not aliased (checked above), so `None` only if a column

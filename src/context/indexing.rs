@@ -97,11 +97,17 @@ impl Context {
     ///
     /// # Errors
     /// [`Error::UnknownIndex`] if it was removed or belongs to another
-    /// context.
+    /// context; [`Error::PrimaryKeyConflict`], once, after a write through
+    /// `&mut` gave an entity a primary key another entity has (the index is
+    /// usable again at the next call: see the [`index`](crate::index)
+    /// module docs).
     pub fn index<I: Index>(&self, id: IndexId<I>) -> Result<&I, Error> {
-        self.index_store(id)
+        let index = self
+            .index_store(id)
             .and_then(|store| store.as_any().downcast_ref::<I>())
-            .ok_or_else(|| self.unknown_index(id))
+            .ok_or_else(|| self.unknown_index(id))?;
+        self.indices.report_conflict(id.key)?;
+        Ok(index)
     }
 
     /// The id of the index named `name`, which must be an `I` (e.g.
@@ -150,7 +156,7 @@ impl Context {
     /// once with [`index`](Context::index) and call its `get`.
     ///
     /// # Errors
-    /// [`Error::UnknownIndex`].
+    /// As [`index`](Context::index).
     pub fn entities_by_key<K, Q>(&self, id: IndexId<EntityIndex<K>>, key: &Q) -> Result<&[Entity], Error>
     where
         K: Hash + Eq + Clone + Send + Sync + 'static + std::borrow::Borrow<Q>,
@@ -164,7 +170,7 @@ impl Context {
     /// once with [`index`](Context::index) and call its `get`.
     ///
     /// # Errors
-    /// [`Error::UnknownIndex`].
+    /// As [`index`](Context::index).
     pub fn entity_by_key<K, Q>(&self, id: IndexId<PrimaryEntityIndex<K>>, key: &Q) -> Result<Option<Entity>, Error>
     where
         K: Hash + Eq + Clone + fmt::Debug + Send + Sync + 'static + std::borrow::Borrow<Q>,

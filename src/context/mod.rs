@@ -10,7 +10,9 @@
 //!   (observed writes over many entities);
 //! - `tracking.rs`: change stamps: which columns carry them, collectors
 //!   gathering, hand-over before structural changes;
-//! - `access.rs`: `get`, `has`, entity views;
+//! - `access.rs`: `get`, `get_mut`, `has`, entity views;
+//! - `mut_ref.rs`: `Mut`, what `get_mut` lends, which re-keys indices when
+//!   dropped;
 //! - `dispatch.rs`: carrying out a change's route (indices, collectors,
 //!   group events, context events), and subscriptions;
 //! - `grouping.rs`, `collecting.rs`, `indexing.rs`: the context's side of
@@ -53,6 +55,7 @@ mod grouping;
 mod indexing;
 mod invariants;
 mod lifecycle;
+mod mut_ref;
 mod pooling;
 mod querying;
 #[cfg(feature = "serde")]
@@ -64,6 +67,7 @@ mod tracking;
 
 pub use builder::ContextBuilder;
 pub use entity_mut::EntityMut;
+pub use mut_ref::Mut;
 
 /// A world of entities and their components.
 ///

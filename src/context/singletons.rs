@@ -2,7 +2,7 @@
 //! `unique_entity`, `remove_unique`, `take_unique` (see `unique.rs` for who
 //! holds each).
 
-use super::Context;
+use super::{Context, Mut};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::error::Error;
@@ -60,7 +60,7 @@ impl Context {
 
     /// The value of unique component `T`, mutably (a write collectors see
     /// and no event announces, like [`get_mut`](Context::get_mut)).
-    pub fn unique_mut<T: Component>(&mut self) -> Option<&mut T> {
+    pub fn unique_mut<T: Component>(&mut self) -> Option<Mut<'_, T>> {
         self.get_mut(self.uniques.holder(T::component_id())?).ok()
     }
 

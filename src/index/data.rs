@@ -1,6 +1,11 @@
 //! `Indices`: the entity indices of one context as plain data, updated
 //! directly by the context as the change routes say (no closure per event).
 
+use std::collections::VecDeque;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use slotmap::SlotMap;
 
 use super::{Filing, Index};
@@ -9,19 +14,64 @@ use crate::component::{ComponentId, ComponentRef};
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::id::IndexKey;
-use crate::routes::{Holding, Member};
-use crate::storage::{Archetypes, SparseSets};
+use crate::routes::{Holding, Member, Membership};
+use crate::storage::{Archetypes, ComponentSet, SparseSets};
 
 /// One registered index and the group it follows.
 pub(crate) struct IndexEntry {
     pub(crate) group: u32,
     pub(crate) store: Box<dyn Index>,
+    /// Primary-key conflicts found while catching up with writes through
+    /// `&mut`, not reported yet (see [`Conflicts`]).
+    conflicts: Conflicts,
+}
+
+/// The primary-key conflicts an index found while catching up with writes
+/// made through `&mut` (a write gave an entity a key another entity holds):
+/// each is reported once, by the next read of the index. Reads go through
+/// `&Context`, so the queue sits behind a lock; `pending` keeps the lock off
+/// the path of every read while there is nothing to report.
+#[derive(Default)]
+struct Conflicts {
+    pending: AtomicBool,
+    queue: Mutex<VecDeque<Error>>,
+}
+
+impl Conflicts {
+    fn push(&mut self, conflict: Error) {
+        self.queue
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push_back(conflict);
+        *self.pending.get_mut() = true;
+    }
+
+    /// The oldest conflict not reported yet, now reported.
+    #[inline]
+    fn report(&self) -> Result<(), Error> {
+        if !self.pending.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        self.report_queued()
+    }
+
+    #[cold]
+    fn report_queued(&self) -> Result<(), Error> {
+        let mut queue = self.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let oldest = queue.pop_front();
+        if queue.is_empty() {
+            self.pending.store(false, Ordering::Release);
+        }
+        oldest.map_or(Ok(()), Err)
+    }
 }
 
 /// Every index of a context.
 #[derive(Default)]
 pub(crate) struct Indices {
     list: SlotMap<IndexKey, IndexEntry>,
+    /// The key components of the active indices.
+    keyed: ComponentSet,
 }
 
 impl Indices {
@@ -55,11 +105,52 @@ impl Indices {
     /// Registers a filled (active) index of group `group`.
     pub(crate) fn insert(&mut self, group: u32, store: Box<dyn Index>) -> IndexKey {
         debug_assert!(store.is_active());
-        self.list.insert(IndexEntry { group, store })
+        let key = self.list.insert(IndexEntry {
+            group,
+            store,
+            conflicts: Conflicts::default(),
+        });
+        self.sync_keyed();
+        key
     }
 
     pub(crate) fn remove(&mut self, key: IndexKey) -> Option<IndexEntry> {
-        self.list.remove(key)
+        let removed = self.list.remove(key);
+        self.sync_keyed();
+        removed
+    }
+
+    /// Whether an active index keys on component `id`: a write to it
+    /// through `&mut` must re-key the entity afterwards.
+    #[inline]
+    pub(crate) fn keys_on(&self, id: ComponentId) -> bool {
+        self.keyed.contains(id)
+    }
+
+    /// The component `id` and the name of the first active index keyed on
+    /// it, if one is.
+    pub(crate) fn keyed_by(&self, id: ComponentId) -> Option<(&'static str, &'static str)> {
+        if !self.keys_on(id) {
+            return None;
+        }
+        self.list
+            .values()
+            .find(|entry| entry.store.is_active() && entry.store.component() == id)
+            .map(|entry| (id.name(), entry.store.name()))
+    }
+
+    /// The next primary-key conflict index `key` found and has not reported
+    /// (see [`rekey`](Indices::rekey)), now reported.
+    #[inline]
+    pub(crate) fn report_conflict(&self, key: IndexKey) -> Result<(), Error> {
+        self.list.get(key).map_or(Ok(()), |entry| entry.conflicts.report())
+    }
+
+    fn sync_keyed(&mut self) {
+        self.keyed = ComponentSet::new();
+        for entry in self.list.values().filter(|entry| entry.store.is_active()) {
+            self.keyed.insert(entry.store.component());
+        }
     }
 
     /// Files the entities of `group` in index `key` (inactive), retaining
@@ -76,7 +167,9 @@ impl Indices {
         if store.is_active() {
             return Ok(());
         }
-        fill(store, group, storage, retains, context)
+        let filled = fill(store, group, storage, retains, context);
+        self.sync_keyed();
+        filled
     }
 
     /// Empties index `key` and releases what it held; it follows its group no
@@ -88,6 +181,8 @@ impl Indices {
         }
         store.clear(&mut |entity| release(retains, entity));
         store.core_mut().active = false;
+        self.list[key].conflicts = Conflicts::default();
+        self.sync_keyed();
     }
 
     /// Before a change about `entity` (`None`: one being created) that files
@@ -149,6 +244,40 @@ impl Indices {
             Filing::Unchanged => {}
             Filing::Filed => retains.retain_internal(entity.index()),
             Filing::Unfiled => release(retains, entity),
+        }
+    }
+
+    /// After a write through `&mut` to component `id` of live `entity`
+    /// (archetype components `set`, flag and sparse ones in `holding`), whose
+    /// value is now `value`: each active index keyed on `id` whose group
+    /// holds the entity moves it to the keys of `value` (no work when they
+    /// are its keys already).
+    ///
+    /// A key a primary index has for another entity is a conflict, never
+    /// resolved silently: the holder keeps the key, `entity` leaves the
+    /// index (it is filed again when a later change gives it a free key),
+    /// and the next read of the index reports
+    /// [`Error::PrimaryKeyConflict`]. If a key function panics, `entity`
+    /// leaves that index (its old keys no longer describe its value) and
+    /// the panic goes on.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn rekey(
+        &mut self,
+        id: ComponentId,
+        entity: Entity,
+        (set, holding): (&ComponentSet, Holding<'_>),
+        value: ComponentRef<'_>,
+        membership: &Membership,
+        retains: &mut Retains,
+        context: &'static str,
+    ) {
+        for entry in self.list.values_mut() {
+            if entry.store.component() == id
+                && entry.store.is_active()
+                && membership.group(entry.group).admits(set, holding, None)
+            {
+                rekey_one(entry, entity, value, retains, context);
+            }
         }
     }
 
@@ -222,6 +351,44 @@ pub(crate) fn fill(
         Err(payload) => {
             store.clear(&mut |_| {});
             std::panic::resume_unwind(payload)
+        }
+    }
+}
+
+/// Moves `entity`, a member of `entry`'s group, to the keys of `value`: see
+/// [`Indices::rekey`].
+fn rekey_one(
+    entry: &mut IndexEntry,
+    entity: Entity,
+    value: ComponentRef<'_>,
+    retains: &mut Retains,
+    context: &'static str,
+) {
+    let store = &mut *entry.store;
+    let prepared = panic::catch_unwind(AssertUnwindSafe(|| store.prepare(Some(entity), value)));
+    match prepared {
+        Ok(Ok(())) => match store.refile_prepared(entity) {
+            Filing::Unchanged => {}
+            Filing::Filed => retains.retain_internal(entity.index()),
+            Filing::Unfiled => release(retains, entity),
+        },
+        Ok(Err((key, holder))) => {
+            if store.unfile(entity) {
+                release(retains, entity);
+            }
+            entry.conflicts.push(Error::PrimaryKeyConflict {
+                context,
+                index: store.name(),
+                key,
+                holder,
+                entity,
+            });
+        }
+        Err(payload) => {
+            if store.unfile(entity) {
+                release(retains, entity);
+            }
+            panic::resume_unwind(payload);
         }
     }
 }

@@ -16,13 +16,26 @@
 //! |---|---|
 //! | an entity joins the group (create, add, remove) | filed under its keys |
 //! | an entity leaves the group (remove, destroy, destroy_all, reset) | taken out of every key |
-//! | `replace` / `modify_each` of `T` on a member | moved from the old keys to the new ones; nothing when they are equal |
+//! | `replace` / `modify*` of `T` on a member | moved from the old keys to the new ones; nothing when they are equal |
+//! | a write through `get_mut` / `get_mut_untracked` / `unique_mut` / `EntityMut::get_mut` of `T` on a member | moved to the new keys when the [`Mut`](crate::Mut) drops |
 //! | `replace` of another component | nothing |
-//! | `get_mut`, `query_mut` | nothing: silent writes are not seen (use `replace`) |
+//! | `query_mut` or `EntityMut::query` naming `&mut T` | refused with [`Error::KeyedWrite`](crate::Error::KeyedWrite): nothing is lent |
 //!
-//! An index remembers the keys it filed each entity under (made from the
-//! value the entity had then), so taking an entity out never calls the key
-//! function again, and stays right even after a silent write.
+//! So an index is current whenever the context can be read. An index
+//! remembers the keys it filed each entity under (made from the value the
+//! entity had then), so taking an entity out never calls the key function
+//! again.
+//!
+//! A write through a `Mut` has happened by the time the index hears of it,
+//! so a primary key another entity holds cannot be refused as `replace`
+//! refuses it: the holder keeps the key, the written entity leaves the
+//! index (until a later change gives it a free key), and the next read of
+//! the index ([`Context::index`](crate::Context::index) and the lookups
+//! through it) reports
+//! [`Error::PrimaryKeyConflict`](crate::Error::PrimaryKeyConflict), naming
+//! both, once; the read after it answers normally. A key function that
+//! panics on such a write takes the entity out of that index, and the
+//! panic goes on.
 //!
 //! An index retains (AERC) each entity it holds and releases it when the
 //! entity leaves. These retains count in

@@ -143,6 +143,11 @@ impl Access {
         })
     }
 
+    /// The components the query writes.
+    pub(crate) fn written(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        self.entries.iter().filter(|e| e.write).map(|e| e.id)
+    }
+
     /// The first component the query names, if any.
     pub(crate) fn first(&self) -> Option<ComponentId> {
         self.entries.first().map(|e| e.id)

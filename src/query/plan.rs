@@ -60,6 +60,12 @@ impl QueryPlan {
         self.columns.columns()
     }
 
+    /// The components its parameters write.
+    #[inline]
+    pub(crate) fn written(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        self.columns.columns().written()
+    }
+
     /// Whether `archetypes` (the list it was made for) has no archetype the
     /// plan has not looked at.
     #[inline]

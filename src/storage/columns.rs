@@ -246,7 +246,12 @@ impl<'a, K: Fn(&ComponentSet) -> bool> Iterator for PlacedMut<'a, K> {
 #[derive(Clone, Copy)]
 pub struct PlannedColumns<'p>(&'p [Take]);
 
-impl PlannedColumns<'_> {
+impl<'p> PlannedColumns<'p> {
+    /// The components the plan writes, in the order it takes them.
+    pub(crate) fn written(self) -> impl Iterator<Item = ComponentId> + 'p {
+        self.0.iter().filter(|take| take.write).map(|take| take.id)
+    }
+
     /// Which plan this is: its takes' address and number.
     #[inline]
     pub(super) fn identity(self) -> (usize, usize) {

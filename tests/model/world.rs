@@ -118,6 +118,12 @@ pub(crate) enum Op {
     /// Reads the entity through its view (`entity_mut`), and writes its
     /// `Small` and `Wide` back unchanged, silently.
     View(usize),
+    /// Adds the `u8` to the entity's `Small` (false) or `Wide` (true)
+    /// through `get_mut`: a stamped write, which the indices keyed on it
+    /// follow when the `Mut` drops. Skipped when it would give the entity a
+    /// primary key another entity has (that conflict is tested on its own,
+    /// in `tests/index_writes.rs`).
+    Write(usize, bool, u8),
     /// Removes one of the collectors (while more than one is left).
     RemoveCollector(usize),
     /// Subscribes a context handler, or unsubscribes it if there is one:
@@ -173,8 +179,8 @@ impl Bytes<'_> {
 impl Op {
     /// How often each operation is picked, in the order of [`Op::decode`]'s
     /// arms (structural changes most, configuration least).
-    const WEIGHTS: [u8; 29] = [
-        4, 4, 3, 1, 3, 8, 6, 6, 1, 2, 1, 4, 4, 2, 2, 1, 1, 1, 1, 1, 2, 1, 5, 3, 1, 1, 1, 2, 1,
+    const WEIGHTS: [u8; 30] = [
+        4, 4, 3, 1, 3, 8, 6, 6, 1, 2, 1, 4, 4, 2, 2, 1, 1, 1, 1, 1, 2, 1, 5, 3, 1, 1, 1, 2, 1, 4,
     ];
 
     /// The next operation of a program: one byte picks the operation, the
@@ -220,6 +226,7 @@ impl Op {
             26 => Op::ListenGroup(b.index()),
             27 => Op::SetUnique(b.u8()),
             28 => Op::TakeUnique,
+            29 => Op::Write(b.index(), b.bool(), b.u8()),
             _ => unreachable!("one arm per weight"),
         }
     }
@@ -1492,6 +1499,37 @@ impl World {
                 *v = v.wrapping_add(by);
                 self.change(e, after, Some(kind), result);
             }
+            Op::Write(i, wide, by) => {
+                let Some(e) = self.pick(i) else { return };
+                let kind = if wide { Kind::Wide } else { Kind::Small };
+                let Some(values) = self.model.get(&e).cloned() else {
+                    let result = self.game.get_mut::<Small>(e).map(drop);
+                    return self.assert_not_alive(e, result);
+                };
+                let mut after = values.clone();
+                let Some(v) = after.get_mut(&kind) else {
+                    let result = if wide {
+                        self.game.get_mut::<Wide>(e).map(drop)
+                    } else {
+                        self.game.get_mut::<Small>(e).map(drop)
+                    };
+                    assert!(matches!(result, Err(Error::ComponentAbsent { .. })), "{result:?}");
+                    return;
+                };
+                *v = v.wrapping_add(by);
+                if !self.clashes(Some(e), &after).is_empty() {
+                    return;
+                }
+                if wide {
+                    let mut w = self.game.get_mut::<Wide>(e).unwrap();
+                    *w = Wide([u64::from((w.0[0] as u8).wrapping_add(by)); 9]);
+                } else {
+                    self.game.get_mut::<Small>(e).unwrap().0 = after[&kind];
+                }
+                self.assert_quiet();
+                self.model.insert(e, after.clone());
+                self.observe(e, Some(&values), Some(&after), Some(kind));
+            }
             Op::View(i) => {
                 let Some(e) = self.pick(i) else { return };
                 let expected = self.model.get(&e).cloned();
@@ -1585,6 +1623,7 @@ impl World {
     /// `Mark` are then written back unchanged through `get_mut` and queries
     /// (replacements that collectors see).
     fn view(&mut self, e: Entity) -> Result<[Option<u8>; 5], Error> {
+        let (wide_keyed, mark_keyed) = (self.keyed(Kind::Wide), self.keyed(Kind::Mark));
         let mut view = self.game.entity_mut(e)?;
         assert_eq!(view.entity(), e);
         let (me, small, wide, flag) = view.query::<(Entity, Option<&Small>, Option<&Wide>, Option<&Flag>)>()?;
@@ -1592,17 +1631,40 @@ impl World {
         let read = [small.map(|s| s.0), wide.map(|w| w.0[0] as u8), flag.map(|_| 0)];
         let (lit, mark) = view.query::<(Option<&Lit>, Option<&Mark>)>()?;
         let read = [read[0], read[1], read[2], lit.map(|_| 0), mark.map(|m| m.0)];
-        if let Some(small) = view.get_mut::<Small>() {
+        if let Some(mut small) = view.get_mut::<Small>() {
             *small = Small(small.0);
         }
-        if let (Some(wide), _) = view.query::<(Option<&mut Wide>, Option<&Small>)>()? {
+        // A view's query cannot lend a component an active index keys on:
+        // then it is written back through `get_mut`.
+        if wide_keyed {
+            let refused = view.query::<(Option<&mut Wide>, Option<&Small>)>().map(drop);
+            assert!(matches!(refused, Err(Error::KeyedWrite { .. })), "{refused:?}");
+            if let Some(mut wide) = view.get_mut::<Wide>() {
+                *wide = Wide(wide.0);
+            }
+        } else if let (Some(wide), _) = view.query::<(Option<&mut Wide>, Option<&Small>)>()? {
             *wide = Wide(wide.0);
         }
-        if let (Some(mark), Some(_)) = view.query::<(Option<&mut Mark>, Option<&Lit>)>()? {
+        if mark_keyed {
+            let refused = view.query::<(Option<&mut Mark>, Option<&Lit>)>().map(drop);
+            assert!(matches!(refused, Err(Error::KeyedWrite { .. })), "{refused:?}");
+            if view.has::<Lit>()
+                && let Some(mut mark) = view.get_mut::<Mark>()
+            {
+                *mark = Mark(mark.0);
+            }
+        } else if let (Some(mark), Some(_)) = view.query::<(Option<&mut Mark>, Option<&Lit>)>()? {
             *mark = Mark(mark.0);
         }
         assert_eq!(view.has::<Flag>(), read[2].is_some());
         Ok(read)
+    }
+
+    /// Whether an active index keys on `kind`.
+    fn keyed(&self, kind: Kind) -> bool {
+        self.indices
+            .iter()
+            .any(|index| index.active && index.spec.component == kind)
     }
 
     fn pick_index(&self, i: usize) -> Option<usize> {
@@ -1754,19 +1816,33 @@ impl World {
         let seen: BTreeSet<Entity> = self.game.query::<(Entity, &Lit)>().iter().map(|(e, _)| e).collect();
         assert_eq!(seen, lit, "a query over the flag `&Lit`");
         // Written back unchanged, chunk by chunk and entity by entity.
+        // A query cannot lend a component an active index keys on: then
+        // each is written back through `get_mut`, whose `Mut` re-keys.
         let mut written = 0;
-        let mut query = self.game.query_mut::<(&mut Mark, Option<&Small>)>().unwrap();
-        query.for_each_chunk(|(mut marks, _)| {
-            for mark in marks.iter_mut() {
-                let mark = mark.expect("a `&mut Mark` query visits marked entities only");
+        if self.keyed(Kind::Mark) {
+            let refused = self.game.query_mut::<(&mut Mark, Option<&Small>)>().map(drop);
+            assert!(matches!(refused, Err(Error::KeyedWrite { .. })), "{refused:?}");
+            let refused = self.game.query_mut::<(Entity, Option<&mut Mark>)>().map(drop);
+            assert!(matches!(refused, Err(Error::KeyedWrite { .. })), "{refused:?}");
+            for &e in expected.keys() {
+                let mut mark = self.game.get_mut::<Mark>(e).unwrap();
                 *mark = Mark(mark.0);
+                written += 1;
             }
-            written += marks.len();
-        });
-        let mut query = self.game.query_mut::<(Entity, Option<&mut Mark>)>().unwrap();
-        query.for_each(|(e, mark)| {
-            assert_eq!(mark.map(|m| m.0), self.model[&e].get(&Kind::Mark).copied());
-        });
+        } else {
+            let mut query = self.game.query_mut::<(&mut Mark, Option<&Small>)>().unwrap();
+            query.for_each_chunk(|(mut marks, _)| {
+                for mark in marks.iter_mut() {
+                    let mark = mark.expect("a `&mut Mark` query visits marked entities only");
+                    *mark = Mark(mark.0);
+                }
+                written += marks.len();
+            });
+            let mut query = self.game.query_mut::<(Entity, Option<&mut Mark>)>().unwrap();
+            query.for_each(|(e, mark)| {
+                assert_eq!(mark.map(|m| m.0), self.model[&e].get(&Kind::Mark).copied());
+            });
+        }
         assert_eq!(written, expected.len());
         // Those writes are replacements of `Mark` that collectors see.
         for e in expected.into_keys() {

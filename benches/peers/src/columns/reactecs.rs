@@ -450,7 +450,7 @@ fn write_one(game: &mut Context, e: Entity, write: Write) {
         }
         Write::GetMut => {
             let v = game.get::<Vel>(e).expect("alive").0;
-            let p = game.get_mut::<Pos>(e).expect("alive");
+            let mut p = game.get_mut::<Pos>(e).expect("alive");
             p.0 = work::moved(&p.0, &v);
         }
         Write::ModifyEach | Write::QueryMut | Write::ParForEach => {
