@@ -59,7 +59,7 @@ const ALLOWED: &[(&str, &str)] = &[
         "fewer than 2^32 - 2 archetypes: each costs memory, which runs out first",
     ),
     (
-        "storage/edges.rs",
+        "storage/archetypes.rs",
         "fewer than 2^32 transitions: each costs memory, which runs out first",
     ),
     (
@@ -149,11 +149,11 @@ const ALLOWED: &[(&str, &str)] = &[
         "the row is live: a `RowAccess` is made only for a live row",
     ),
     (
-        "storage/edges.rs",
+        "storage/transition.rs",
         "the bigger set has every column of the smaller: the sets differ by `component` only",
     ),
     (
-        "storage/edges.rs",
+        "storage/transition.rs",
         "the bigger set has the component: the sets differ by it",
     ),
     (

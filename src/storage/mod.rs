@@ -99,6 +99,7 @@
 mod archetype;
 mod archetypes;
 mod bitset;
+mod bundle_plan;
 mod chunk;
 mod columns;
 mod edges;
@@ -110,11 +111,13 @@ mod spawn;
 mod spawn_batch;
 mod stamps;
 mod stats;
+mod transition;
 mod type_info;
 
 pub(crate) use archetype::Archetype;
 pub(crate) use archetypes::{Archetypes, Visit};
 pub use bitset::ComponentSet;
+pub(crate) use bundle_plan::BundleId;
 pub use chunk::CHUNK_BYTES;
 pub use columns::{
     ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowAccess, SparseChunks, SparseChunksMut,
@@ -126,7 +129,6 @@ pub(crate) use moves::Moved;
 pub(crate) use sparse::{SparseSet, SparseSets};
 pub(crate) use sparse_access::SparseLend;
 pub use sparse_access::{SparseChunk, SparseChunkMut, SparseRows, SparseRowsMut};
-pub(crate) use spawn::BundleId;
 pub use spawn::RowWriter;
 pub(crate) use spawn_batch::RowValues;
 pub(crate) use stamps::Stamp;
