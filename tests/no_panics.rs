@@ -79,7 +79,7 @@ const ALLOWED: &[(&str, &str)] = &[
         "a chunk's size fits in usize: a row of declared component types whose sizes sum past it could never be built",
     ),
     (
-        "storage/columns.rs",
+        "storage/column_plan.rs",
         "a column offset fits in u32: a chunk is `CHUNK_BYTES` long unless one row is longer, and no component value of 4 GiB can be passed by value",
     ),
     (

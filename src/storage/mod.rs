@@ -101,6 +101,7 @@ mod archetypes;
 mod bitset;
 mod bundle_plan;
 mod chunk;
+mod column_plan;
 mod columns;
 mod edges;
 mod location;
@@ -119,10 +120,10 @@ pub(crate) use archetypes::{Archetypes, Visit};
 pub use bitset::ComponentSet;
 pub(crate) use bundle_plan::BundleId;
 pub use chunk::CHUNK_BYTES;
+pub(crate) use column_plan::{ColumnPlan, PlannedColumns};
 pub use columns::{
     ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowAccess, SparseChunks, SparseChunksMut,
 };
-pub(crate) use columns::{ColumnPlan, PlannedColumns};
 pub(crate) use edges::TransitionId;
 pub(crate) use location::{ArchetypeId, Location};
 pub(crate) use moves::Moved;
