@@ -7,16 +7,7 @@ use std::fmt;
 use crate::aerc::AercMode;
 use crate::context::{Context, ContextBuilder};
 
-/// A context declared with [`context!`](crate::context!): a marker type naming it. Components
-/// name the contexts they belong to (`component!(Game: Position)`), and
-/// [`Contexts::context::<Game>()`](Contexts::context) finds it.
-pub trait ContextKind: 'static {
-    /// The context's name (the marker type's name).
-    const NAME: &'static str;
-    /// How the context counts retains.
-    const AERC: AercMode;
-}
-
+pub use crate::context_kind::ContextKind;
 pub use crate::id::ContextId;
 
 /// What [`context!`](crate::context!) submits to `inventory`.

@@ -181,6 +181,7 @@ mod collector;
 mod command_buffer;
 mod component;
 mod context;
+mod context_kind;
 mod contexts;
 pub mod diff;
 mod entity;

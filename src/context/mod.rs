@@ -145,9 +145,10 @@ pub struct Context {
     /// For a declared context, the components it accepts (`None`: all).
     accepts: Option<ComponentSet>,
     next_subscription: u64,
-    /// The bundle plans of restored entities' component sets.
+    /// The bundle plans made for the component sets of restored entities,
+    /// so that restoring again after a `reset` makes no new ones.
     #[cfg(feature = "serde")]
-    restore_plans: restoring::RestorePlans,
+    restore_plans: std::collections::HashMap<ComponentSet, crate::storage::BundleId>,
 }
 
 /// Gives each context an instance id, so ids of its groups are recognised.
@@ -204,7 +205,7 @@ impl Context {
             accepts,
             next_subscription: 0,
             #[cfg(feature = "serde")]
-            restore_plans: restoring::RestorePlans::default(),
+            restore_plans: std::collections::HashMap::default(),
         }
     }
 
