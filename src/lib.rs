@@ -207,6 +207,7 @@ mod snapshot;
 )]
 mod storage;
 pub mod system;
+mod type_name;
 mod unique;
 
 pub use aerc::{AercMode, Owner};

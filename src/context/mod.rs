@@ -338,7 +338,8 @@ impl fmt::Debug for Context {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Error, Matcher};
+    use crate::error::Error;
+    use crate::matcher::Matcher;
 
     /// The ids of a dropped context are refused by every later one, however
     /// many contexts come between (with 32-bit instance ids, the context

@@ -8,7 +8,7 @@ use super::registry;
 use super::systems::{Systems, SystemsIter};
 use super::timings::{PhaseStats, SystemTimings, TimedChildren, Timings};
 use super::{AnySystem, Phase, Seal, System, SystemFailed};
-use crate::Context;
+use crate::context::Context;
 
 /// The timing window when none is given: 60 frames (a second at 60 fps).
 const DEFAULT_WINDOW: usize = 60;

@@ -106,7 +106,7 @@ mod tests {
     use tracing::subscriber::Subscriber;
     use tracing::{Event, Metadata};
 
-    use crate::Context;
+    use crate::context::Context;
     use crate::system::{Feature, System, SystemResult};
 
     /// A span as the subscriber saw it: its name and fields.

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::phase::container_phases;
 use super::{AnySystem, Phase, Seal, System, SystemFailed, run};
-use crate::Context;
+use crate::context::Context;
 
 /// An ordered list of systems, run one after another; itself a [`System`], so
 /// lists nest.
