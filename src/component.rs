@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::pool::PoolMaker;
+use crate::recycle::PoolMaker;
 use crate::storage::{ErasedRef, TypeInfo};
 
 /// The id of a component type: a small dense integer, the same for a type in

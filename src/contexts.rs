@@ -6,17 +6,9 @@ use std::fmt;
 
 use crate::aerc::AercMode;
 use crate::context::{Context, ContextBuilder};
+use crate::error::Error;
 
-/// A context declared with [`context!`](crate::context!): a marker type naming it. Components
-/// name the contexts they belong to (`component!(Game: Position)`), and
-/// [`Contexts::context::<Game>()`](Contexts::context) finds it.
-pub trait ContextKind: 'static {
-    /// The context's name (the marker type's name).
-    const NAME: &'static str;
-    /// How the context counts retains.
-    const AERC: AercMode;
-}
-
+pub use crate::context_kind::ContextKind;
 pub use crate::id::ContextId;
 
 /// What [`context!`](crate::context!) submits to `inventory`.
@@ -176,7 +168,7 @@ impl Contexts {
     /// instead of copying data out of one before touching the other.
     ///
     /// # Errors
-    /// [`Error::ContextRequestedTwice`](crate::Error::ContextRequestedTwice)
+    /// [`Error::ContextRequestedTwice`](Error::ContextRequestedTwice)
     /// if the tuple names a context twice (two `&mut` to one context would
     /// alias); nothing is lent then.
     ///
@@ -210,7 +202,7 @@ impl Contexts {
     /// ));
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn get_many_mut<K: ContextKinds>(&mut self) -> Result<K::Mut<'_>, crate::Error> {
+    pub fn get_many_mut<K: ContextKinds>(&mut self) -> Result<K::Mut<'_>, Error> {
         K::get_many_mut(self)
     }
 
@@ -263,9 +255,9 @@ impl Contexts {
     /// holds a retained entity.
     ///
     /// # Errors
-    /// [`Error::EntitiesRetained`](crate::Error::EntitiesRetained) for the
+    /// [`Error::EntitiesRetained`](Error::EntitiesRetained) for the
     /// first context with retained entities; then no context has changed.
-    pub fn reset(&mut self) -> Result<(), crate::Error> {
+    pub fn reset(&mut self) -> Result<(), Error> {
         for context in &self.list {
             context.check_resettable()?;
         }
@@ -303,7 +295,7 @@ impl fmt::Debug for Contexts {
 ///
 /// Whether the contexts are distinct is checked when they are asked for
 /// (two marker types may name one context), so a repeated context is an
-/// [`Error`](crate::Error), not a compile error.
+/// [`Error`](Error), not a compile error.
 pub trait ContextKinds {
     /// One `&'a mut Context` per context type, in the same order.
     type Mut<'a>;
@@ -314,9 +306,9 @@ pub trait ContextKinds {
     /// Lends the contexts; see [`Contexts::get_many_mut`].
     ///
     /// # Errors
-    /// [`Error::ContextRequestedTwice`](crate::Error::ContextRequestedTwice)
+    /// [`Error::ContextRequestedTwice`](Error::ContextRequestedTwice)
     /// if a context is named twice.
-    fn get_many_mut(contexts: &mut Contexts) -> Result<Self::Mut<'_>, crate::Error>;
+    fn get_many_mut(contexts: &mut Contexts) -> Result<Self::Mut<'_>, Error>;
 }
 
 /// The first name of `names` that appears twice (the first one if none
@@ -338,13 +330,13 @@ macro_rules! context_kinds {
                 vec![$($kind::NAME),+]
             }
 
-            fn get_many_mut(contexts: &mut Contexts) -> Result<Self::Mut<'_>, crate::Error> {
+            fn get_many_mut(contexts: &mut Contexts) -> Result<Self::Mut<'_>, Error> {
                 let indices = [$(contexts.index_of($kind::NAME)),+];
                 // Every index is in bounds (`index_of` found it), so only a
                 // repeated index makes the lend fail.
                 let Ok([$($context),+]) = contexts.list.get_disjoint_mut(indices) else {
                     let requested = Self::names();
-                    return Err(crate::Error::ContextRequestedTwice {
+                    return Err(Error::ContextRequestedTwice {
                         context: first_repeated(&requested),
                         requested,
                     });

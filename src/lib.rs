@@ -192,6 +192,7 @@ mod collector;
 mod command_buffer;
 mod component;
 mod context;
+mod context_kind;
 mod contexts;
 pub mod diff;
 mod entity;
@@ -206,6 +207,7 @@ pub mod index;
 mod matcher;
 mod pool;
 pub mod query;
+mod recycle;
 mod renamed;
 mod routes;
 #[cfg(feature = "serde")]
@@ -216,6 +218,7 @@ mod snapshot;
 )]
 mod storage;
 pub mod system;
+mod type_name;
 mod unique;
 
 pub use aerc::{AercMode, Owner};
@@ -233,8 +236,8 @@ pub use event::{ContextEvent, SubscriptionId};
 pub use group::{EntityList, Group, GroupEvent, GroupId, GroupIter};
 pub use index::{EntityIndex, Index, IndexId, PrimaryEntityIndex};
 pub use matcher::{Matcher, MatcherChain};
-pub use pool::Recycle;
 pub use query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
+pub use recycle::Recycle;
 #[cfg(feature = "serde")]
 pub use snapshot::{MapEntities, RestoreLimits, Snapshot, SnapshotTuple, TypedSnapshot};
 pub use storage::{CHUNK_BYTES, ComponentSet, StorageStats};
@@ -267,8 +270,8 @@ pub mod prelude {
 pub mod __private {
     pub use crate::component::{ComponentRegistration, DebugFn, DebugProbe, RegisteredComponent, ViaDebug, ViaName};
     pub use crate::contexts::ContextRegistration;
-    pub use crate::pool::PoolMaker;
     pub use crate::query::{InColumns, InSparseSets};
+    pub use crate::recycle::PoolMaker;
     #[cfg(feature = "serde")]
     pub use crate::snapshot::{MapFn, MapProbe, RegisteredSnapshot, SnapshotRegistration, ViaMapEntities, ViaNoMap};
     pub use crate::storage::{

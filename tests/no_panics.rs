@@ -65,7 +65,7 @@ const ALLOWED: &[(&str, &str)] = &[
         "fewer than 2^32 - 2 archetypes: each costs memory, which runs out first",
     ),
     (
-        "storage/edges.rs",
+        "storage/archetypes.rs",
         "fewer than 2^32 transitions: each costs memory, which runs out first",
     ),
     (
@@ -85,7 +85,7 @@ const ALLOWED: &[(&str, &str)] = &[
         "a chunk's size fits in usize: a row of declared component types whose sizes sum past it could never be built",
     ),
     (
-        "storage/columns.rs",
+        "storage/column_plan.rs",
         "a column offset fits in u32: a chunk is `CHUNK_BYTES` long unless one row is longer, and no component value of 4 GiB can be passed by value",
     ),
     (
@@ -155,11 +155,11 @@ const ALLOWED: &[(&str, &str)] = &[
         "the row is live: a `RowAccess` is made only for a live row",
     ),
     (
-        "storage/edges.rs",
+        "storage/transition.rs",
         "the bigger set has every column of the smaller: the sets differ by `component` only",
     ),
     (
-        "storage/edges.rs",
+        "storage/transition.rs",
         "the bigger set has the component: the sets differ by it",
     ),
     (

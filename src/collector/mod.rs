@@ -306,12 +306,12 @@ impl<'a> Collector<'a> {
     }
 
     /// The groups watched and their triggers, in the order given.
-    pub fn triggers(&self) -> impl Iterator<Item = (crate::GroupId, Trigger)> + 'a {
+    pub fn triggers(&self) -> impl Iterator<Item = (crate::id::GroupId, Trigger)> + 'a {
         let context = self.id.context;
         self.data
             .triggers
             .iter()
-            .map(move |&(index, trigger)| (crate::GroupId { context, index }, trigger))
+            .map(move |&(index, trigger)| (crate::id::GroupId { context, index }, trigger))
     }
 
     /// The value of `entity`'s `T` when it last left a watched group, for a
@@ -346,7 +346,7 @@ impl<T> Copy for RemovedView<'_, T> {}
 /// `RemovedView<Health> { values: 2 }`.
 impl<T> fmt::Debug for RemovedView<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = crate::system::short_type_name(std::any::type_name::<T>());
+        let name = crate::type_name::short_type_name(std::any::type_name::<T>());
         f.debug_struct(&format!("RemovedView<{name}>"))
             .field("values", &self.values.map_or(0, RemovedValues::len))
             .finish()

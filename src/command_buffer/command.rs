@@ -20,13 +20,6 @@ pub(super) type Apply = fn(&Command, &mut Queues, &mut Context, Result<Entity, E
 /// Prints the component types a command names.
 pub(super) type Names = fn() -> String;
 
-/// Carries out a run of `count` consecutive `CreateWith` commands of one
-/// bundle type, whose values wait in queue `queue`, as one batch, pushing
-/// the entities made to `created`; `false`, having done nothing, unless
-/// that is exactly what the commands one by one would do (see
-/// [`Context::create_quietly`]).
-pub(super) type CreateRun = fn(&mut Queues, u32, usize, &mut Context, &mut Vec<Entity>) -> bool;
-
 /// One recorded command: 32 bytes, no allocation of its own.
 #[derive(Clone, Copy)]
 pub(super) struct Command {

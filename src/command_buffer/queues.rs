@@ -12,7 +12,8 @@
 use std::any::{Any, TypeId};
 use std::collections::{HashMap, VecDeque};
 
-use super::command::CreateRun;
+use crate::context::Context;
+use crate::entity::Entity;
 
 /// A slot no queue has: for commands without a value.
 pub(super) const NO_QUEUE: u32 = u32::MAX;
@@ -53,6 +54,13 @@ impl<T: Send + Sync + 'static> ValueQueue for VecDeque<T> {
             .append(self);
     }
 }
+
+/// Carries out a run of `count` consecutive `CreateWith` commands of one
+/// bundle type, whose values wait in queue `queue`, as one batch, pushing
+/// the entities made to `created`; `false`, having done nothing, unless
+/// that is exactly what the commands one by one would do (see
+/// [`Context::create_quietly`]).
+pub(super) type CreateRun = fn(&mut Queues, u32, usize, &mut Context, &mut Vec<Entity>) -> bool;
 
 /// The value queues of one command buffer.
 #[derive(Default)]

@@ -3,7 +3,7 @@
 use super::Context;
 use crate::aerc::AercMode;
 use crate::component::registry;
-use crate::contexts::ContextKind;
+use crate::context_kind::ContextKind;
 use crate::storage::ComponentSet;
 
 /// The options of a new [`Context`]: its name, its [`AercMode`], and, for a

@@ -149,9 +149,10 @@ pub struct Context {
     /// For a declared context, the components it accepts (`None`: all).
     accepts: Option<ComponentSet>,
     next_subscription: u64,
-    /// The bundle plans of restored entities' component sets.
+    /// The bundle plans made for the component sets of restored entities,
+    /// so that restoring again after a `reset` makes no new ones.
     #[cfg(feature = "serde")]
-    restore_plans: restoring::RestorePlans,
+    restore_plans: std::collections::HashMap<ComponentSet, crate::storage::BundleId>,
 }
 
 /// Gives each context an instance id, so ids of its groups are recognised.
@@ -208,7 +209,7 @@ impl Context {
             accepts,
             next_subscription: 0,
             #[cfg(feature = "serde")]
-            restore_plans: restoring::RestorePlans::default(),
+            restore_plans: std::collections::HashMap::default(),
         }
     }
 
@@ -341,7 +342,8 @@ impl fmt::Debug for Context {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Error, Matcher};
+    use crate::error::Error;
+    use crate::matcher::Matcher;
 
     /// The ids of a dropped context are refused by every later one, however
     /// many contexts come between (with 32-bit instance ids, the context

@@ -3,7 +3,7 @@
 
 use super::Context;
 use crate::component::Component;
-use crate::pool::Recycle;
+use crate::recycle::Recycle;
 
 /// `T` must be declared `pooled` for the pool calls (checked when the call
 /// is compiled).

@@ -6,8 +6,6 @@
 //! the `snapshot` module docs). What order the restored context iterates
 //! in is documented on `restore` ("Order after a restore").
 
-use std::collections::HashMap;
-
 use serde::Deserializer;
 use smallvec::SmallVec;
 
@@ -21,10 +19,6 @@ use crate::snapshot::{
     checked_ids, dangling, parse,
 };
 use crate::storage::{BundleId, ComponentSet, Location};
-
-/// The bundle plans made for the component sets of restored entities, so
-/// that restoring again after a `reset` makes no new ones.
-pub(crate) type RestorePlans = HashMap<ComponentSet, BundleId>;
 
 impl Context {
     /// Restores a snapshot (made by [`snapshot`](Context::snapshot) and

@@ -5,9 +5,20 @@
 
 use std::marker::PhantomData;
 
-use super::param::{Access, QueryParam, sealed};
+use super::param::{Access, FetchKind, QueryParam, sealed};
 use crate::component::Component;
 use crate::storage::{ColumnAccess, ColumnChunks, ColumnChunksMut, RowAccess};
+
+/// The fetches of components stored in archetype columns: chunks as slices.
+#[doc(hidden)]
+pub struct InColumns;
+
+impl FetchKind for InColumns {
+    type Ref<T: Component> = ColumnRef<T>;
+    type Mut<T: Component> = ColumnMut<T>;
+    type Opt<T: Component> = ColumnOpt<T>;
+    type OptMut<T: Component> = ColumnOptMut<T>;
+}
 
 /// `&T` of a component stored in columns.
 #[doc(hidden)]
@@ -25,214 +36,146 @@ pub struct ColumnOpt<T>(PhantomData<fn() -> T>);
 #[doc(hidden)]
 pub struct ColumnOptMut<T>(PhantomData<fn() -> T>);
 
-impl<T: Component> sealed::Sealed for ColumnRef<T> {}
+/// The two `QueryParam`s of one way of taking a column: `$required` (`&T` or
+/// `&mut T`) and `$optional` (`Option<&T>` or `Option<&mut T>`). Reading and
+/// writing differ only in the borrow (`$take`, `$take_row`, `$iter`,
+/// `$split`) and in what a row lent out by itself gives (`read_row`), so one
+/// text makes all four.
+macro_rules! column_params {
+    (
+        $required:ident, $optional:ident, write: $write:literal,
+        item: $item:ty, chunk: $chunk:ty, rows: $rows:ty, state: $state:ty,
+        take: $take:ident, take_row: $take_row:ident, iter: $iter:ident, split: $split:ident,
+        read_row: |$row:ident| $read_row:expr,
+        read_row_optional: |$opt_row:ident| $read_row_optional:expr $(,)?
+    ) => {
+        impl<T: Component> sealed::Sealed for $required<T> {}
 
-impl<T: Component> QueryParam for ColumnRef<T> {
-    type Item<'a> = &'a T;
-    type Chunk<'a> = &'a [T];
-    type Rows<'a> = std::slice::Iter<'a, T>;
-    type State<'a> = ColumnChunks<'a, T>;
-    type Key = Self;
+        impl<T: Component> QueryParam for $required<T> {
+            type Item<'a> = $item;
+            type Chunk<'a> = $chunk;
+            type Rows<'a> = $rows;
+            type State<'a> = $state;
+            type Key = Self;
 
-    fn access(access: &mut Access) {
-        access.add::<T>(false, true);
-    }
+            fn access(access: &mut Access) {
+                access.add::<T>($write, true);
+            }
 
-    #[inline]
-    fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
-        columns.read().flatten()
-    }
+            #[inline]
+            fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
+                columns.$take().flatten()
+            }
 
-    #[inline]
-    fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
-        state.next().unwrap_or_default()
-    }
+            #[inline]
+            fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
+                state.next().unwrap_or_default()
+            }
 
-    #[inline]
-    fn empty_chunk<'a>() -> Self::Chunk<'a> {
-        &[]
-    }
+            #[inline]
+            fn empty_chunk<'a>() -> Self::Chunk<'a> {
+                Default::default()
+            }
 
-    #[inline]
-    fn rows<'a>(chunk: Self::Chunk<'a>, _: usize) -> Self::Rows<'a> {
-        chunk.iter()
-    }
+            #[inline]
+            fn rows<'a>(chunk: Self::Chunk<'a>, _: usize) -> Self::Rows<'a> {
+                chunk.$iter()
+            }
 
-    #[inline]
-    fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
-        columns.read_row(row).flatten()
-    }
+            #[inline]
+            fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
+                columns.$take_row(row).flatten()
+            }
 
-    #[inline]
-    fn read_row<'a>(row: &RowAccess<'a>) -> Option<Self::Item<'a>> {
-        row.read(T::component_id())
-    }
+            #[inline]
+            fn read_row<'a>($row: &RowAccess<'a>) -> Option<Self::Item<'a>> {
+                $read_row
+            }
 
-    fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
-        chunk.split_at(mid)
-    }
+            fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
+                chunk.$split(mid)
+            }
+        }
+
+        impl<T: Component> sealed::Sealed for $optional<T> {}
+
+        impl<T: Component> QueryParam for $optional<T> {
+            type Item<'a> = Option<$item>;
+            type Chunk<'a> = Option<$chunk>;
+            type Rows<'a> = OptionRows<$rows>;
+            type State<'a> = Option<$state>;
+            type Key = Self;
+
+            fn access(access: &mut Access) {
+                access.add::<T>($write, false);
+            }
+
+            #[inline]
+            fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
+                columns.$take()
+            }
+
+            #[inline]
+            fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
+                state.as_mut().map(|column| column.next().unwrap_or_default())
+            }
+
+            #[inline]
+            fn empty_chunk<'a>() -> Self::Chunk<'a> {
+                None
+            }
+
+            #[inline]
+            fn rows<'a>(chunk: Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
+                OptionRows::new(chunk.map(<[T]>::$iter), len)
+            }
+
+            #[inline]
+            fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
+                columns.$take_row(row)
+            }
+
+            #[inline]
+            fn read_row<'a>($opt_row: &RowAccess<'a>) -> Option<Self::Item<'a>> {
+                $read_row_optional
+            }
+
+            fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
+                match chunk {
+                    Some(values) => {
+                        let (head, tail) = values.$split(mid);
+                        (Some(head), Some(tail))
+                    }
+                    None => (None, None),
+                }
+            }
+        }
+    };
 }
 
-impl<T: Component> sealed::Sealed for ColumnMut<T> {}
-
-impl<T: Component> QueryParam for ColumnMut<T> {
-    type Item<'a> = &'a mut T;
-    type Chunk<'a> = &'a mut [T];
-    type Rows<'a> = std::slice::IterMut<'a, T>;
-    type State<'a> = ColumnChunksMut<'a, T>;
-    type Key = Self;
-
-    fn access(access: &mut Access) {
-        access.add::<T>(true, true);
-    }
-
-    #[inline]
-    fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
-        columns.write().flatten()
-    }
-
-    #[inline]
-    fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
-        state.next().unwrap_or_default()
-    }
-
-    #[inline]
-    fn empty_chunk<'a>() -> Self::Chunk<'a> {
-        Default::default()
-    }
-
-    #[inline]
-    fn rows<'a>(chunk: Self::Chunk<'a>, _: usize) -> Self::Rows<'a> {
-        chunk.iter_mut()
-    }
-
-    #[inline]
-    fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
-        columns.write_row(row).flatten()
-    }
-
-    #[inline]
-    fn read_row<'a>(_: &RowAccess<'a>) -> Option<Self::Item<'a>> {
-        None
-    }
-
-    fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
-        chunk.split_at_mut(mid)
-    }
-}
-
-impl<T: Component> sealed::Sealed for ColumnOpt<T> {}
-
-impl<T: Component> QueryParam for ColumnOpt<T> {
-    type Item<'a> = Option<&'a T>;
-    type Chunk<'a> = Option<&'a [T]>;
-    type Rows<'a> = OptionRows<std::slice::Iter<'a, T>>;
-    type State<'a> = Option<ColumnChunks<'a, T>>;
-    type Key = Self;
-
-    fn access(access: &mut Access) {
-        access.add::<T>(false, false);
-    }
-
-    #[inline]
-    fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
-        columns.read()
-    }
-
-    #[inline]
-    fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
-        state.as_mut().map(|column| column.next().unwrap_or_default())
-    }
-
-    #[inline]
-    fn empty_chunk<'a>() -> Self::Chunk<'a> {
-        None
-    }
-
-    #[inline]
-    fn rows<'a>(chunk: Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
-        OptionRows::new(chunk.map(<[T]>::iter), len)
-    }
-
-    #[inline]
-    fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
-        columns.read_row(row)
-    }
-
-    #[inline]
-    fn read_row<'a>(row: &RowAccess<'a>) -> Option<Self::Item<'a>> {
+column_params!(
+    ColumnRef, ColumnOpt, write: false,
+    item: &'a T, chunk: &'a [T], rows: std::slice::Iter<'a, T>, state: ColumnChunks<'a, T>,
+    take: read, take_row: read_row, iter: iter, split: split_at,
+    read_row: |row| row.read(T::component_id()),
+    read_row_optional: |row| {
         let id = T::component_id();
         if row.has(id) {
             row.read(id).map(Some)
         } else {
             Some(None)
         }
-    }
+    },
+);
 
-    fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
-        match chunk {
-            Some(values) => {
-                let (head, tail) = values.split_at(mid);
-                (Some(head), Some(tail))
-            }
-            None => (None, None),
-        }
-    }
-}
-
-impl<T: Component> sealed::Sealed for ColumnOptMut<T> {}
-
-impl<T: Component> QueryParam for ColumnOptMut<T> {
-    type Item<'a> = Option<&'a mut T>;
-    type Chunk<'a> = Option<&'a mut [T]>;
-    type Rows<'a> = OptionRows<std::slice::IterMut<'a, T>>;
-    type State<'a> = Option<ColumnChunksMut<'a, T>>;
-    type Key = Self;
-
-    fn access(access: &mut Access) {
-        access.add::<T>(true, false);
-    }
-
-    #[inline]
-    fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
-        columns.write()
-    }
-
-    #[inline]
-    fn next_chunk<'a>(state: &mut Self::State<'a>, _: usize) -> Self::Chunk<'a> {
-        state.as_mut().map(|column| column.next().unwrap_or_default())
-    }
-
-    #[inline]
-    fn empty_chunk<'a>() -> Self::Chunk<'a> {
-        None
-    }
-
-    #[inline]
-    fn rows<'a>(chunk: Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
-        OptionRows::new(chunk.map(<[T]>::iter_mut), len)
-    }
-
-    #[inline]
-    fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
-        columns.write_row(row)
-    }
-
-    #[inline]
-    fn read_row<'a>(_: &RowAccess<'a>) -> Option<Self::Item<'a>> {
-        None
-    }
-
-    fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
-        match chunk {
-            Some(values) => {
-                let (head, tail) = values.split_at_mut(mid);
-                (Some(head), Some(tail))
-            }
-            None => (None, None),
-        }
-    }
-}
+// A row lent out by itself is read only: neither write gives anything.
+column_params!(
+    ColumnMut, ColumnOptMut, write: true,
+    item: &'a mut T, chunk: &'a mut [T], rows: std::slice::IterMut<'a, T>, state: ColumnChunksMut<'a, T>,
+    take: write, take_row: write_row, iter: iter_mut, split: split_at_mut,
+    read_row: |_row| None,
+    read_row_optional: |_row| None,
+);
 
 /// The rows of an optional column: its values, or `None` `len` times.
 #[doc(hidden)]

@@ -100,17 +100,15 @@ mod sparse;
 
 pub use crate::storage::{SparseChunk, SparseChunkMut, SparseRows, SparseRowsMut};
 #[doc(hidden)]
-pub use columns::{ColumnMut, ColumnOpt, ColumnOptMut, ColumnRef, OptionRows};
+pub use columns::{ColumnMut, ColumnOpt, ColumnOptMut, ColumnRef, InColumns, OptionRows};
 use iter::{ChunkIter, RowCheck, RowIter, Runs, rows};
 pub(crate) use param::Access;
 #[doc(hidden)]
-pub use param::{
-    FetchKind, InColumns, InSparseSets, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Rows7, Rows8, Rows9, Rows10,
-};
+pub use param::{FetchKind, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Rows7, Rows8, Rows9, Rows10};
 pub use param::{QueryParam, ReadOnlyQueryParam};
 pub(crate) use plan::{QueryPlan, QueryPlans};
 #[doc(hidden)]
-pub use sparse::{Present, SparseMut, SparseOpt, SparseOptMut, SparseRef};
+pub use sparse::{InSparseSets, Present, SparseMut, SparseOpt, SparseOptMut, SparseRef};
 
 /// What narrows a query: its plan (columns and required components), an
 /// optional matcher and an optional group; and where its archetypes come

@@ -360,7 +360,8 @@ impl<T: Component> ReadOnlyQueryParam for Option<&T> {}
 
 /// How a query fetches `&T`, `&mut T`, `Option<&T>` and `Option<&mut T>`
 /// for the components of one storage kind: the `QueryParam` each becomes.
-/// Implemented by [`InColumns`] and [`InSparseSets`]; a component's
+/// Implemented by [`InColumns`](super::InColumns) and
+/// [`InSparseSets`](super::InSparseSets); a component's
 /// declaration names its kind's (as `Component::Fetch`).
 #[doc(hidden)]
 pub trait FetchKind: 'static {
@@ -372,28 +373,6 @@ pub trait FetchKind: 'static {
     type Opt<T: Component>: for<'a> QueryParam<Item<'a> = Option<&'a T>>;
     /// What `Option<&mut T>` becomes.
     type OptMut<T: Component>: for<'a> QueryParam<Item<'a> = Option<&'a mut T>>;
-}
-
-/// The fetches of components stored in archetype columns: chunks as slices.
-#[doc(hidden)]
-pub struct InColumns;
-
-impl FetchKind for InColumns {
-    type Ref<T: Component> = super::columns::ColumnRef<T>;
-    type Mut<T: Component> = super::columns::ColumnMut<T>;
-    type Opt<T: Component> = super::columns::ColumnOpt<T>;
-    type OptMut<T: Component> = super::columns::ColumnOptMut<T>;
-}
-
-/// The fetches of flag and sparse components: values looked up row by row.
-#[doc(hidden)]
-pub struct InSparseSets;
-
-impl FetchKind for InSparseSets {
-    type Ref<T: Component> = super::sparse::SparseRef<T>;
-    type Mut<T: Component> = super::sparse::SparseMut<T>;
-    type Opt<T: Component> = super::sparse::SparseOpt<T>;
-    type OptMut<T: Component> = super::sparse::SparseOptMut<T>;
 }
 
 macro_rules! zip_ty {

@@ -10,11 +10,22 @@
 
 use std::marker::PhantomData;
 
-use super::param::{Access, QueryParam, sealed};
+use super::param::{Access, FetchKind, QueryParam, sealed};
 use crate::component::Component;
 use crate::storage::{
     ColumnAccess, RowAccess, SparseChunk, SparseChunkMut, SparseChunks, SparseChunksMut, SparseRows, SparseRowsMut,
 };
+
+/// The fetches of flag and sparse components: values looked up row by row.
+#[doc(hidden)]
+pub struct InSparseSets;
+
+impl FetchKind for InSparseSets {
+    type Ref<T: Component> = SparseRef<T>;
+    type Mut<T: Component> = SparseMut<T>;
+    type Opt<T: Component> = SparseOpt<T>;
+    type OptMut<T: Component> = SparseOptMut<T>;
+}
 
 /// `&T` of a flag or sparse component.
 #[doc(hidden)]

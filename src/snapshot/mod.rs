@@ -143,6 +143,7 @@
 //!   collector or subscriber, no unique component) goes straight into
 //!   storage, as `create_entities_with` does.
 
+mod column;
 mod limits;
 mod read;
 mod read_typed;
@@ -154,12 +155,15 @@ mod write_typed;
 use crate::context::Context;
 use crate::entity::Entity;
 
+pub(crate) use column::Column;
+#[doc(hidden)]
+pub use column::MapFn;
 pub use limits::RestoreLimits;
 pub(crate) use limits::{ARCHETYPE_BYTES, Budget};
-pub(crate) use read::{Column, Parsed, ReadColumn, Registered, dangling, parse};
+pub(crate) use read::{Parsed, ReadColumn, Registered, dangling, parse};
 pub(crate) use read_typed::TypedReader;
 #[doc(hidden)]
-pub use registry::{MapFn, MapProbe, RegisteredSnapshot, SnapshotRegistration, ViaMapEntities, ViaNoMap};
+pub use registry::{MapProbe, RegisteredSnapshot, SnapshotRegistration, ViaMapEntities, ViaNoMap};
 pub use tuple::SnapshotTuple;
 pub(crate) use tuple::checked_ids;
 pub use write_typed::TypedSnapshot;

@@ -8,8 +8,9 @@ use std::marker::PhantomData;
 use serde::Serialize;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, SeqAccess};
 
+use super::column::{Column, read_values};
 use super::limits::Budget;
-use super::read::{Column, ReadColumn, Registered, read_values};
+use super::read::{ReadColumn, Registered};
 use super::registry::map_fn_of;
 use super::tuple::{ElementVisitor, SnapshotTuple, TypeIds};
 use crate::component::Component;

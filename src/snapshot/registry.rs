@@ -11,15 +11,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::MapEntities;
+use super::column::{Column, MapFn, read_values};
 use super::limits::Budget;
-use super::read::{Column, read_values};
 use crate::component::{Component, ComponentId, ComponentRef, registry};
-use crate::entity::Entity;
-
-/// Replaces the handles held by a value: [`MapEntities::map_entities`] of
-/// one type.
-#[doc(hidden)]
-pub type MapFn<T> = fn(&mut T, &mut dyn FnMut(Entity) -> Entity);
 
 /// A component type listed in [`snapshot!`](crate::snapshot!), as the
 /// snapshot code sees it (whatever its type).

@@ -15,6 +15,28 @@ use crate::entity::Entity;
 /// Marks "no column" in `Archetype::column_of`.
 const NO_COLUMN: u32 = u32::MAX;
 
+/// One column of one archetype: index, byte offset in a chunk, value size,
+/// and the type it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ColumnSlot {
+    pub(super) col: usize,
+    pub(super) offset: usize,
+    pub(super) size: usize,
+    pub(super) ty: TypeId,
+}
+
+impl ColumnSlot {
+    pub(super) fn of(archetype: &Archetype, col: usize) -> Self {
+        let (offset, size) = archetype.column_geometry(col);
+        ColumnSlot {
+            col,
+            offset,
+            size,
+            ty: archetype.columns[col].info.ty.type_id(),
+        }
+    }
+}
+
 /// One component array of an archetype.
 pub(super) struct Column {
     pub(super) info: &'static ComponentInfo,

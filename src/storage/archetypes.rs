@@ -1,7 +1,8 @@
 //! `Archetypes`: every archetype of a context, found by component set or by
-//! component. The graph between them is in `edges.rs`, creating rows from
-//! bundles in `spawn.rs` (many at once in `spawn_batch.rs`), moving rows in
-//! `moves.rs`.
+//! component, and the graph between them: the transition for adding or
+//! removing one component, found on the archetype's edges (`edges.rs`) or
+//! made once (`transition.rs`). Creating rows from bundles is in `spawn.rs`
+//! (many at once in `spawn_batch.rs`), moving rows in `moves.rs`.
 
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -12,9 +13,10 @@ use indexmap::IndexMap;
 
 use super::archetype::{Archetype, ArchetypeMut};
 use super::bitset::ComponentSet;
-use super::edges::Transition;
+use super::bundle_plan::{BundleId, BundlePlan};
+use super::edges::TransitionId;
 use super::location::ArchetypeId;
-use super::spawn::{BundleId, BundlePlan};
+use super::transition::Transition;
 use super::type_info::TypeIdHasher;
 use crate::component::{ComponentId, ComponentInfo};
 
@@ -320,6 +322,86 @@ impl Archetypes {
             }
         }
         self.check_transitions()
+    }
+}
+
+impl Archetypes {
+    /// The transition from `from` adding `id`; `None` if `from` already has
+    /// it. Cached on the edge after the first time.
+    #[inline]
+    pub(crate) fn add_transition(&mut self, from: ArchetypeId, id: ComponentId) -> Option<TransitionId> {
+        match self.get(from).edges.add(id) {
+            Some(known) => Some(known),
+            None => self.new_transition(from, id, true),
+        }
+    }
+
+    /// The transition from `from` removing `id`; `None` if `from` lacks it.
+    #[inline]
+    pub(crate) fn remove_transition(&mut self, from: ArchetypeId, id: ComponentId) -> Option<TransitionId> {
+        match self.get(from).edges.remove(id) {
+            Some(known) => Some(known),
+            None => self.new_transition(from, id, false),
+        }
+    }
+
+    /// The transition with id `id`.
+    #[inline(always)]
+    pub(crate) fn transition(&self, id: TransitionId) -> &Transition {
+        &self.transitions[id.0 as usize]
+    }
+
+    /// The number of transitions taken so far (ids are `0..count`).
+    pub(crate) fn transition_count(&self) -> usize {
+        self.transitions.len()
+    }
+
+    #[cold]
+    fn new_transition(&mut self, from: ArchetypeId, id: ComponentId, add: bool) -> Option<TransitionId> {
+        let source = self.get(from).set();
+        if source.contains(id) == add {
+            return None;
+        }
+        let set = if add { source.with(id) } else { source.without(id) };
+        let to = self.find_or_create(&set);
+        let index = TransitionId(
+            u32::try_from(self.transitions.len())
+                .expect("fewer than 2^32 transitions: each costs memory, which runs out first"),
+        );
+        let transition = Transition::new(self.get(from), self.get(to), id);
+        self.transitions.push(transition);
+        let edges = &mut self.archetype_mut(from).edges;
+        if add {
+            edges.set_add(id, index);
+        } else {
+            edges.set_remove(id, index);
+        }
+        Some(index)
+    }
+
+    /// Checks the graph: each transition leads to the archetype with exactly
+    /// one component more or less, with the right plan.
+    pub(super) fn check_transitions(&self) -> Result<(), String> {
+        for transition in &self.transitions {
+            let (from, to) = (self.get(transition.from), self.get(transition.to));
+            let expected = if transition.added {
+                from.set().with(transition.component)
+            } else {
+                from.set().without(transition.component)
+            };
+            if *to.set() != expected
+                || *from.set() == expected
+                || Transition::new(from, to, transition.component) != *transition
+            {
+                return Err(format!(
+                    "the transition {:?} -> {:?} for component {} is wrong",
+                    transition.from,
+                    transition.to,
+                    transition.component.index()
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

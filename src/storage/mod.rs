@@ -99,7 +99,9 @@
 mod archetype;
 mod archetypes;
 mod bitset;
+mod bundle_plan;
 mod chunk;
+mod column_plan;
 mod columns;
 mod edges;
 mod location;
@@ -110,23 +112,24 @@ mod spawn;
 mod spawn_batch;
 mod stamps;
 mod stats;
+mod transition;
 mod type_info;
 
 pub(crate) use archetype::Archetype;
 pub(crate) use archetypes::{Archetypes, Visit};
 pub use bitset::ComponentSet;
+pub(crate) use bundle_plan::BundleId;
 pub use chunk::CHUNK_BYTES;
+pub(crate) use column_plan::{ColumnPlan, PlannedColumns};
 pub use columns::{
     ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowAccess, SparseChunks, SparseChunksMut,
 };
-pub(crate) use columns::{ColumnPlan, PlannedColumns};
 pub(crate) use edges::TransitionId;
 pub(crate) use location::{ArchetypeId, Location};
 pub(crate) use moves::Moved;
 pub(crate) use sparse::{SparseSet, SparseSets};
 pub(crate) use sparse_access::SparseLend;
 pub use sparse_access::{SparseChunk, SparseChunkMut, SparseRows, SparseRowsMut};
-pub(crate) use spawn::BundleId;
 pub use spawn::RowWriter;
 pub(crate) use spawn_batch::RowValues;
 pub(crate) use stamps::Stamp;

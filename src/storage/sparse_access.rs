@@ -23,7 +23,7 @@
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
-use super::columns::PlannedColumns;
+use super::column_plan::PlannedColumns;
 use super::sparse::SparseSets;
 use super::stamps::{Stamp, Stamps};
 use crate::component::ComponentId;

@@ -1,45 +1,18 @@
-//! Creating rows from bundles: the plan of each bundle type (which column
-//! each tuple element goes to), and `RowWriter`, which writes a new row
+//! Creating rows from bundles: making and following the plan of each bundle
+//! type (`bundle_plan.rs`), and `RowWriter`, which writes a new row
 //! element by element and removes it if it is dropped half written.
 
 use std::any::TypeId;
 use std::mem::ManuallyDrop;
 
-use super::archetype::Archetype;
+use super::archetype::{Archetype, ColumnSlot};
 use super::archetypes::Archetypes;
 use super::bitset::ComponentSet;
-use super::edges::ColumnSlot;
+use super::bundle_plan::{BundleId, BundlePlan, Element};
 use super::location::{ArchetypeId, Location};
 use super::sparse::SparseSets;
-use crate::component::{ComponentId, ComponentInfo};
+use crate::component::ComponentId;
 use crate::entity::Entity;
-
-/// Identifies a [`BundlePlan`] of one `Archetypes`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct BundleId(u32);
-
-/// How to write the values of one bundle type into a new row: the archetype of
-/// exactly its archetype components, and for each tuple element in order,
-/// the column it goes to and the type that column holds, or the sparse set
-/// it goes to. The columns are a permutation of the archetype's columns (it
-/// is the archetype of exactly the bundle's archetype ids, and a bundle
-/// listing an id twice is refused), so a row written by following the plan
-/// to its end is complete.
-pub(super) struct BundlePlan {
-    pub(super) archetype: ArchetypeId,
-    pub(super) elements: Box<[Element]>,
-    /// The bundle's components kept out of archetypes.
-    sparse: ComponentSet,
-}
-
-/// Where one element of a bundle goes.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Element {
-    /// To a column of the new row.
-    Column(ColumnSlot),
-    /// To the sparse set of this component.
-    Sparse(&'static ComponentInfo),
-}
 
 impl Archetypes {
     /// The plan cached for bundle type `bundle`, if any.

@@ -11,8 +11,9 @@ use std::any::TypeId;
 use smallvec::SmallVec;
 
 use super::archetypes::{Archetypes, claim};
+use super::bundle_plan::{BundleId, Element};
 use super::location::Location;
-use super::spawn::{BundleId, Element, refused_slot};
+use super::spawn::refused_slot;
 use crate::component::Component;
 use crate::entity::Entity;
 

@@ -6,7 +6,8 @@ use std::any::{Any, TypeId};
 use crate::command_buffer::CommandBuffer;
 use crate::context::Context;
 use crate::error::Error;
-use crate::system::{Feature, Seal, System, short_type_name, wrapped_if, wrapped_if_mut};
+use crate::system::{Feature, Seal, System, wrapped_if, wrapped_if_mut};
+use crate::type_name::short_type_name;
 
 /// A system that reads the context and records its changes into a
 /// [`CommandBuffer`] instead of making them: it can destroy, create, add and

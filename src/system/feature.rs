@@ -3,11 +3,12 @@
 use std::any::{Any, TypeId};
 use std::fmt;
 
+use super::phase::container_phases;
 use super::registry;
 use super::systems::{Systems, SystemsIter};
 use super::timings::{PhaseStats, SystemTimings, TimedChildren, Timings};
-use super::{AnySystem, Phase, Seal, System, SystemFailed, SystemResult, or_panic};
-use crate::Context;
+use super::{AnySystem, Phase, Seal, System, SystemFailed};
+use crate::context::Context;
 
 /// The timing window when none is given: 60 frames (a second at 60 fps).
 const DEFAULT_WINDOW: usize = 60;
@@ -396,37 +397,7 @@ impl<W: 'static> System<W> for Feature<W> {
         &self.name
     }
 
-    fn initialize(&mut self, world: &mut W) {
-        or_panic(Feature::try_initialize(self, world));
-    }
-
-    fn execute(&mut self, world: &mut W) {
-        or_panic(Feature::try_execute(self, world));
-    }
-
-    fn cleanup(&mut self, world: &mut W) {
-        or_panic(Feature::try_cleanup(self, world));
-    }
-
-    fn teardown(&mut self, world: &mut W) {
-        or_panic(Feature::try_teardown(self, world));
-    }
-
-    fn try_initialize(&mut self, world: &mut W) -> SystemResult {
-        Ok(Feature::try_initialize(self, world)?)
-    }
-
-    fn try_execute(&mut self, world: &mut W) -> SystemResult {
-        Ok(Feature::try_execute(self, world)?)
-    }
-
-    fn try_cleanup(&mut self, world: &mut W) -> SystemResult {
-        Ok(Feature::try_cleanup(self, world)?)
-    }
-
-    fn try_teardown(&mut self, world: &mut W) -> SystemResult {
-        Ok(Feature::try_teardown(self, world)?)
-    }
+    container_phases!(Feature);
 
     fn create_collectors(&mut self, world: &mut W) {
         self.systems.create_collectors(world);

@@ -8,9 +8,8 @@ use crate::collector::CollectorId;
 use crate::context::Context;
 use crate::contexts::{ContextId, Contexts};
 use crate::entity::Entity;
-use crate::system::{
-    Phase, Seal, System, SystemFailed, SystemResult, or_panic, short_type_name, wrapped_if, wrapped_if_mut,
-};
+use crate::system::{Phase, Seal, System, SystemFailed, SystemResult, or_panic, wrapped_if, wrapped_if_mut};
+use crate::type_name::short_type_name;
 
 /// An entity and the context it lives in. Ordered by context, then entity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -53,6 +53,49 @@ pub(crate) fn run<W>(system: &mut dyn System<W>, phase: Phase, world: &mut W) ->
     }
 }
 
+/// The eight phase methods of [`System`] for a container of systems
+/// (`Systems`, `Feature`): each is the container's own `try_` phase
+/// (`$container::try_execute`, ...), and a plain one panics with its
+/// [`SystemFailed`](super::SystemFailed) report. Expanded inside the
+/// container's `impl System<W>`.
+macro_rules! container_phases {
+    ($container:ident) => {
+        fn initialize(&mut self, world: &mut W) {
+            $crate::system::or_panic($container::try_initialize(self, world));
+        }
+
+        fn execute(&mut self, world: &mut W) {
+            $crate::system::or_panic($container::try_execute(self, world));
+        }
+
+        fn cleanup(&mut self, world: &mut W) {
+            $crate::system::or_panic($container::try_cleanup(self, world));
+        }
+
+        fn teardown(&mut self, world: &mut W) {
+            $crate::system::or_panic($container::try_teardown(self, world));
+        }
+
+        fn try_initialize(&mut self, world: &mut W) -> $crate::system::SystemResult {
+            Ok($container::try_initialize(self, world)?)
+        }
+
+        fn try_execute(&mut self, world: &mut W) -> $crate::system::SystemResult {
+            Ok($container::try_execute(self, world)?)
+        }
+
+        fn try_cleanup(&mut self, world: &mut W) -> $crate::system::SystemResult {
+            Ok($container::try_cleanup(self, world)?)
+        }
+
+        fn try_teardown(&mut self, world: &mut W) -> $crate::system::SystemResult {
+            Ok($container::try_teardown(self, world)?)
+        }
+    };
+}
+
+pub(super) use container_phases;
+
 #[cfg(all(test, feature = "tracing"))]
 mod tests {
     use std::fmt;
@@ -63,7 +106,7 @@ mod tests {
     use tracing::subscriber::Subscriber;
     use tracing::{Event, Metadata};
 
-    use crate::Context;
+    use crate::context::Context;
     use crate::system::{Feature, System, SystemResult};
 
     /// A span as the subscriber saw it: its name and fields.

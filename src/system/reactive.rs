@@ -7,9 +7,8 @@ use crate::collector::CollectorId;
 use crate::context::Context;
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::system::{
-    Phase, Seal, System, SystemFailed, SystemResult, or_panic, short_type_name, wrapped_if, wrapped_if_mut,
-};
+use crate::system::{Phase, Seal, System, SystemFailed, SystemResult, or_panic, wrapped_if, wrapped_if_mut};
+use crate::type_name::short_type_name;
 
 /// A system that runs for the entities a collector gathered since its last
 /// run: Entitas' `ReactiveSystem`. Wrap it in [`Reactive`] to get a

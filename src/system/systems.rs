@@ -4,8 +4,9 @@ use std::any::{Any, TypeId};
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use super::{AnySystem, Phase, Seal, System, SystemFailed, SystemResult, or_panic, run};
-use crate::Context;
+use super::phase::container_phases;
+use super::{AnySystem, Phase, Seal, System, SystemFailed, run};
+use crate::context::Context;
 
 /// An ordered list of systems, run one after another; itself a [`System`], so
 /// lists nest.
@@ -322,37 +323,7 @@ impl<W: 'static> System<W> for Systems<W> {
         "Systems"
     }
 
-    fn initialize(&mut self, world: &mut W) {
-        or_panic(Systems::try_initialize(self, world));
-    }
-
-    fn execute(&mut self, world: &mut W) {
-        or_panic(Systems::try_execute(self, world));
-    }
-
-    fn cleanup(&mut self, world: &mut W) {
-        or_panic(Systems::try_cleanup(self, world));
-    }
-
-    fn teardown(&mut self, world: &mut W) {
-        or_panic(Systems::try_teardown(self, world));
-    }
-
-    fn try_initialize(&mut self, world: &mut W) -> SystemResult {
-        Ok(Systems::try_initialize(self, world)?)
-    }
-
-    fn try_execute(&mut self, world: &mut W) -> SystemResult {
-        Ok(Systems::try_execute(self, world)?)
-    }
-
-    fn try_cleanup(&mut self, world: &mut W) -> SystemResult {
-        Ok(Systems::try_cleanup(self, world)?)
-    }
-
-    fn try_teardown(&mut self, world: &mut W) -> SystemResult {
-        Ok(Systems::try_teardown(self, world)?)
-    }
+    container_phases!(Systems);
 
     fn create_collectors(&mut self, world: &mut W) {
         for system in &mut self.systems {

@@ -1,0 +1,151 @@
+//! `ColumnPlan`: the columns a query takes from each archetype it visits,
+//! checked once (no component written and also named again), and placed in
+//! archetypes: per archetype, where each of its columns sits. `ColumnAccess`
+//! (`columns.rs`) takes columns as a plan says.
+
+use std::any::TypeId;
+
+use smallvec::SmallVec;
+
+use super::archetypes::Archetypes;
+use super::location::ArchetypeId;
+use crate::component::ComponentId;
+
+/// One column a plan takes: the component, the type its values have, and
+/// whether it is written.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Take {
+    pub(super) id: ComponentId,
+    pub(super) ty: TypeId,
+    pub(super) write: bool,
+}
+
+/// A placed plan's mark for a column the archetype lacks.
+pub(super) const ABSENT: u32 = u32::MAX;
+
+/// The columns a query takes from each archetype it visits, in the order it
+/// takes them, each as `(component, value type, written)`. Made only by
+/// [`ColumnPlan::new`], which refuses a plan that writes a component and
+/// names it again: so the columns of one `ColumnAccess` never alias.
+///
+/// Placed (by [`place`](Self::place)) in archetypes of one `Archetypes`, it
+/// keeps, per archetype, each column's byte offset in a chunk, checked
+/// against the archetype's column types when placed.
+#[derive(Clone, Debug, Default)]
+pub struct ColumnPlan {
+    pub(super) takes: SmallVec<[Take; 8]>,
+    /// The `Archetypes` the plan is placed in (its stamp; 0: none yet).
+    placed_in: u64,
+    /// The archetypes it is placed in, in creation order.
+    pub(super) placed: Vec<ArchetypeId>,
+    /// Per placed archetype, per take: the column's offset in a chunk, or
+    /// `ABSENT`.
+    offsets: Vec<u32>,
+}
+
+impl ColumnPlan {
+    /// The plan taking `takes` in order; `Err` names the first component
+    /// written and also named again (by another write or a read).
+    pub(crate) fn new(takes: impl IntoIterator<Item = (ComponentId, TypeId, bool)>) -> Result<Self, ComponentId> {
+        let takes: SmallVec<[Take; 8]> = takes
+            .into_iter()
+            .map(|(id, ty, write)| Take { id, ty, write })
+            .collect();
+        let conflict = takes.iter().enumerate().find_map(|(i, take)| {
+            takes[i + 1..]
+                .iter()
+                .any(|other| other.id == take.id && (take.write || other.write))
+                .then_some(take.id)
+        });
+        match conflict {
+            Some(id) => Err(id),
+            None => Ok(ColumnPlan {
+                takes,
+                ..ColumnPlan::default()
+            }),
+        }
+    }
+
+    /// The plan, to make a `ColumnAccess` per archetype from.
+    #[inline]
+    pub(crate) fn columns(&self) -> PlannedColumns<'_> {
+        PlannedColumns(&self.takes)
+    }
+
+    /// Places the plan in archetype `id` of `archetypes`: remembers where each
+    /// of its columns sits there.
+    ///
+    /// # Panics
+    /// If archetypes are placed out of creation order or from two
+    /// `Archetypes`, or a column the archetype has holds another type than
+    /// the plan says (a component id names one type: this cannot happen).
+    pub(crate) fn place(&mut self, archetypes: &Archetypes, id: ArchetypeId) {
+        if self.placed.is_empty() {
+            self.placed_in = archetypes.stamp();
+        }
+        assert_eq!(
+            self.placed_in,
+            archetypes.stamp(),
+            "a plan is placed in one context's archetypes"
+        );
+        assert!(
+            self.placed.last().is_none_or(|&last| last < id),
+            "archetypes are placed in creation order"
+        );
+        let archetype = archetypes.get(id);
+        // A plan of no takes keeps one unused offset per archetype, so every
+        // placed archetype has as many offsets as `placed_offsets` walks.
+        if self.takes.is_empty() {
+            self.offsets.push(ABSENT);
+        }
+        for take in &self.takes {
+            let offset = archetype.column_index(take.id).map_or(ABSENT, |col| {
+                assert!(
+                    archetype.column_type(col) == take.ty,
+                    "a component's column holds its type"
+                );
+                u32::try_from(archetype.column_geometry(col).0).expect("a column offset fits in u32: a chunk is `CHUNK_BYTES` long unless one row is longer, and no component value of 4 GiB can be passed by value")
+            });
+            self.offsets.push(offset);
+        }
+        self.placed.push(id);
+    }
+
+    /// The archetypes the plan is placed in, in creation order.
+    pub(crate) fn placed(&self) -> &[ArchetypeId] {
+        &self.placed
+    }
+
+    /// Each placed archetype's offsets (see [`place`](Self::place)), in
+    /// placement order.
+    #[inline]
+    pub(super) fn placed_offsets(&self) -> std::slice::ChunksExact<'_, u32> {
+        self.offsets.chunks_exact(self.takes.len().max(1))
+    }
+
+    #[inline]
+    pub(super) fn check_placed_in(&self, archetypes: &Archetypes) {
+        assert!(
+            self.placed.is_empty() || self.placed_in == archetypes.stamp(),
+            "a plan placed in one context's archetypes is walked in another's"
+        );
+    }
+}
+
+/// A [`ColumnPlan`]'s columns, borrowed once for the many archetypes a
+/// query visits.
+#[derive(Clone, Copy)]
+pub struct PlannedColumns<'p>(pub(super) &'p [Take]);
+
+impl<'p> PlannedColumns<'p> {
+    /// The components the plan writes, in the order it takes them.
+    pub(crate) fn written(self) -> impl Iterator<Item = ComponentId> + 'p {
+        self.0.iter().filter(|take| take.write).map(|take| take.id)
+    }
+
+    /// Which plan this is: its takes' address and number.
+    #[inline]
+    pub(super) fn identity(self) -> (usize, usize) {
+        (self.0.as_ptr() as usize, self.0.len())
+    }
+}
