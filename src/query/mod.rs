@@ -92,6 +92,7 @@ use crate::matcher::Matcher;
 use crate::routes::{Member, Membership};
 use crate::storage::{Archetype, Archetypes, ColumnAccess, ComponentSet, SparseLend, Visit};
 
+mod changed_rows;
 mod columns;
 mod iter;
 mod param;
@@ -99,6 +100,7 @@ mod plan;
 mod sparse;
 
 pub use crate::storage::{SparseChunk, SparseChunkMut, SparseRows, SparseRowsMut};
+pub(crate) use changed_rows::for_each_in_runs;
 #[doc(hidden)]
 pub use columns::{ColumnMut, ColumnOpt, ColumnOptMut, ColumnRef, InColumns, OptionRows};
 use iter::{ChunkIter, RowCheck, RowIter, Runs, rows};

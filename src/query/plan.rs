@@ -60,6 +60,20 @@ impl QueryPlan {
         self.columns.columns()
     }
 
+    /// Whether an entity whose archetype components are `set` has every
+    /// component it requires that archetypes store.
+    #[inline]
+    pub(crate) fn fits(&self, set: &crate::storage::ComponentSet) -> bool {
+        self.required.iter().all(|&id| set.contains(id))
+    }
+
+    /// Whether it requires a flag or sparse component (checked entity by
+    /// entity).
+    #[inline]
+    pub(crate) fn requires_sparse(&self) -> bool {
+        !self.required_sparse.is_empty()
+    }
+
     /// The components its parameters write.
     #[inline]
     pub(crate) fn written(&self) -> impl Iterator<Item = ComponentId> + '_ {

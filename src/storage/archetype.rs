@@ -207,6 +207,48 @@ impl Archetype {
         });
     }
 
+    /// Calls `f` with each run of consecutive live rows stamped after
+    /// `since` in column `col` (none if it has no stamps): its first row and
+    /// its length, in increasing order. A run never crosses a chunk
+    /// boundary (so its rows are one slice of each column). Reads through a
+    /// shared borrow, as the rows' values are read meanwhile.
+    pub(crate) fn changed_runs(&self, col: usize, since: u32, mut f: impl FnMut(usize, usize)) {
+        let Some(stamps) = &self.columns[col].stamps else {
+            return;
+        };
+        let in_chunk = self.mask as usize;
+        let mut run: Option<(usize, usize)> = None;
+        stamps.changed_blocks_shared(self.len, since, |start, mut changed| {
+            while changed != 0 {
+                let skip = changed.trailing_zeros() as usize;
+                let ones = (changed >> skip).trailing_ones() as usize;
+                let first = start + skip;
+                match &mut run {
+                    Some((from, len)) if *from + *len == first && first & in_chunk != 0 => *len += ones,
+                    _ => {
+                        if let Some((from, len)) = run.replace((first, ones)) {
+                            f(from, len);
+                        }
+                    }
+                }
+                changed = if skip + ones >= 64 {
+                    0
+                } else {
+                    changed & !(((1u64 << ones) - 1) << skip)
+                };
+            }
+        });
+        if let Some((from, len)) = run {
+            f(from, len);
+        }
+    }
+
+    /// Rows per chunk, as a power of two: a row's chunk is `row >> shift`.
+    #[inline]
+    pub(crate) fn chunk_shift(&self) -> u32 {
+        self.layout.shift
+    }
+
     /// Subtracts `base` from every change stamp.
     pub(super) fn rebase_stamps(&mut self, base: u32) {
         for column in self.columns.iter_mut() {

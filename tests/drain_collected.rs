@@ -1,0 +1,244 @@
+//! `Context::drain_collected`: the batch `collector` gives, read in place,
+//! in the same order, each entity once, skipping entities that are gone or
+//! lack the query's components, releasing what the collector held (also
+//! when the visitor panics); checked against a twin context read the
+//! Entitas way (`collector`, then `get` per entity, then `clear_collector`)
+//! under random writes, moves, joins, leaves and deaths.
+
+mod common;
+
+use common::*;
+use reactecs::prelude::*;
+
+#[derive(Debug, Default)]
+struct Lit;
+
+/// A component wide enough that a chunk holds few rows, so runs of
+/// changed rows meet chunk boundaries.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Bulky([u64; 60]);
+
+reactecs::component!(flag Lit, Bulky);
+
+fn pos(x: f32) -> Position {
+    Position { x, y: 0.0 }
+}
+
+/// What the Entitas way sees: the collector's entities, each read with
+/// `get`, then the collector cleared.
+fn read_entitas_way(game: &mut Context, id: CollectorId) -> Vec<(Entity, f32)> {
+    let entities = game.collector(id).unwrap().entities().to_vec();
+    let seen = entities
+        .iter()
+        .filter_map(|&e| game.get::<Position>(e).ok().map(|p| (e, p.x)))
+        .collect();
+    game.clear_collector(id).unwrap();
+    seen
+}
+
+fn read_in_place(game: &mut Context, id: CollectorId) -> Vec<(Entity, f32)> {
+    let mut seen = Vec::new();
+    let visited = game
+        .drain_collected::<(Entity, &Position)>(id, |(e, p)| seen.push((e, p.x)))
+        .unwrap();
+    assert_eq!(visited, seen.len());
+    seen
+}
+
+#[test]
+fn query_writes_are_visited_in_place_in_storage_order_once() {
+    let mut game = Context::new();
+    let es = game.create_entities_with((0..300).map(|i| (pos(i as f32),))).unwrap();
+    let moved = game.add_collector(Matcher::all_of::<Position>().updated());
+    game.query_mut::<&mut Position>().unwrap().for_each(|p| p.x += 1.0);
+    let seen = read_in_place(&mut game, moved);
+    let expected: Vec<(Entity, f32)> = es.iter().enumerate().map(|(i, &e)| (e, i as f32 + 1.0)).collect();
+    assert_eq!(seen, expected);
+    assert!(read_in_place(&mut game, moved).is_empty(), "drained");
+    assert_eq!(game.retain_count(es[0]), Ok(0), "nothing stays retained");
+    check(&game);
+}
+
+#[test]
+fn scattered_writes_across_chunks_and_archetypes_are_visited_in_storage_order() {
+    let mut game = Context::new();
+    let plain = game.create_entities_with((0..200).map(|i| (pos(i as f32),))).unwrap();
+    let bulky = game
+        .create_entities_with((0..200).map(|i| (pos(i as f32), Bulky([i; 60]))))
+        .unwrap();
+    assert!(
+        game.storage_stats().chunks > 4,
+        "the bulky archetype spans several chunks"
+    );
+    let moved = game.add_collector(Matcher::all_of::<Position>().updated());
+    // Rows 3k and runs around chunk ends, written out of order.
+    let written: Vec<Entity> = bulky
+        .iter()
+        .chain(&plain)
+        .enumerate()
+        .filter(|(i, _)| i % 3 == 0 || (i % 50) > 45)
+        .map(|(_, &e)| e)
+        .collect();
+    for &e in written.iter().rev() {
+        game.get_mut::<Position>(e).unwrap().x += 0.5;
+    }
+    let storage_order: Vec<Entity> = plain
+        .iter()
+        .chain(&bulky)
+        .copied()
+        .filter(|e| written.contains(e))
+        .collect();
+    let seen = read_in_place(&mut game, moved);
+    assert_eq!(seen.iter().map(|&(e, _)| e).collect::<Vec<_>>(), storage_order);
+    for (e, x) in seen {
+        assert_eq!(game.get::<Position>(e).unwrap().x, x);
+    }
+    check(&game);
+}
+
+#[test]
+fn pushed_entities_come_first_then_stamped_rows_each_once() {
+    let mut game = Context::new();
+    let es = game.create_entities_with((0..5).map(|i| (pos(i as f32),))).unwrap();
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
+    game.get_mut::<Position>(es[4]).unwrap().x = 40.0;
+    game.get_mut::<Position>(es[1]).unwrap().x = 10.0;
+    let late = game.create_entity_with(pos(7.0)).unwrap();
+    game.get_mut::<Position>(late).unwrap().x = 70.0;
+    assert_eq!(
+        read_in_place(&mut game, id),
+        [(late, 70.0), (es[1], 10.0), (es[4], 40.0)]
+    );
+    assert_eq!(game.retain_count(late), Ok(0), "released");
+    check(&game);
+}
+
+#[test]
+fn entities_gone_or_lacking_the_query_are_skipped_and_released() {
+    let mut game = Context::new();
+    let a = game.create_entity_with(pos(1.0)).unwrap();
+    let b = game
+        .create_entity_with((pos(2.0), Velocity { x: 0.0, y: 0.0 }))
+        .unwrap();
+    let id = game.add_collector(Matcher::all_of::<Position>().updated());
+    game.get_mut::<Position>(a).unwrap().x = 3.0;
+    game.get_mut::<Position>(b).unwrap().x = 4.0;
+    game.destroy_entity(a).unwrap(); // handed over, retained by the collector
+    assert!(!game.is_enabled(a).unwrap());
+    let mut seen = Vec::new();
+    let visited = game
+        .drain_collected::<(Entity, &Velocity)>(id, |(e, _)| seen.push(e))
+        .unwrap();
+    assert_eq!((visited, seen), (1, vec![b]));
+    assert!(!game.is_alive(a), "the destroyed entity was released and freed");
+    check(&game);
+}
+
+#[test]
+fn a_panicking_visitor_releases_what_the_collector_held() {
+    let mut game = Context::new();
+    let es = game.create_entities_with((0..3).map(|i| (pos(i as f32),))).unwrap();
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
+    let late = game.create_entity_with(pos(5.0)).unwrap();
+    game.get_mut::<Position>(es[0]).unwrap().x = 9.0;
+    assert_eq!(game.retain_count(late), Ok(1));
+    assert_panics("visitor", || {
+        game.drain_collected::<&Position>(id, |_| panic!("visitor"))
+    });
+    assert_eq!(game.retain_count(late), Ok(0));
+    check(&game);
+}
+
+#[test]
+fn drain_collected_of_an_unknown_collector_is_an_error() {
+    let mut game = Context::new();
+    let id = game.add_collector(Matcher::all_of::<Position>().updated());
+    game.remove_collector(id).unwrap();
+    assert!(matches!(
+        game.drain_collected::<&Position>(id, |_| {}),
+        Err(Error::UnknownCollector { .. })
+    ));
+}
+
+/// A small deterministic generator.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+}
+
+/// Two contexts run the same random program; after each step one reads
+/// its collectors the Entitas way, the other in place: they see the same
+/// entities, in the same order, with the same values, and stay consistent.
+#[test]
+fn drain_collected_sees_what_the_entitas_way_sees_under_random_programs() {
+    for seed in 0..40u64 {
+        let mut rng = Rng(seed * 7919 + 1);
+        let mut twins = [Context::new(), Context::new()];
+        let specs = || {
+            [
+                Matcher::all_of::<Position>().updated(),
+                Matcher::all_of::<Position>().added(),
+                Matcher::all_of::<(Position, Velocity)>().updated(),
+                Matcher::all_of::<Position>().any_of::<Lit>().added(),
+                Matcher::all_of::<Position>().none_of::<Velocity>().added_or_removed(),
+            ]
+        };
+        let ids: Vec<Vec<CollectorId>> = twins
+            .iter_mut()
+            .map(|game| specs().into_iter().map(|spec| game.add_collector(spec)).collect())
+            .collect();
+        // Entities by creation ordinal (handles differ between contexts).
+        let mut created: [Vec<Entity>; 2] = [Vec::new(), Vec::new()];
+        let mut alive: Vec<usize> = Vec::new();
+        for step in 0..200 {
+            let op = rng.below(10);
+            let pick = alive.get(rng.below(alive.len().max(1))).copied();
+            let value = rng.below(1000) as f32;
+            for (game, created) in twins.iter_mut().zip(created.iter_mut()) {
+                let e = pick.map(|ordinal| created[ordinal]);
+                match (op, e) {
+                    (0, _) => created.push(game.create_entity_with(pos(value)).unwrap()),
+                    (1, Some(e)) => game.get_mut::<Position>(e).unwrap().x = value,
+                    (2, _) => game.query_mut::<&mut Position>().unwrap().for_each(|p| p.x += 1.0),
+                    (3, Some(e)) => game.destroy_entity(e).unwrap(),
+                    (4, Some(e)) if !game.has::<Velocity>(e) => game.add(e, Velocity { x: value, y: 0.0 }).unwrap(),
+                    (4, Some(e)) => game.remove::<Velocity>(e).unwrap(),
+                    (5, Some(e)) => {
+                        let lit = game.has::<Lit>(e);
+                        game.set_flag::<Lit>(e, !lit).unwrap()
+                    }
+                    (6, Some(e)) => game.modify(e, |p: &mut Position| p.x -= 1.0).unwrap(),
+                    (7, Some(e)) if game.has::<Velocity>(e) => game.get_mut::<Velocity>(e).unwrap().x = value,
+                    _ => {}
+                }
+            }
+            match (op, pick) {
+                (0, _) => alive.push(created[0].len() - 1),
+                (3, Some(ordinal)) => alive.retain(|&o| o != ordinal),
+                _ => {}
+            }
+            if rng.below(3) == 0 {
+                let which = rng.below(specs().len());
+                let [a, b] = &mut twins;
+                let ordinals = |created: &[Entity], seen: Vec<(Entity, f32)>| -> Vec<(usize, f32)> {
+                    seen.into_iter()
+                        .map(|(e, x)| (created.iter().position(|&c| c == e).unwrap(), x))
+                        .collect()
+                };
+                let entitas = ordinals(&created[0], read_entitas_way(a, ids[0][which]));
+                let in_place = ordinals(&created[1], read_in_place(b, ids[1][which]));
+                assert_eq!(in_place, entitas, "seed {seed}, step {step}, collector {which}");
+            }
+        }
+        for game in &twins {
+            game.check_invariants().unwrap();
+        }
+    }
+}
