@@ -27,32 +27,62 @@ pub(crate) struct GroupData {
 const UNLISTED: u32 = u32::MAX;
 
 /// A group's entities as a list, kept from the first time someone asks for
-/// it: built then from the group's iteration, then kept current by the
-/// group's routes, each entity that joins going at the end, each that leaves
-/// giving its place to the last entry (swap-remove). Until someone asks, it
-/// is empty and nothing keeps it.
+/// it (until then it is empty and nothing keeps it): built then from the
+/// group's iteration, then kept current by the group's routes, each entity
+/// that joins going at the end, each that leaves giving its place to the
+/// last entry (swap-remove).
+///
+/// Two copies: `live`, always current and never shared, and `shared`, the
+/// list last handed out, which the lists made from it share and which must
+/// not change while one of them is alive. A change updates `live` and notes
+/// the place it wrote; the next call for the list writes the noted places
+/// into `shared` (O(changes), in place) if no list handed out is still
+/// alive, and copies `live` whole only if one is.
 #[derive(Default)]
 struct Listing {
     /// Whether the list is kept.
     listed: bool,
-    /// The entities, shared with the lists handed out: changed in place while
-    /// no handed-out list is alive, copied first otherwise.
-    list: Arc<Vec<Entity>>,
-    /// By entity slot, its place in `list` (or `UNLISTED`).
+    /// The entities, current.
+    live: Vec<Entity>,
+    /// By entity slot, its place in `live` (or `UNLISTED`).
     places: Vec<u32>,
+    /// The list last handed out: `live` as it was then.
+    shared: Arc<Vec<Entity>>,
+    /// The places of `live` written since `shared` was last brought up to
+    /// date (some maybe twice; the places past its length need no note).
+    stale: Vec<u32>,
+    /// More places were written than are worth noting: `shared` is to be
+    /// copied from `live` whole.
+    overflow: bool,
+}
+
+/// Brings `list`, a copy of `live` that missed the writes at places `stale`
+/// (and any change of length), up to date.
+fn replay(list: &mut Vec<Entity>, live: &[Entity], stale: &[u32]) {
+    list.truncate(live.len());
+    for &place in stale {
+        if let (Some(old), Some(&new)) = (list.get_mut(place as usize), live.get(place as usize)) {
+            *old = new;
+        }
+    }
+    let len = list.len();
+    list.extend_from_slice(&live[len..]);
 }
 
 impl Listing {
-    /// The list, to change: copied first if a list handed out is still alive
-    /// (with room to grow, so the next joins do not copy it again).
-    fn list_mut(&mut self) -> &mut Vec<Entity> {
-        if Arc::get_mut(&mut self.list).is_none() {
-            let mut copy = Vec::with_capacity(self.list.len() + self.list.len() / 8 + 8);
-            copy.extend_from_slice(&self.list);
-            self.list = Arc::new(copy);
+    /// Notes that place `place` of `live` was written.
+    #[inline]
+    fn note(&mut self, place: u32) {
+        if self.overflow {
+            return;
         }
-        // Not shared (any more): no copy here.
-        Arc::make_mut(&mut self.list)
+        // Past this, replaying costs about what a copy does: stop noting.
+        if self.stale.len() > self.live.len() / 2 + 64 {
+            self.overflow = true;
+            self.stale.clear();
+        } else {
+            self.stale.push(place);
+        }
     }
 
     /// `entity` joined the group: it goes at the end.
@@ -62,10 +92,10 @@ impl Listing {
             self.places.resize(slot + 1, UNLISTED);
         }
         debug_assert_eq!(self.places[slot], UNLISTED, "{entity} joins a group it is listed in");
-        let list = self.list_mut();
-        let place = list.len() as u32;
-        list.push(entity);
+        let place = self.live.len() as u32;
+        self.live.push(entity);
         self.places[slot] = place;
+        self.note(place);
     }
 
     /// `entity` left the group: the last entry takes its place.
@@ -73,16 +103,46 @@ impl Listing {
         let place = self
             .places
             .get_mut(entity.index() as usize)
-            .map_or(UNLISTED, |place| std::mem::replace(place, UNLISTED)) as usize;
-        debug_assert!(place < self.list.len(), "{entity} leaves a group it is not listed in");
-        if place >= self.list.len() {
+            .map_or(UNLISTED, |place| std::mem::replace(place, UNLISTED));
+        debug_assert!(
+            (place as usize) < self.live.len(),
+            "{entity} leaves a group it is not listed in"
+        );
+        if place as usize >= self.live.len() {
             return;
         }
-        let list = self.list_mut();
-        list.swap_remove(place);
-        if let Some(&moved) = list.get(place) {
-            self.places[moved.index() as usize] = place as u32;
+        self.live.swap_remove(place as usize);
+        if let Some(&moved) = self.live.get(place as usize) {
+            self.places[moved.index() as usize] = place;
+            self.note(place);
         }
+    }
+
+    /// Whether `shared` is `live`.
+    fn is_current(&self) -> bool {
+        !self.overflow && self.stale.is_empty() && self.shared.len() == self.live.len()
+    }
+
+    /// `live`, shared: `shared` brought up to date first, in place if no
+    /// list handed out is alive, else as a new copy.
+    fn share(&mut self) -> Arc<Vec<Entity>> {
+        if !self.is_current() {
+            match Arc::get_mut(&mut self.shared) {
+                Some(list) if !self.overflow => replay(list, &self.live, &self.stale),
+                Some(list) => {
+                    list.clear();
+                    list.extend_from_slice(&self.live);
+                }
+                None => {
+                    let mut list = Vec::with_capacity(self.live.capacity());
+                    list.extend_from_slice(&self.live);
+                    self.shared = Arc::new(list);
+                }
+            }
+            self.stale.clear();
+            self.overflow = false;
+        }
+        Arc::clone(&self.shared)
     }
 }
 
@@ -156,8 +216,7 @@ impl Groups {
     }
 
     /// `entity` joined (`joined`) or left group `index`, which keeps its
-    /// entity list: the list follows. O(1), plus one copy of the list if a
-    /// list handed out before is still alive.
+    /// entity list: the list follows. O(1).
     #[inline]
     pub(crate) fn list(&mut self, index: u32, entity: Entity, joined: bool) {
         let listing = self.list[index as usize]
@@ -204,41 +263,39 @@ impl GroupData {
     /// The group's entities as a shared list. The first call builds it with
     /// `fill` (the group's iteration) and returns `true` with it: the caller
     /// must then have the routes keep it current. Later calls share the kept
-    /// list.
+    /// list: O(1), plus O(changes since the last call), plus a copy if the
+    /// list handed out last is still alive and the group changed since.
     pub(crate) fn entities(&self, fill: impl FnOnce(&mut Vec<Entity>)) -> (Arc<Vec<Entity>>, bool) {
         let mut listing = self.lock();
         if listing.listed {
-            return (Arc::clone(&listing.list), false);
+            return (listing.share(), false);
         }
-        let Listing { list, places, .. } = &mut *listing;
-        if Arc::get_mut(list).is_none() {
-            *list = Arc::new(Vec::new());
+        let listing = &mut *listing;
+        listing.live.clear();
+        fill(&mut listing.live);
+        listing.places.clear();
+        if let Some(top) = listing.live.iter().map(|entity| entity.index() as usize).max() {
+            listing.places.resize(top + 1, UNLISTED);
         }
-        // Not shared: no copy here.
-        let list = Arc::make_mut(list);
-        list.clear();
-        fill(list);
-        places.clear();
-        for (place, entity) in list.iter().enumerate() {
-            let slot = entity.index() as usize;
-            if places.len() <= slot {
-                places.resize(slot + 1, UNLISTED);
-            }
-            places[slot] = place as u32;
+        for (place, entity) in listing.live.iter().enumerate() {
+            listing.places[entity.index() as usize] = place as u32;
         }
+        listing.stale.clear();
+        listing.overflow = true;
         listing.listed = true;
-        (Arc::clone(&listing.list), true)
+        (listing.share(), true)
     }
 
     /// If the group keeps its entity list: whether it holds `members` (the
-    /// group's iteration), each once, and knows each one's place.
+    /// group's iteration), each once, knows each one's place, and whether
+    /// the list handed out last comes up to date from what was noted.
     pub(crate) fn check_listing(&self, members: impl Iterator<Item = Entity>) -> Result<(), String> {
         let listing = self.lock();
         if !listing.listed {
             return Ok(());
         }
         let mut members: Vec<Entity> = members.collect();
-        let mut listed = listing.list.to_vec();
+        let mut listed = listing.live.clone();
         for (place, entity) in listed.iter().enumerate() {
             if listing.places.get(entity.index() as usize) != Some(&(place as u32)) {
                 return Err(format!(
@@ -252,6 +309,16 @@ impl GroupData {
                 "the entity list holds {} entities but places {placed}",
                 listed.len()
             ));
+        }
+        if !listing.overflow {
+            let mut shared = listing.shared.to_vec();
+            replay(&mut shared, &listing.live, &listing.stale);
+            if shared != listing.live {
+                return Err(format!(
+                    "the list handed out, {:?}, comes to {shared:?} from the places noted, not {:?}",
+                    listing.shared, listing.live
+                ));
+            }
         }
         members.sort_unstable();
         listed.sort_unstable();

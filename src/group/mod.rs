@@ -51,14 +51,13 @@ pub(crate) use data::Groups;
 /// | [`len`](Group::len), [`single_entity`](Group::single_entity) | O(a); O(r) if the matcher names a flag or sparse component |
 /// | [`is_empty`](Group::is_empty) | O(a); if the matcher names a flag or sparse component, O(r) at worst (it stops at the first member) |
 /// | [`iter`](Group::iter) | O(1) to make; O(r) to go through (O(1) per member when every row is a member) |
-/// | [`entities`](Group::entities) | O(1) (a lock and a reference count); O(r) the first time it is called for this group |
+/// | [`entities`](Group::entities) | O(1 + changes since the last call); O(r) the first time it is called for this group; O(n) (a copy) if the list the last call handed out is still alive and the group changed since |
 /// | `Display`, `Debug` | as `len` |
 ///
 /// Keeping [`entities`](Group::entities)' list current, once it was asked
 /// for, adds O(1) to each change that makes an entity join or leave the
-/// group (and one copy of the list if a list handed out earlier is still
-/// alive then). A group nobody asked for its list keeps none and costs
-/// nothing per change.
+/// group. A group nobody asked for its list keeps none and costs nothing per
+/// change.
 ///
 /// # Example
 /// ```
@@ -213,17 +212,20 @@ impl<'a> Group<'a> {
     ///
     /// # Cost
     ///
-    /// Cheap whatever the call pattern: after the first call, O(1) (a lock
-    /// and a reference count; no allocation, no walk), however many entities
-    /// joined or left in between. The first call for a group walks it, as
-    /// [`iter`](Group::iter) does, and from then on the group keeps its list
-    /// current: each entity that joins or leaves costs O(1) more. If a list
-    /// handed out earlier is still alive when the group changes, the kept
-    /// list is copied once first (a copy of n handles, not a walk of the
-    /// group; the next change, until the next call, does not copy again), so
-    /// a list held while changing entities costs one copy per call; one
-    /// dropped before the change costs none. A group nobody asked for its
-    /// list keeps none and costs nothing per change.
+    /// Cheap whatever the call pattern. The first call for a group walks it,
+    /// as [`iter`](Group::iter) does, and from then on the group keeps its
+    /// list current: each entity that joins or leaves costs O(1) more. A
+    /// later call costs a lock, a reference count, and O(1) per entity that
+    /// joined or left since the previous call (the places they changed are
+    /// written into the list, in place); no walk of the group, and no
+    /// allocation once the list has grown to the group's size. Holding the
+    /// list while changing entities (a `for` loop over it that destroys,
+    /// adds, removes) costs nothing more, as long as it is dropped before
+    /// the next call: only a call made while the list of the previous call
+    /// is still alive, after the group changed, copies the list (n handles,
+    /// not a walk of the group), since that list must stay as it was. A
+    /// group nobody asked for its list keeps none and costs nothing per
+    /// change.
     ///
     /// # Order
     ///
