@@ -1,7 +1,10 @@
 //! Groups: caching, live membership through every context operation, group
 //! events (what fires, with which data, in which order), `single_entity`,
-//! foreign ids, deterministic order, the shared entity list, `modify_each`.
+//! foreign ids, deterministic order, the shared entity list (kept current
+//! through every kind of change, in its documented order), `modify_each`.
 
+use std::collections::BTreeSet;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
 use reactecs::SubscriptionId;
@@ -20,6 +23,16 @@ struct Health(u32);
 struct Frozen;
 
 reactecs::component!(Position, Velocity, Health, Frozen);
+
+/// A flag (a bit per entity: nothing moves).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Burning;
+
+/// A sparse component (kept out of archetypes).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Heat(u32);
+
+reactecs::component!(flag Burning, sparse Heat);
 
 /// Event lines shared by every handler of a test, in delivery order.
 type Log = Arc<Mutex<Vec<String>>>;
@@ -899,4 +912,281 @@ fn a_group_iterates_with_for_over_archetypes_and_chunks() {
     assert_eq!(group.into_iter().collect::<Vec<_>>(), expected);
     let empty = game.add_group(Matcher::all_of::<Health>());
     assert_eq!(game.group(empty).unwrap().iter().count(), 0);
+}
+
+#[test]
+fn entities_keeps_its_order_joiners_at_the_end_leavers_replaced_by_the_last() {
+    let mut game = Context::new();
+    let id = game.add_group(Matcher::all_of::<Position>());
+    let [a, b, c, d] = [0.0, 1.0, 2.0, 3.0].map(|x| game.create_entity_with(Position(x)).unwrap());
+    // The first call: `iter()`'s order.
+    assert_eq!(&*game.group(id).unwrap().entities(), [a, b, c, d]);
+    game.destroy_entity(b).unwrap(); // d takes b's place
+    assert_eq!(&*game.group(id).unwrap().entities(), [a, d, c]);
+    let e = game.create_entity_with(Position(4.0)).unwrap(); // at the end
+    assert_eq!(&*game.group(id).unwrap().entities(), [a, d, c, e]);
+    // Moving between archetypes of the group keeps the place, though
+    // `iter()` now meets `a` last (its new archetype comes later).
+    game.add(a, Velocity(1.0)).unwrap();
+    assert_eq!(&*game.group(id).unwrap().entities(), [a, d, c, e]);
+    assert_eq!(members(&game, id), [e, d, c, a]);
+    game.remove::<Position>(c).unwrap(); // e takes c's place
+    game.add(c, Position(2.0)).unwrap(); // c joins again, at the end
+    assert_eq!(&*game.group(id).unwrap().entities(), [a, d, e, c]);
+    check(&game);
+}
+
+#[test]
+fn entities_follows_flag_and_sparse_toggles_and_driven_groups() {
+    let mut game = Context::new();
+    let burning = game.add_group(Matcher::all_of::<Burning>());
+    let cold = game.add_group(Matcher::all_of::<Position>().none_of::<Burning>());
+    let hot = game.add_group(Matcher::any_of::<(Velocity, Heat)>());
+    let [a, b, c] = [0.0, 1.0, 2.0].map(|x| game.create_entity_with(Position(x)).unwrap());
+    for id in [burning, cold, hot] {
+        game.group(id).unwrap().entities();
+    }
+    game.add(b, Burning).unwrap();
+    game.add(a, Burning).unwrap();
+    game.add(c, Heat(3)).unwrap();
+    assert_eq!(&*game.group(burning).unwrap().entities(), [b, a]);
+    assert_eq!(&*game.group(cold).unwrap().entities(), [c]);
+    assert_eq!(&*game.group(hot).unwrap().entities(), [c]);
+    game.remove::<Burning>(b).unwrap();
+    game.add(c, Velocity(1.0)).unwrap(); // already hot: no change
+    game.remove::<Heat>(c).unwrap(); // still hot through Velocity
+    assert_eq!(&*game.group(burning).unwrap().entities(), [a]);
+    assert_eq!(&*game.group(cold).unwrap().entities(), [c, b]);
+    assert_eq!(&*game.group(hot).unwrap().entities(), [c]);
+    game.remove::<Velocity>(c).unwrap();
+    assert!(game.group(hot).unwrap().entities().is_empty());
+    check(&game);
+}
+
+#[test]
+fn entities_after_reset_and_destroy_all_is_empty_then_follows_new_entities() {
+    let mut game = Context::new();
+    let id = game.add_group(Matcher::all_of::<Position>());
+    game.create_entities_with((0..10).map(|i| Position(i as f32))).unwrap();
+    assert_eq!(game.group(id).unwrap().entities().len(), 10);
+    game.destroy_all_entities();
+    assert!(game.group(id).unwrap().entities().is_empty());
+    let kept = game.create_entities_with((0..3).map(|i| Position(i as f32))).unwrap();
+    assert_eq!(&*game.group(id).unwrap().entities(), kept);
+    game.reset().unwrap();
+    assert!(game.group(id).unwrap().entities().is_empty());
+    let e = game.create_entity_with(Position(1.0)).unwrap();
+    assert_eq!(&*game.group(id).unwrap().entities(), [e]);
+    check(&game);
+}
+
+#[test]
+fn entities_is_kept_even_when_a_group_handler_panics() {
+    let mut game = Context::new();
+    // The panicking group comes first: its handler runs before the listed
+    // group's turn.
+    let loud = game.add_group(Matcher::all_of::<Health>());
+    let listed = game.add_group(Matcher::all_of::<(Health, Position)>());
+    game.subscribe_group(loud, |event: &GroupEvent<'_>| {
+        if matches!(event, GroupEvent::Removed { .. }) {
+            panic!("a handler panics");
+        }
+    })
+    .unwrap();
+    let [a, b] = [1, 2].map(|h| game.create_entity_with((Health(h), Position(0.0))).unwrap());
+    assert_eq!(&*game.group(listed).unwrap().entities(), [a, b]);
+    let destroyed = panic::catch_unwind(AssertUnwindSafe(|| game.destroy_entity(a)));
+    assert!(destroyed.is_err(), "the handler's panic goes on");
+    assert!(!game.is_alive(a));
+    assert_eq!(&*game.group(listed).unwrap().entities(), [b]);
+    check(&game);
+}
+
+#[test]
+fn held_entity_lists_stay_as_they_were_while_the_group_changes() {
+    let mut game = Context::new();
+    let id = game.add_group(Matcher::all_of::<Health>());
+    let all = game.create_entities_with((0..6).map(Health)).unwrap();
+    let first = game.group(id).unwrap().entities();
+    game.destroy_entity(all[0]).unwrap();
+    // Asked again while `first` is alive: a new list; `first` unchanged.
+    let second = game.group(id).unwrap().entities();
+    assert_eq!(&*first, all);
+    assert_eq!(&*second, [all[5], all[1], all[2], all[3], all[4]]);
+    drop(first);
+    let e = game.create_entity_with(Health(9)).unwrap();
+    game.remove::<Health>(all[2]).unwrap();
+    let third = game.group(id).unwrap().entities();
+    assert_eq!(&*second, [all[5], all[1], all[2], all[3], all[4]]);
+    assert_eq!(&*third, [all[5], all[1], e, all[3], all[4]]);
+    drop(second);
+    // Nothing changed: the same list again.
+    let fourth = game.group(id).unwrap().entities();
+    assert!(std::ptr::eq(third.as_ptr(), fourth.as_ptr()));
+    check(&game);
+}
+
+/// A small deterministic generator (xorshift64*), so the long test below
+/// runs the same operations every time.
+struct Dice(u64);
+
+impl Dice {
+    fn roll(&mut self, sides: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % sides
+    }
+}
+
+/// Calls `entities()` on every listed group after each of a few thousand
+/// operations of every kind, and compares each list with a model of the
+/// documented order (joiners at the end, a leaver's place to the last
+/// entry) and with the group's `iter()`. Some lists are held across
+/// operations and must not change.
+#[test]
+fn entities_after_every_operation_is_the_group_in_the_documented_order() {
+    let mut game = Context::new();
+    let matchers = [
+        Matcher::all_of::<Position>(),
+        Matcher::all_of::<(Position, Velocity)>().none_of::<Frozen>(),
+        Matcher::any_of::<(Velocity, Heat)>(),
+        Matcher::all_of::<Burning>(),
+        Matcher::all_of::<Position>().none_of::<Burning>(),
+        Matcher::all_of::<(Heat, Health)>(),
+    ];
+    let groups: Vec<GroupId> = matchers.into_iter().map(|m| game.add_group(m)).collect();
+    // Never listed: still right, through `iter()`.
+    let unlisted = game.add_group(Matcher::all_of::<(Health, Velocity)>());
+    let mut models: Vec<Option<Vec<Entity>>> = vec![None; groups.len()];
+    let mut held: Vec<Option<(reactecs::EntityList, Vec<Entity>)>> = vec![None; groups.len()];
+    let mut alive: Vec<Entity> = Vec::new();
+    let mut dice = Dice(0x9e37_79b9_7f4a_7c15);
+    const STEPS: usize = if cfg!(miri) { 200 } else { 4_000 };
+    for step in 0..STEPS {
+        let pick = |dice: &mut Dice, alive: &[Entity]| (!alive.is_empty()).then(|| alive[dice.roll(alive.len())]);
+        let mut bulk = false;
+        match dice.roll(40) {
+            0..=5 => alive.push(game.create_entity_with(Position(step as f32)).unwrap()),
+            6..=7 => alive.push(game.create_entity_with((Position(0.0), Velocity(1.0))).unwrap()),
+            8 => alive.push(game.create_entity_with((Health(1), Heat(2))).unwrap()),
+            9 => alive.push(game.create_entity()),
+            10..=14 => {
+                if let Some(e) = pick(&mut dice, &alive) {
+                    game.destroy_entity(e).unwrap();
+                    alive.retain(|&x| x != e);
+                }
+            }
+            15..=18 => {
+                if let Some(e) = pick(&mut dice, &alive) {
+                    if game.has::<Velocity>(e) {
+                        game.remove::<Velocity>(e).unwrap();
+                    } else {
+                        game.add(e, Velocity(0.5)).unwrap();
+                    }
+                }
+            }
+            19..=20 => {
+                if let Some(e) = pick(&mut dice, &alive) {
+                    if game.has::<Frozen>(e) {
+                        game.remove::<Frozen>(e).unwrap();
+                    } else {
+                        game.add(e, Frozen).unwrap();
+                    }
+                }
+            }
+            21..=23 => {
+                if let Some(e) = pick(&mut dice, &alive) {
+                    if game.has::<Health>(e) {
+                        game.remove::<Health>(e).unwrap();
+                    } else {
+                        game.add(e, Health(3)).unwrap();
+                    }
+                }
+            }
+            24..=28 => {
+                if let Some(e) = pick(&mut dice, &alive) {
+                    if game.has::<Burning>(e) {
+                        game.remove::<Burning>(e).unwrap();
+                    } else {
+                        game.add(e, Burning).unwrap();
+                    }
+                }
+            }
+            29..=32 => {
+                if let Some(e) = pick(&mut dice, &alive) {
+                    if game.has::<Heat>(e) {
+                        game.remove::<Heat>(e).unwrap();
+                    } else {
+                        game.add(e, Heat(1)).unwrap();
+                    }
+                }
+            }
+            33..=35 => {
+                if let Some(e) = pick(&mut dice, &alive) {
+                    if game.has::<Position>(e) {
+                        game.remove::<Position>(e).unwrap();
+                    } else {
+                        game.add(e, Position(1.0)).unwrap();
+                    }
+                }
+            }
+            36..=38 => {
+                // Replacements change no membership.
+                if let Some(e) = pick(&mut dice, &alive) {
+                    game.replace(e, Health(7)).unwrap();
+                }
+            }
+            _ => {
+                bulk = true;
+                if dice.roll(8) == 0 {
+                    game.reset().unwrap();
+                } else if dice.roll(4) == 0 {
+                    game.destroy_all_entities();
+                } else {
+                    let more = game
+                        .create_entities_with((0..dice.roll(20)).map(|i| (Position(i as f32), Burning)))
+                        .unwrap();
+                    alive.extend(more);
+                    bulk = false;
+                    // Joiners of one call, in creation order: as one by one.
+                }
+                if bulk {
+                    alive.clear();
+                }
+            }
+        }
+        for (g, &id) in groups.iter().enumerate() {
+            let group = game.group(id).unwrap();
+            let now: Vec<Entity> = group.iter().collect();
+            let model = models[g].get_or_insert_with(|| now.clone());
+            if bulk {
+                assert!(now.is_empty(), "{group}");
+                model.clear();
+            }
+            let present: BTreeSet<Entity> = now.iter().copied().collect();
+            while let Some(place) = model.iter().position(|e| !present.contains(e)) {
+                model.swap_remove(place);
+            }
+            let listed: BTreeSet<Entity> = model.iter().copied().collect();
+            model.extend(now.iter().filter(|e| !listed.contains(e)));
+            let list = group.entities();
+            assert_eq!(&*list, model.as_slice(), "{group} after step {step}");
+            assert_eq!(list.len(), group.len(), "{group}");
+            if let Some((list, copy)) = &held[g] {
+                assert_eq!(&**list, copy.as_slice(), "a held list of {group} changed");
+            }
+            match dice.roll(10) {
+                0 => held[g] = Some((list.clone(), list.to_vec())),
+                1 => held[g] = None,
+                _ => {}
+            }
+        }
+        if step % 97 == 0 {
+            check(&game);
+        }
+    }
+    check(&game);
+    let unlisted = game.group(unlisted).unwrap();
+    assert_eq!(unlisted.iter().count(), unlisted.len());
 }

@@ -225,6 +225,34 @@ fn groups_indices_and_collectors_of_the_target_see_the_restored_entities() {
 }
 
 #[test]
+fn a_listed_group_s_entities_follow_a_restore_and_its_undoing() {
+    let mut source = Context::new();
+    let a = source.create_entity_with(NetId(1)).unwrap();
+    source.create_entity_with(NetId(2)).unwrap();
+    source.create_entity_with((NetId(2), Target(a))).unwrap();
+    let clashing = to_json(&source);
+    source.destroy_entity(in_creation_order(&source)[2]).unwrap();
+    let fine = to_json(&source);
+
+    let mut target = Context::with_name("Game");
+    target
+        .add_index(PrimaryEntityIndex::new("NetId", |id: &NetId| id.0))
+        .unwrap();
+    let group = target.add_group(Matcher::all_of::<NetId>());
+    // Listed while empty: the restore's creations and its undoing keep it.
+    assert!(target.group(group).unwrap().entities().is_empty());
+    from_json(&mut target, &clashing).unwrap_err();
+    assert!(target.group(group).unwrap().entities().is_empty());
+    target.check_invariants().unwrap();
+    from_json(&mut target, &fine).unwrap();
+    let group = target.group(group).unwrap();
+    // Joined in creation order, as the restore creates them.
+    assert_eq!(&*group.entities(), in_creation_order(&target));
+    assert_eq!(group.entities().len(), 2);
+    target.check_invariants().unwrap();
+}
+
+#[test]
 fn restoring_fires_creation_events_in_creation_order() {
     let mut source = Context::new();
     let a = source.create_entity_with(Position { x: 1.0, y: 0.0 }).unwrap();

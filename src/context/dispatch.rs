@@ -9,8 +9,11 @@
 //! 2. storage changes (the row moves, is written, or is removed);
 //! 3. phase one: the route's indices file or unfile the entity (every
 //!    group's membership is the archetypes', so it is already current);
-//! 4. phase two, group by group in creation order: the route's collectors
-//!    collect the entity, then the group's handlers get the group event;
+//! 4. phase two: first the entity lists of the groups that keep one (see
+//!    [`Group::entities`](crate::Group::entities)) take the entity in or
+//!    out, so a panicking handler cannot leave one behind; then, group by
+//!    group in creation order, the route's collectors collect the entity,
+//!    then the group's handlers get the group event;
 //! 5. the context's subscribers get the component event.
 //!
 //! The route says who is concerned; this file only does what it says.
@@ -72,6 +75,10 @@ impl Consumers for ConsumerView<'_> {
 
     fn group_handlers(&self, group: u32) -> bool {
         self.groups.has_handlers(group)
+    }
+
+    fn group_listed(&self, group: u32) -> bool {
+        self.groups.is_listed(group)
     }
 
     fn subscribers(&self) -> bool {
@@ -184,10 +191,11 @@ impl<'a> Dispatch<'a> {
         }
     }
 
-    /// Phase two: per group joined or left, its collectors collect the
-    /// entity, then its handlers get the event. `entity` is the entity as it
-    /// is now (for a destruction, with every component still readable);
-    /// `removed`, the value whose removal made it leave.
+    /// Phase two: the kept entity lists of the groups joined or left follow;
+    /// then, per group joined or left, its collectors collect the entity,
+    /// then its handlers get the event. `entity` is the entity as it is now
+    /// (for a destruction, with every component still readable); `removed`,
+    /// the value whose removal made it leave.
     #[inline]
     pub(super) fn notify(
         &mut self,
@@ -196,8 +204,15 @@ impl<'a> Dispatch<'a> {
         entity: EntityRef<'_>,
         removed: Option<ComponentRef<'_>>,
     ) {
+        if route.lists {
+            for step in route.steps.iter() {
+                if step.list && Route::passes(step.gated, step.group, gate) {
+                    self.groups.list(step.group, entity.entity(), step.joined);
+                }
+            }
+        }
         for step in route.steps.iter() {
-            if !Route::passes(step.gated, step.group, gate) {
+            if !Route::passes(step.gated, step.group, gate) || !(step.emit || step.collects()) {
                 continue;
             }
             let group = GroupId {

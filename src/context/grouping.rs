@@ -120,6 +120,17 @@ impl Context {
         Ok(subscription)
     }
 
+    /// Checks the entity list of each group that keeps one against the
+    /// group's iteration (for the invariant walker).
+    pub(super) fn check_group_lists(&self) -> Result<(), String> {
+        for group in self.groups() {
+            let data = self.groups.get(group.id().index);
+            data.check_listing(group.iter())
+                .map_err(|error| format!("group {}: {error}", group.matcher()))?;
+        }
+        Ok(())
+    }
+
     /// The next subscription id.
     pub(crate) fn next_subscription_id(&mut self) -> SubscriptionId {
         let id = SubscriptionId {

@@ -13,7 +13,8 @@ impl Context {
     /// every live entity's record points at a row holding that entity, and
     /// every row belongs to a live entity; every flag or sparse value
     /// belongs to a live entity; creation numbers are distinct;
-    /// every group lists exactly the archetypes its matcher accepts; unique
+    /// every group lists exactly the archetypes its matcher accepts, and a
+    /// group that keeps its entity list holds exactly its members; unique
     /// components have the recorded holder; every entity index holds only
     /// members of its group, each retained; retain counts cover every holder.
     ///
@@ -55,6 +56,7 @@ impl Context {
             }
         }
         self.routes.check(&self.archetypes)?;
+        self.check_group_lists()?;
         self.sparse.check(&|slot| self.entities.live_at(slot).is_some())?;
         let live: Vec<_> = self
             .entities

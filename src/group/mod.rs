@@ -3,7 +3,7 @@
 //! A group is backed by the archetypes its matcher accepts (its membership,
 //! kept by the change routes); this module has the public view of a group,
 //! its events, and what the context keeps per group besides (`data.rs`: its
-//! handlers and its cached entity list).
+//! handlers and its entity list, kept once someone asks for it).
 
 use std::fmt;
 use std::ops::Deref;
@@ -25,15 +25,39 @@ pub(crate) use data::Groups;
 /// current.
 ///
 /// A group is backed by the archetypes its matcher accepts, so its length is
-/// a counter and its iteration walks chunks; there is no per-entity set. Its
-/// order is deterministic: archetypes in creation order, rows in chunk order.
-/// The same sequence of operations gives the same order, run after run.
+/// a sum over its archetypes and its iteration walks chunks; there is no
+/// per-entity set. Its order is deterministic: archetypes in creation order,
+/// rows in chunk order. The same sequence of operations gives the same order,
+/// run after run.
 ///
 /// A matcher that names flag or sparse components adds a check per entity
 /// ([`len`](Group::len) counts members then). If its AllOf set names one, the
 /// group walks that component's entries instead of its archetypes' rows (the
 /// smallest such set, if several): in the order they were added, each
 /// removal moving the last entry into the removed one's place.
+///
+/// # Costs
+///
+/// Below, *n* is the number of members, *a* the number of archetypes the
+/// matcher accepts, and *r* the rows a walk of the group visits: the rows of
+/// those archetypes, or, for a matcher whose AllOf names a flag or sparse
+/// component, the entries of the smallest such component's set (members and
+/// non-members). Each accessor's docs state its own.
+///
+/// | accessor | cost |
+/// |---|---|
+/// | [`id`](Group::id), [`matcher`](Group::matcher) | O(1) |
+/// | [`contains`](Group::contains) | O(1): a lookup, plus a bit or sparse-set test per flag or sparse component the matcher names |
+/// | [`len`](Group::len), [`single_entity`](Group::single_entity) | O(a); O(r) if the matcher names a flag or sparse component |
+/// | [`is_empty`](Group::is_empty) | O(a); if the matcher names a flag or sparse component, O(r) at worst (it stops at the first member) |
+/// | [`iter`](Group::iter) | O(1) to make; O(r) to go through (O(1) per member when every row is a member) |
+/// | [`entities`](Group::entities) | O(1 + changes since the last call); O(r) the first time it is called for this group; O(n) (a copy) if the list the last call handed out is still alive and the group changed since |
+/// | `Display`, `Debug` | as `len` |
+///
+/// Keeping [`entities`](Group::entities)' list current, once it was asked
+/// for, adds O(1) to each change that makes an entity join or leave the
+/// group. A group nobody asked for its list keeps none and costs nothing per
+/// change.
 ///
 /// # Example
 /// ```
@@ -93,12 +117,12 @@ impl<'a> Group<'a> {
 
     /// This group's id, to keep and use later with [`Context::group`](crate::Context::group),
     /// [`Context::subscribe_group`](crate::Context::subscribe_group) or a query's
-    /// [`in_group`](crate::Query::in_group).
+    /// [`in_group`](crate::Query::in_group). O(1).
     pub fn id(&self) -> GroupId {
         self.id
     }
 
-    /// The matcher that defines the group.
+    /// The matcher that defines the group. O(1).
     pub fn matcher(&self) -> &'a crate::Matcher {
         &self.member.matcher
     }
@@ -110,8 +134,11 @@ impl<'a> Group<'a> {
     }
 
     /// The number of entities: the rows of the group's archetypes (a sum
-    /// over its archetypes, not over its entities), or, for a matcher that
-    /// names a flag or sparse component, a count of its members.
+    /// over its archetypes, not over its entities: O(archetypes)), or, for a
+    /// matcher that names a flag or sparse component, a count of its members
+    /// (a walk of the group, as [`iter`](Group::iter): O(rows visited)).
+    /// To keep a length that many calls read, read
+    /// [`entities`](Group::entities)`().len()` (O(1) once listed).
     pub fn len(&self) -> usize {
         if self.member.is_gated() {
             return self.iter().count();
@@ -119,7 +146,9 @@ impl<'a> Group<'a> {
         self.archetypes().map(Archetype::len).sum()
     }
 
-    /// Whether the group is empty.
+    /// Whether the group is empty: O(archetypes), or, for a matcher that
+    /// names a flag or sparse component, a walk of the group up to its first
+    /// member (O(rows visited) at worst).
     pub fn is_empty(&self) -> bool {
         if self.member.is_gated() {
             return self.iter().next().is_none();
@@ -127,7 +156,9 @@ impl<'a> Group<'a> {
         self.archetypes().all(Archetype::is_empty)
     }
 
-    /// Whether `entity` is alive and in the group.
+    /// Whether `entity` is alive and in the group: O(1) (the entity's
+    /// location, the group's archetype filter, and a bit or sparse-set test
+    /// per flag or sparse component the matcher names).
     pub fn contains(&self, entity: Entity) -> bool {
         self.entities.location(entity).is_some_and(|at| {
             self.membership
@@ -135,9 +166,17 @@ impl<'a> Group<'a> {
         })
     }
 
-    /// The entities, archetype by archetype, chunk by chunk. Borrows the
-    /// context; to change entities while going through a group, use
+    /// The entities, archetype by archetype, chunk by chunk (see the
+    /// [type's docs](Group) for the order). Borrows the context; to change
+    /// entities while going through a group, use
     /// [`entities`](Group::entities) instead.
+    ///
+    /// O(1) to make (for a matcher whose AllOf names flag or sparse
+    /// components, a look at each such set's length), and allocates
+    /// nothing; going through it visits every row of the group's
+    /// archetypes, or every entry of the smallest sparse set its AllOf
+    /// names, checking each against the matcher if it names a flag or
+    /// sparse component: O(1) per member when every row is one.
     pub fn iter(&self) -> GroupIter<'a> {
         let gate = self.member.is_gated().then_some((self.member, self.sparse));
         // A group that needs some sparse component goes through the smallest
@@ -168,9 +207,34 @@ impl<'a> Group<'a> {
 
     /// The entities as a shared list that does not borrow the context, so a
     /// program can change the entities while going through it (Entitas'
-    /// `GetEntities`). The list is built once and handed out again, without
-    /// allocating, until the group's entities change; its memory is reused
-    /// for the next build when no earlier list is still held.
+    /// `GetEntities`). The list handed out does not change: it is the group
+    /// as it was at the call.
+    ///
+    /// # Cost
+    ///
+    /// Cheap whatever the call pattern. The first call for a group walks it,
+    /// as [`iter`](Group::iter) does, and from then on the group keeps its
+    /// list current: each entity that joins or leaves costs O(1) more. A
+    /// later call costs a lock, a reference count, and O(1) per entity that
+    /// joined or left since the previous call (the places they changed are
+    /// written into the list, in place); no walk of the group, and no
+    /// allocation once the list has grown to the group's size. Holding the
+    /// list while changing entities (a `for` loop over it that destroys,
+    /// adds, removes) costs nothing more, as long as it is dropped before
+    /// the next call: only a call made while the list of the previous call
+    /// is still alive, after the group changed, copies the list (n handles,
+    /// not a walk of the group), since that list must stay as it was. A
+    /// group nobody asked for its list keeps none and costs nothing per
+    /// change.
+    ///
+    /// # Order
+    ///
+    /// Deterministic, and not [`iter`](Group::iter)'s: at the first call, the
+    /// order of `iter`; from then on, an entity that joins goes at the end,
+    /// and one that leaves gives its place to the last entry (an entity that
+    /// moves between archetypes of the group keeps its place). The same
+    /// operations, the first `entities()` call among them, give the same
+    /// order, run after run.
     ///
     /// # Example
     /// ```
@@ -191,14 +255,23 @@ impl<'a> Group<'a> {
     /// # Ok::<(), reactecs::Error>(())
     /// ```
     pub fn entities(&self) -> EntityList {
-        let sparse = self.member.sparse.iter().filter_map(|id| self.sparse.set(id));
-        let version =
-            self.archetypes().map(Archetype::version).sum::<u64>() + sparse.map(SparseSet::version).sum::<u64>();
         let data = self.groups.get(self.id.index);
-        EntityList(data.cached_entities(version, self.len(), |list| list.extend(self.iter())))
+        let (list, first) = data.entities(|list| {
+            if !self.member.is_gated() {
+                list.reserve(self.len());
+            }
+            list.extend(self.iter());
+        });
+        if first {
+            // From the next structural change on, the routes keep the list.
+            self.membership.request_listing();
+        }
+        EntityList(list)
     }
 
-    /// The group's one entity: `None` when empty.
+    /// The group's one entity: `None` when empty. As [`len`](Group::len):
+    /// O(archetypes), or O(rows visited) for a matcher that names a flag or
+    /// sparse component.
     ///
     /// # Errors
     /// [`Error::NotSingleEntity`](crate::Error::NotSingleEntity) when the group holds more than one.

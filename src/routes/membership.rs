@@ -11,6 +11,8 @@
 //! a [`Gate`] tells, per change, whether the entity's membership really
 //! changes.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use smallvec::SmallVec;
 
 use crate::component::ComponentId;
@@ -270,9 +272,34 @@ pub(crate) struct Membership {
     groups: Vec<Member>,
     /// Per archetype, the groups accepting it, ascending.
     by_archetype: Vec<SmallVec<[u32; 4]>>,
+    /// A group started keeping its entity list (its first
+    /// [`Group::entities`](crate::Group::entities), through a shared view)
+    /// since the routes were compiled: they must be compiled again, with a
+    /// step for that group, before the next structural change.
+    listing: AtomicBool,
 }
 
 impl Membership {
+    /// Records that a group started keeping its entity list: the routes
+    /// compiled so far do not keep it current.
+    pub(crate) fn request_listing(&self) {
+        self.listing.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a group started keeping its entity list since the last
+    /// [`take_listing`](Membership::take_listing). (A relaxed load: the
+    /// store was made through a shared view, and whoever asks holds the
+    /// context exclusively, which orders it after the store.)
+    #[inline(always)]
+    pub(crate) fn listing_requested(&self) -> bool {
+        self.listing.load(Ordering::Relaxed)
+    }
+
+    /// Whether a group started keeping its entity list, and clears that.
+    pub(crate) fn take_listing(&mut self) -> bool {
+        std::mem::take(self.listing.get_mut())
+    }
+
     /// Whether live `entity` (whose slot is its index), a row of
     /// `archetype`, is a member of `group`: the archetype filter, then the
     /// per-entity check.

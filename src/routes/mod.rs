@@ -29,16 +29,23 @@
 //! attached to each group ([`Taps`]); it lists the active entity indices to
 //! update, the active collectors to feed (those whose trigger takes the
 //! event), and whether a group event or a context event must be built at all.
-//! Routes are dropped whenever consumers change (a group is made, a collector
-//! or an index is added, removed, switched on or off, a subscription made or
-//! ended), and compiled again on next use; a context with no consumer at all
-//! is [idle](Routes::is_idle) and skips routing altogether.
+//! Routes are dropped whenever consumers change (a group is made or starts
+//! keeping its entity list, a collector or an index is added, removed,
+//! switched on or off, a subscription made or ended), and compiled again on
+//! next use; a context with no consumer at all is [idle](Routes::is_idle) and
+//! skips routing altogether.
 //!
 //! So a change looks its route up (one or two array reads) and does what it
 //! says: nothing outside this module works out "which groups, collectors and
 //! indices does this change reach". Groups keep no per-entity state and no
 //! counters: a group's entities are the rows of its archetypes, so moving an
-//! entity that no one listens to costs the move alone.
+//! entity that no one listens to costs the move alone. The one exception is
+//! a group someone asked for its entity list
+//! ([`Group::entities`](crate::Group::entities)): from then on its routes
+//! carry a step that keeps the list current. The first call, through a
+//! shared view, cannot drop the compiled routes; it flags them
+//! ([`Membership::request_listing`]) and the next structural change drops
+//! them before it looks its route up.
 
 mod membership;
 mod route;
@@ -93,6 +100,9 @@ pub(crate) trait Consumers {
     fn collector_keeps_removed(&self, key: CollectorKey) -> bool;
     fn index_active(&self, key: IndexKey) -> bool;
     fn group_handlers(&self, group: u32) -> bool;
+    /// Whether group `group` keeps its entity list (someone called
+    /// [`Group::entities`](crate::Group::entities)).
+    fn group_listed(&self, group: u32) -> bool;
     fn subscribers(&self) -> bool;
 }
 
@@ -151,10 +161,26 @@ impl Routes {
     }
 
     /// Whether no change needs routing (no active consumer, no handler, no
-    /// subscriber).
+    /// subscriber, no group keeping its entity list, none starting to).
     #[inline(always)]
     pub(crate) fn is_idle(&self) -> bool {
-        self.idle
+        self.idle && !self.membership.listing_requested()
+    }
+
+    /// Whether the compiled routes of structural changes must be dropped
+    /// first: a group started keeping its entity list since they were
+    /// compiled (through a shared view, which cannot drop them).
+    #[inline(always)]
+    fn stale(&self) -> bool {
+        self.membership.listing_requested()
+    }
+
+    /// Drops the compiled routes if a group started keeping its entity list
+    /// since they were compiled (see [`stale`](Routes::stale)).
+    fn refresh(&mut self, consumers: &dyn Consumers) {
+        if self.membership.take_listing() {
+            self.invalidate(consumers);
+        }
     }
 
     /// The groups' membership.
@@ -213,6 +239,7 @@ impl Routes {
         self.toggles.clear();
         let active = self.taps.iter().enumerate().any(|(group, taps)| {
             consumers.group_handlers(group as u32)
+                || consumers.group_listed(group as u32)
                 || taps.collectors.iter().any(|tap| consumers.collector_active(tap.key))
                 || taps.indices.iter().any(|tap| consumers.index_active(tap.key))
         });
@@ -229,7 +256,7 @@ impl Routes {
         consumers: impl FnOnce() -> C,
     ) -> (&Route, &Membership) {
         let mut route = entry(&self.moves, transition.index());
-        if route == NONE {
+        if route == NONE || self.stale() {
             route = self.compile_move(transition, archetypes, &consumers());
         }
         (&self.routes[route as usize], &self.membership)
@@ -238,6 +265,7 @@ impl Routes {
     #[cold]
     #[inline(never)]
     fn compile_move(&mut self, transition: TransitionId, archetypes: &Archetypes, consumers: &dyn Consumers) -> u32 {
+        self.refresh(consumers);
         self.sync(archetypes);
         let edge = archetypes.transition(transition);
         let route = Route::of_move(
@@ -265,7 +293,7 @@ impl Routes {
     ) -> (&Route, &Membership) {
         let table = if spawn { &self.spawns } else { &self.despawns };
         let mut route = entry(table, archetype.index());
-        if route == NONE {
+        if route == NONE || self.stale() {
             route = self.compile_archetype(archetype, spawn, archetypes, &consumers());
         }
         (&self.routes[route as usize], &self.membership)
@@ -280,6 +308,7 @@ impl Routes {
         archetypes: &Archetypes,
         consumers: &dyn Consumers,
     ) -> u32 {
+        self.refresh(consumers);
         self.sync(archetypes);
         let route = Route::of_archetype(&self.membership, archetype, spawn, &self.taps, consumers);
         self.routes.push(route);
@@ -320,7 +349,7 @@ impl Routes {
         let at = 2 * component.index() + usize::from(added);
         let table = self.toggles.get(archetype.index()).map_or(&[][..], Vec::as_slice);
         let route = entry(table, at);
-        if route != NONE {
+        if route != NONE && !self.stale() {
             return route;
         }
         self.compile_toggle(archetype, component, added, archetypes, &consumers())
@@ -342,6 +371,7 @@ impl Routes {
         archetypes: &Archetypes,
         consumers: &dyn Consumers,
     ) -> u32 {
+        self.refresh(consumers);
         self.sync(archetypes);
         let set = archetypes.get(archetype).set();
         let route = Route::of_toggle(

@@ -15,14 +15,17 @@ use crate::storage::{ArchetypeId, ComponentSet};
 ///
 /// 1. phase one, before any event: file the entity in (or take it out of)
 ///    the entity indices of the groups it joins (or leaves): [`indices`];
-/// 2. phase two, in group creation order, for each group joined or left that
-///    someone hears: feed its collectors that take the event, then build the
-///    group event for its handlers if it has any: [`steps`];
+/// 2. phase two: the entity goes in (or out of) the entity list of each
+///    group joined (or left) that keeps one; then, in group creation order,
+///    for each group joined or left that someone hears: feed its collectors
+///    that take the event, then build the group event for its handlers if it
+///    has any: [`steps`];
 /// 3. the context's subscribers' component events, if there are any:
 ///    [`subscribers`].
 ///
-/// Groups that change membership but that nobody hears do not appear: their
-/// entity counts come from the archetypes' lengths.
+/// Groups that change membership but that nobody hears and that keep no
+/// entity list do not appear: their entity counts come from the archetypes'
+/// lengths.
 ///
 /// A step or filing of a group with a per-entity check is *gated*: it
 /// happens only if a [`Gate`] for the change says the entity's membership
@@ -44,8 +47,10 @@ pub(crate) struct Route {
     pub(crate) subscribers: bool,
     /// Whether any step or filing is gated.
     pub(crate) gated: bool,
+    /// Whether any step's group keeps its entity list.
+    pub(crate) lists: bool,
     /// Nothing but collectors to feed: no index, no gate, no group handler,
-    /// no subscriber, no removed value to keep. Such a route is carried out
+    /// no entity list, no subscriber, no removed value to keep. Such a route is carried out
     /// by every step's collectors collecting the entity
     /// ([`all_collectors`](Route::all_collectors)), with no event built.
     pub(crate) lean: bool,
@@ -70,7 +75,17 @@ pub(crate) struct Step {
     pub(crate) gated: bool,
     /// Whether the group has handlers (a group event must be built for them).
     pub(crate) emit: bool,
+    /// Whether the group keeps its entity list (the entity goes in or out).
+    pub(crate) list: bool,
     collectors: Range<u32>,
+}
+
+impl Step {
+    /// Whether some collector of the step's group takes its event.
+    #[inline(always)]
+    pub(crate) fn collects(&self) -> bool {
+        !self.collectors.is_empty()
+    }
 }
 
 impl Route {
@@ -148,12 +163,14 @@ impl Route {
             );
             let end = collectors.len() as u32;
             let emit = consumers.group_handlers(group);
-            if start != end || emit {
+            let list = consumers.group_listed(group);
+            if start != end || emit || list {
                 steps.push(Step {
                     group,
                     joined,
                     gated,
                     emit,
+                    list,
                     collectors: start..end,
                 });
             }
@@ -166,13 +183,19 @@ impl Route {
                     .iter()
                     .any(|&key| consumers.collector_keeps_removed(key))
         };
-        let lean = indices.is_empty() && !subscribers && !gated && steps.iter().all(|step| !step.emit && !keeps(step));
+        let lists = steps.iter().any(|step| step.list);
+        let lean = indices.is_empty()
+            && !subscribers
+            && !gated
+            && !lists
+            && steps.iter().all(|step| !step.emit && !keeps(step));
         Route {
             indices: indices.into(),
             steps: steps.into(),
             collectors: collectors.into(),
             subscribers,
             gated,
+            lists,
             lean,
         }
     }

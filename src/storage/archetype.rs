@@ -72,9 +72,6 @@ pub(crate) struct Archetype {
     chunks: Vec<Chunk>,
     spare: Vec<Chunk>,
     len: usize,
-    /// Bumped whenever a row is added or removed (which reorders rows), so a
-    /// list of the archetype's entities can tell whether it is still current.
-    version: u64,
     pub(super) edges: Edges,
     /// Whether any column has change stamps.
     stamped: bool,
@@ -119,7 +116,6 @@ impl Archetype {
             chunks: Vec::new(),
             spare: Vec::new(),
             len: 0,
-            version: 0,
             edges: Edges::default(),
             stamped: false,
         }
@@ -338,12 +334,6 @@ impl Archetype {
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
-    }
-
-    /// Changes whenever rows are added or removed.
-    #[inline]
-    pub(crate) fn version(&self) -> u64 {
-        self.version
     }
 
     /// Rows per chunk.
@@ -632,7 +622,6 @@ impl Archetype {
         // aligned; writing initialises it.
         unsafe { self.entity_ptr(row).write(entity) };
         self.len += 1;
-        self.version += 1;
         if self.stamped {
             self.fresh_stamps(row);
         }
@@ -675,7 +664,6 @@ impl Archetype {
         // value (the contract), so the row is complete when it is counted.
         unsafe { entity_slot.write(entity) };
         self.len += 1;
-        self.version += 1;
         if self.stamped {
             self.fresh_stamps(row);
         }
@@ -767,7 +755,6 @@ impl Archetype {
             None
         };
         self.len -= 1;
-        self.version += 1;
         if self.row_in_chunk(last) == 0 {
             let empty = self
                 .chunks

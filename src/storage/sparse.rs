@@ -102,8 +102,6 @@ pub(crate) struct SparseSet {
     /// `&mut` to the set (which would clash with the shared borrows its
     /// per-entity checks take meanwhile).
     values_at: NonNull<u8>,
-    /// Bumped whenever an entry is added or removed.
-    version: u64,
     /// Change stamps by entity slot, while some collector watches the
     /// component (see `stamps.rs`): 0 for a slot without a value.
     stamps: Option<Stamps>,
@@ -130,7 +128,6 @@ impl SparseSet {
             slots: Vec::new(),
             values: Box::new(Vec::<T>::new()),
             values_at: NonNull::<T>::dangling().cast(),
-            version: 0,
             stamps: None,
         }
     }
@@ -220,12 +217,6 @@ impl SparseSet {
     #[inline]
     pub(crate) fn slots(&self) -> &[u32] {
         &self.slots
-    }
-
-    /// Changes whenever a value is added or removed.
-    #[inline]
-    pub(crate) fn version(&self) -> u64 {
-        self.version
     }
 
     /// The values as the `Vec<T>` they are, if they are `T`s.
@@ -341,7 +332,6 @@ impl SparseSet {
             }
         };
         self.values_at = start(values);
-        self.version += 1;
         // A slot's stamp is 0 while it has no value (cleared as the value
         // goes), so only a grown index needs stamps made room for.
         if grew {
@@ -361,7 +351,6 @@ impl SparseSet {
             index[moved as usize] = at as u32;
         }
         index[slot as usize] = ABSENT;
-        self.version += 1;
         if self.stamps.is_some() {
             self.clear_stamp(slot);
         }
@@ -378,7 +367,6 @@ impl SparseSet {
             self.index[moved as usize] = at as u32;
         }
         self.index[slot as usize] = ABSENT;
-        self.version += 1;
         if self.stamps.is_some() {
             self.clear_stamp(slot);
         }
