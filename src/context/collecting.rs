@@ -203,10 +203,6 @@ impl Context {
         }
         let (since, lend) = (data.seen, SparseLend::shared(sparse));
         let mut visited = 0;
-        let mut visit = |item: Q::Item<'_>| {
-            visited += 1;
-            f(item);
-        };
         for archetype in each() {
             if archetype.is_empty() || !archetype.is_stamped() || !plan.fits(archetype.set()) {
                 continue;
@@ -214,11 +210,11 @@ impl Context {
             let (Some(col), _) = column(archetype) else {
                 continue;
             };
-            for_each_in_runs::<Q>(
+            visited += for_each_in_runs::<Q>(
                 ColumnAccess::shared(archetype, lend, plan.columns()),
                 archetype.chunk_shift(),
                 |run| archetype.changed_runs(col, since, run),
-                &mut visit,
+                f,
             );
         }
         Ok(Some(visited))

@@ -9,17 +9,19 @@ use crate::storage::ColumnAccess;
 /// `columns` takes from, whose chunks hold `1 << shift` rows) that `runs`
 /// names: `runs` calls the closure it is given with each run's first row
 /// and length, in increasing order, no run crossing a chunk boundary.
-/// Nothing if the archetype lacks a component `Q` requires.
+/// Nothing if the archetype lacks a component `Q` requires. Gives how
+/// many rows it visited.
 pub(crate) fn for_each_in_runs<'w, Q: QueryParam>(
     mut columns: ColumnAccess<'w, '_>,
     shift: u32,
     runs: impl FnOnce(&mut dyn FnMut(usize, usize)),
-    f: &mut dyn FnMut(Q::Item<'w>),
-) {
+    f: &mut impl FnMut(Q::Item<'w>),
+) -> usize {
     let mut lens = columns.chunk_lens();
     let Some(mut state) = Q::fetch(&mut columns) else {
-        return;
+        return 0;
     };
+    let mut visited = 0;
     let in_chunk = (1usize << shift) - 1;
     // The chunk being read: its index, and what is left of it (from row
     // `at` of the chunk on).
@@ -48,6 +50,8 @@ pub(crate) fn for_each_in_runs<'w, Q: QueryParam>(
         let (_, from_run) = Q::split_chunk(rest, offset - at);
         let (run, after) = Q::split_chunk(from_run, len);
         Q::rows(run, len).for_each(&mut *f);
+        visited += len;
         current = Some((chunk, after, offset + len));
     });
+    visited
 }

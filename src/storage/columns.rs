@@ -715,9 +715,13 @@ impl<'a, T> ColumnChunksMut<'a, T> {
     /// Stamps rows `rows` (positions in it, in bounds) of the chunk handed
     /// out last as changed (for a walk made with `tracked` false).
     #[inline]
-    pub(crate) fn mark(&self, rows: std::ops::Range<usize>) {
-        for row in rows {
-            self.stamp_at(row).mark();
+    pub(crate) fn mark(&mut self, rows: std::ops::Range<usize>) {
+        if let Some(s) = &self.stamping {
+            debug_assert!(s.last + rows.end <= s.next, "rows of the chunk handed out last");
+            // SAFETY: the column was taken once, by the access this walk
+            // came from, and `&mut self` is the walk's only handle: nothing
+            // else reads or writes the stamps of the rows it handed out.
+            unsafe { s.stamps.mark_range(s.last + rows.start, rows.len(), s.tick) };
         }
     }
 

@@ -82,55 +82,97 @@ pub fn columns() -> Vec<Column> {
             "reactive_replace",
             "reactecs:modify_with",
             "modify_with::<Pos, &Vel> per entity from a kept entity list; a reactive system on AllOf(Pos).added() reads each with get",
-            |p| Box::new(Replace::new(p, Write::ModifyWith)),
+            |p| Box::new(Replace::new(p, Write::ModifyWith, false)),
         ),
         Column::timed(
             "reactive_replace",
             "reactecs:modify_each",
             "modify_each::<Pos, &Vel> over a group of (Pos, Vel); the same reactive system",
-            |p| Box::new(Replace::new(p, Write::ModifyEach)),
+            |p| Box::new(Replace::new(p, Write::ModifyEach, false)),
         ),
         Column::timed(
             "reactive_replace",
             "reactecs:query_mut",
             "query_mut::<(&mut Pos, &Vel)>().for_each (a stamped write); the same reactive system",
-            |p| Box::new(Replace::new(p, Write::QueryMut)),
+            |p| Box::new(Replace::new(p, Write::QueryMut, false)),
         ),
         Column::timed(
             "reactive_replace",
             "reactecs:par_for_each",
             "query_mut::<(&mut Pos, &Vel)>().par_for_each (a stamped write, in parallel); the same reactive system",
-            |p| Box::new(Replace::new(p, Write::ParForEach)),
+            |p| Box::new(Replace::new(p, Write::ParForEach, false)),
         ),
         Column::timed(
             "reactive_replace",
             "reactecs:get_mut",
             "get::<Vel> and get_mut::<Pos> per entity from a kept entity list (a stamped write); the same reactive system",
-            |p| Box::new(Replace::new(p, Write::GetMut)),
+            |p| Box::new(Replace::new(p, Write::GetMut, false)),
         ),
         Column::timed(
             "reactive_replace",
             "reactecs:replace",
             "two gets and a replace per entity (Entitas style); the same reactive system",
-            |p| Box::new(Replace::new(p, Write::Replace)),
+            |p| Box::new(Replace::new(p, Write::Replace, false)),
+        ),
+        Column::timed(
+            "reactive_replace",
+            "reactecs:query_mut+drain",
+            "query_mut::<(&mut Pos, &Vel)>().for_each (a stamped write); drain_collected::<&Pos> on AllOf(Pos).added() reads the moved in place",
+            |p| Box::new(Replace::new(p, Write::QueryMut, true)),
+        ),
+        Column::timed(
+            "reactive_replace",
+            "reactecs:par_for_each+drain",
+            "query_mut::<(&mut Pos, &Vel)>().par_for_each (a stamped write, in parallel); drain_collected::<&Pos> reads the moved in place",
+            |p| Box::new(Replace::new(p, Write::ParForEach, true)),
+        ),
+        Column::timed(
+            "reactive_replace",
+            "reactecs:modify_each+drain",
+            "modify_each::<Pos, &Vel> over a group of (Pos, Vel); drain_collected::<&Pos> reads the moved in place",
+            |p| Box::new(Replace::new(p, Write::ModifyEach, true)),
+        ),
+        Column::timed(
+            "reactive_replace",
+            "reactecs:get_mut+drain",
+            "get::<Vel> and get_mut::<Pos> per entity from a kept entity list; drain_collected::<&Pos> reads the moved in place",
+            |p| Box::new(Replace::new(p, Write::GetMut, true)),
+        ),
+        Column::timed(
+            "reactive_replace",
+            "reactecs:modify_with+drain",
+            "modify_with::<Pos, &Vel> per entity from a kept entity list; drain_collected::<&Pos> reads the moved in place",
+            |p| Box::new(Replace::new(p, Write::ModifyWith, true)),
+        ),
+        Column::timed(
+            "reactive_replace_sparse",
+            "reactecs:get_mut+drain",
+            "get::<Vel> and get_mut::<Pos> per changed entity; drain_collected::<&Pos> reads the changed in place",
+            |p| Box::new(Sparse::new(p, Write::GetMut, true)),
+        ),
+        Column::timed(
+            "reactive_replace_sparse",
+            "reactecs:modify_with+drain",
+            "modify_with::<Pos, &Vel> per changed entity; drain_collected::<&Pos> reads the changed in place",
+            |p| Box::new(Sparse::new(p, Write::ModifyWith, true)),
         ),
         Column::timed(
             "reactive_replace_sparse",
             "reactecs:modify_with",
             "modify_with::<Pos, &Vel> per changed entity; a reactive system on AllOf(Pos).added() reads each with get",
-            |p| Box::new(Sparse::new(p, Write::ModifyWith)),
+            |p| Box::new(Sparse::new(p, Write::ModifyWith, false)),
         ),
         Column::timed(
             "reactive_replace_sparse",
             "reactecs:get_mut",
             "get::<Vel> and get_mut::<Pos> per changed entity (a stamped write); the same reactive system",
-            |p| Box::new(Sparse::new(p, Write::GetMut)),
+            |p| Box::new(Sparse::new(p, Write::GetMut, false)),
         ),
         Column::timed(
             "reactive_replace_sparse",
             "reactecs:replace",
             "two gets and a replace per changed entity; the same reactive system",
-            |p| Box::new(Sparse::new(p, Write::Replace)),
+            |p| Box::new(Sparse::new(p, Write::Replace, false)),
         ),
         Column::timed(
             "reactive_add_remove",
@@ -419,6 +461,46 @@ impl ReactiveSystem for SumMoved {
     }
 }
 
+/// How a reactive column's consumer visits the moved entities: a reactive
+/// system reading each with `get` (Entitas' way), or `drain_collected`
+/// reading the collector's batch in place.
+enum Consumer {
+    System(Reactive<SumMoved>),
+    InPlace { collector: CollectorId, seen: Seen },
+}
+
+impl Consumer {
+    fn new(game: &mut Context, in_place: bool) -> Self {
+        if in_place {
+            let collector = game.add_collector(Matcher::all_of::<Pos>().added());
+            return Consumer::InPlace {
+                collector,
+                seen: Seen::default(),
+            };
+        }
+        let mut system = Reactive::new(SumMoved::default());
+        system.initialize(game);
+        Consumer::System(system)
+    }
+
+    fn run(&mut self, game: &mut Context) {
+        match self {
+            Consumer::System(system) => system.execute(game),
+            Consumer::InPlace { collector, seen } => {
+                game.drain_collected::<&Pos>(*collector, |p| seen.visit(f64::from(p.0[0])))
+                    .expect("the context's collector");
+            }
+        }
+    }
+
+    fn seen(&self) -> Seen {
+        match self {
+            Consumer::System(system) => system.system().seen,
+            Consumer::InPlace { seen, .. } => *seen,
+        }
+    }
+}
+
 /// How a reactive column writes the new positions.
 #[derive(Clone, Copy)]
 enum Write {
@@ -459,16 +541,15 @@ fn write_one(game: &mut Context, e: Entity, write: Write) {
     }
 }
 
-/// A context of movers with the reactive system set up.
-fn movers(n: usize) -> (Context, Vec<Entity>, GroupId, Reactive<SumMoved>) {
+/// A context of movers with the consumer set up.
+fn movers(n: usize, in_place: bool) -> (Context, Vec<Entity>, GroupId, Consumer) {
     let mut game = Context::new();
     let entities = game
         .create_entities_with((0..n).map(|i| (Pos(work::start_position(i)), Vel(work::VELOCITY))))
         .expect("no duplicate components");
     let group = game.add_group(Matcher::all_of::<(Pos, Vel)>());
-    let mut system = Reactive::new(SumMoved::default());
-    system.initialize(&mut game);
-    (game, entities, group, system)
+    let consumer = Consumer::new(&mut game, in_place);
+    (game, entities, group, consumer)
 }
 
 fn sum_x(game: &Context) -> f64 {
@@ -480,14 +561,14 @@ struct Replace {
     game: Context,
     entities: Vec<Entity>,
     group: GroupId,
-    system: Reactive<SumMoved>,
+    system: Consumer,
     write: Write,
     frames: usize,
 }
 
 impl Replace {
-    fn new(p: &Params, write: Write) -> Self {
-        let (game, entities, group, system) = movers(p.replace_entities);
+    fn new(p: &Params, write: Write, in_place: bool) -> Self {
+        let (game, entities, group, system) = movers(p.replace_entities, in_place);
         Replace {
             p: p.clone(),
             game,
@@ -521,12 +602,12 @@ impl Cell for Replace {
                 write_one(&mut self.game, e, self.write);
             }
         }
-        self.system.execute(&mut self.game);
+        self.system.run(&mut self.game);
         self.frames += 1;
     }
 
     fn verify(&mut self) -> Result<(), String> {
-        work::check_replace(&self.p, self.frames, self.system.system().seen, sum_x(&self.game))?;
+        work::check_replace(&self.p, self.frames, self.system.seen(), sum_x(&self.game))?;
         checked(&self.game)
     }
 }
@@ -536,14 +617,14 @@ struct Sparse {
     plan: SparsePlan,
     game: Context,
     entities: Vec<Entity>,
-    system: Reactive<SumMoved>,
+    system: Consumer,
     write: Write,
     frames: usize,
 }
 
 impl Sparse {
-    fn new(p: &Params, write: Write) -> Self {
-        let (game, entities, _, system) = movers(p.sparse_entities);
+    fn new(p: &Params, write: Write, in_place: bool) -> Self {
+        let (game, entities, _, system) = movers(p.sparse_entities, in_place);
         Sparse {
             p: p.clone(),
             plan: SparsePlan::new(p),
@@ -561,12 +642,12 @@ impl Cell for Sparse {
         for &i in self.plan.frame(self.frames) {
             write_one(&mut self.game, self.entities[i as usize], self.write);
         }
-        self.system.execute(&mut self.game);
+        self.system.run(&mut self.game);
         self.frames += 1;
     }
 
     fn verify(&mut self) -> Result<(), String> {
-        let seen = self.system.system().seen;
+        let seen = self.system.seen();
         self.plan.check(&self.p, self.frames, seen, sum_x(&self.game))?;
         checked(&self.game)
     }
