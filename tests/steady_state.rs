@@ -121,6 +121,55 @@ fn groups_queries_and_modify_each_allocate_nothing_once_warm() {
     check(&game);
 }
 
+/// Writes every position through a query and a third through `modify_each`
+/// (churn in between), then drains two collectors in place: one of
+/// updates only (read from the stamps) and one of joins too (gathered,
+/// each looked up). Gives how many entities were visited.
+fn drain_frame(
+    game: &mut Context,
+    entities: &mut [Entity],
+    (updated, added, movers): (CollectorId, CollectorId, GroupId),
+    f: usize,
+) -> usize {
+    frame(game, entities, f);
+    game.query_mut::<&mut Position>().unwrap().for_each(|p| p.y += 1.0);
+    game.modify_each::<Position, ()>(movers, |p, ()| p.x += 1.0).unwrap();
+    let mut visited = 0;
+    for id in [updated, added] {
+        visited += game
+            .drain_collected::<(Entity, &Position)>(id, |(_, p)| assert!(p.y >= 1.0))
+            .unwrap();
+    }
+    visited
+}
+
+#[test]
+fn drain_collected_allocates_nothing_once_warm() {
+    let mut game = Context::new();
+    let updated = game.add_collector(Matcher::all_of::<Position>().updated());
+    let added = game.add_collector(Matcher::all_of::<Position>().added());
+    let movers = game.add_group(Matcher::all_of::<Position>().none_of::<Frozen>());
+    let mut entities: Vec<Entity> = (0..scale(3_000))
+        .map(|i| game.create_entity_with((Position { x: i as f32, y: 0.0 },)).unwrap())
+        .collect();
+    let ids = (updated, added, movers);
+    for f in 0..4 {
+        drain_frame(&mut game, &mut entities, ids, f);
+    }
+    let mut visited = 0;
+    let info = allocation_counter::measure(|| {
+        for f in 0..4 {
+            visited += drain_frame(&mut game, &mut entities, ids, f);
+        }
+    });
+    assert_eq!(info.count_total, 0, "steady-state draining allocated: {info:?}");
+    assert!(
+        visited >= 4 * 2 * entities.len(),
+        "both collectors saw every entity every frame"
+    );
+    check(&game);
+}
+
 /// Moves every mover through `modify_each`: each write is a replace, which
 /// `added()` collectors on `Position` collect.
 struct Move {
