@@ -485,3 +485,132 @@ fn par_for_each_visits_every_row_once_whatever_the_batch_size() {
     }
     assert!(game.query::<&Position>().iter().all(|p| p.y == 6.0));
 }
+
+#[cfg(feature = "parallel")]
+#[test]
+fn par_fold_gives_the_batches_states_in_row_order() {
+    // Whatever the batch size and however the threads interleave, the
+    // states come back in row order: their concatenation is the
+    // sequential walk, item for item.
+    let (mut game, _) = mixed(scale(6_000));
+    let sequential: Vec<Entity> = game.query::<(Entity, &Position)>().iter().map(|(e, _)| e).collect();
+    for batch in [1, 5, 64, 1_000, 100_000] {
+        for _ in 0..if cfg!(miri) { 1 } else { 8 } {
+            let states = game
+                .query::<(Entity, &Position)>()
+                .batch_size(batch)
+                .par_fold(Vec::new, |seen: &mut Vec<Entity>, (e, _)| seen.push(e));
+            assert!(states.iter().all(|s| !s.is_empty()), "one state per batch of rows");
+            assert_eq!(states.concat(), sequential, "batch size {batch}");
+            let written = game
+                .query_mut::<(Entity, &mut Position)>()
+                .unwrap()
+                .batch_size(batch)
+                .par_fold(Vec::new, |seen: &mut Vec<Entity>, (e, p)| {
+                    p.y += 1.0;
+                    seen.push(e);
+                });
+            assert_eq!(written.concat(), sequential, "batch size {batch}, writing");
+        }
+    }
+    check(&game);
+}
+
+#[cfg(feature = "parallel")]
+#[test]
+fn par_fold_command_buffers_play_back_as_the_sequential_loop_records() {
+    // Per-batch command buffers, appended in the order `par_fold` gives
+    // them, hold the commands one loop would have recorded, in its order:
+    // the contexts end equal, and their collectors hold the same entities
+    // in the same order.
+    let n = scale(8_000);
+    let record = |buffer: &mut CommandBuffer, (e, p): (Entity, &mut Position)| {
+        p.x += 0.5;
+        match (p.x as i64).rem_euclid(5) {
+            0 => {
+                buffer.destroy_entity(e);
+            }
+            1 => {
+                buffer.add(e, Name(format!("n{}", p.x)));
+            }
+            2 => {
+                buffer.create_entity_with((Name(format!("child of {}", p.x)),));
+            }
+            _ => {}
+        }
+    };
+    let names = |game: &mut Context, id| {
+        let entities = game.collector(id).unwrap().entities().to_vec();
+        entities
+            .iter()
+            .map(|&e| game.creation_index(e).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let (mut sequential, _) = mixed(n);
+    let seq_names = sequential.add_collector(Matcher::all_of::<Name>().added());
+    let mut one = CommandBuffer::new();
+    sequential
+        .query_mut::<(Entity, &mut Position)>()
+        .unwrap()
+        .for_each(|item| record(&mut one, item));
+    let recorded = one.len();
+    assert!(recorded > n / 3, "the loop recorded commands of each kind");
+    one.playback(&mut sequential).unwrap();
+    let expected_names = names(&mut sequential, seq_names);
+    for batch in [3, 97, 100_000] {
+        let (mut parallel, _) = mixed(n);
+        let par_names = parallel.add_collector(Matcher::all_of::<Name>().added());
+        let buffers = parallel
+            .query_mut::<(Entity, &mut Position)>()
+            .unwrap()
+            .batch_size(batch)
+            .par_fold(CommandBuffer::new, |buffer, item| record(buffer, item));
+        let mut all = CommandBuffer::new();
+        for mut buffer in buffers {
+            all.append(&mut buffer);
+        }
+        assert_eq!(all.len(), recorded, "batch size {batch}");
+        all.playback(&mut parallel).unwrap();
+        let diff = sequential.diff::<(Position, Velocity, Name)>(&parallel);
+        assert!(diff.is_empty(), "batch size {batch}: {diff}");
+        assert_eq!(names(&mut parallel, par_names), expected_names, "batch size {batch}");
+        check(&parallel);
+    }
+}
+
+#[cfg(feature = "parallel")]
+#[test]
+fn par_for_each_init_gives_each_task_its_state() {
+    // Scratch state per task: every row is visited once, and no more
+    // states are made than there are batches.
+    let (mut game, _) = mixed(scale(6_000));
+    let rows = game.query::<&Position>().count();
+    let (made, visited) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let init = || {
+        made.fetch_add(1, Ordering::Relaxed);
+        Vec::<f32>::with_capacity(8)
+    };
+    game.query_mut::<&mut Position>()
+        .unwrap()
+        .batch_size(100)
+        .par_for_each_init(init, |scratch, p| {
+            scratch.clear();
+            scratch.push(p.x);
+            p.y = scratch[0] * 2.0;
+            visited.fetch_add(1, Ordering::Relaxed);
+        });
+    assert_eq!(visited.load(Ordering::Relaxed), rows);
+    let made = made.load(Ordering::Relaxed);
+    assert!(made >= 1 && made <= rows.div_ceil(100), "{made} states for {rows} rows");
+    let read = AtomicUsize::new(0);
+    game.query::<&Position>().par_for_each_init(
+        || 0usize,
+        |count, p| {
+            *count += 1;
+            assert_eq!(p.y, p.x * 2.0);
+            read.fetch_add(1, Ordering::Relaxed);
+        },
+    );
+    assert_eq!(read.load(Ordering::Relaxed), rows);
+    check(&game);
+}

@@ -327,6 +327,59 @@ where
     });
 }
 
+/// As [`par_for_each`], `f` also given a state `init` makes for each task
+/// (rayon's `for_each_init`: reused across the batches a task runs).
+#[cfg(feature = "parallel")]
+pub(super) fn par_for_each_init<'w, Q, C, S>(
+    chunks: C,
+    batch: usize,
+    init: impl Fn() -> S + Send + Sync,
+    f: impl Fn(&mut S, Q::Item<'w>) + Send + Sync,
+) where
+    Q: QueryParam,
+    C: Iterator<Item = (Q::Chunk<'w>, usize)> + Send,
+{
+    use rayon::iter::{ParallelBridge, ParallelIterator};
+    let batches = Batches::<Q, C>::new(chunks, batch);
+    batches.par_bridge().for_each_init(init, |state, batch| {
+        for (chunk, len) in batch {
+            Q::rows(chunk, len).for_each(|item| f(state, item));
+        }
+    });
+}
+
+/// Folds each batch of about `batch` rows of `chunks` into a state `init`
+/// makes, spread over rayon's thread pool; gives the states in row order
+/// (the batches' order), whatever order the threads ran them in.
+#[cfg(feature = "parallel")]
+pub(super) fn par_fold<'w, Q, C, S>(
+    chunks: C,
+    batch: usize,
+    init: impl Fn() -> S + Send + Sync,
+    f: impl Fn(&mut S, Q::Item<'w>) + Send + Sync,
+) -> Vec<S>
+where
+    Q: QueryParam,
+    C: Iterator<Item = (Q::Chunk<'w>, usize)> + Send,
+    S: Send,
+{
+    use rayon::iter::{ParallelBridge, ParallelIterator};
+    let batches = Batches::<Q, C>::new(chunks, batch);
+    let mut states: Vec<(usize, S)> = batches
+        .enumerate()
+        .par_bridge()
+        .map(|(index, batch)| {
+            let mut state = init();
+            for (chunk, len) in batch {
+                Q::rows(chunk, len).for_each(|item| f(&mut state, item));
+            }
+            (index, state)
+        })
+        .collect();
+    states.sort_unstable_by_key(|&(index, _)| index);
+    states.into_iter().map(|(_, state)| state).collect()
+}
+
 /// Calls `f` with each chunk (or piece of a chunk) of `chunks`, spread
 /// over rayon's thread pool in batches of about `batch` rows.
 #[cfg(feature = "parallel")]

@@ -405,6 +405,59 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
         iter::par_for_each::<Q, _>(self.chunk_runs(), batch, f);
     }
 
+    /// As [`par_for_each`](Self::par_for_each), `f` also given a state
+    /// `init` makes per task (scratch space, reused across the batches one
+    /// task runs; rayon's `for_each_init`). Needs the `parallel` feature.
+    #[cfg(feature = "parallel")]
+    pub fn par_for_each_init<S>(
+        &self,
+        init: impl Fn() -> S + Send + Sync,
+        f: impl Fn(&mut S, Q::Item<'w>) + Send + Sync,
+    ) {
+        let batch = self.batch.unwrap_or_else(|| iter::default_batch(self.count()));
+        iter::par_for_each_init::<Q, _, S>(self.chunk_runs(), batch, init, f);
+    }
+
+    /// Folds the rows into states in parallel: each batch of rows (see
+    /// [`batch_size`](Self::batch_size)) into a state `init` makes, on
+    /// rayon's thread pool; gives the states in row order, whatever order
+    /// the threads ran in. So a result made by concatenating them (a
+    /// `CommandBuffer` per batch, appended in order; lists; sums of
+    /// integers) equals the sequential run's. Needs the `parallel` feature.
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::prelude::*;
+    /// #[derive(Debug)] struct Health(i32);
+    /// reactecs::component!(Health);
+    ///
+    /// let mut game = Context::new();
+    /// game.create_entities_with((0..1000).map(|i| (Health(i % 7 - 3),)))?;
+    /// // Each batch records the dead into its own buffer...
+    /// let buffers = game.query::<(Entity, &Health)>().par_fold(CommandBuffer::new, |buffer, (e, h)| {
+    ///     if h.0 <= 0 {
+    ///         buffer.destroy_entity(e);
+    ///     }
+    /// });
+    /// // ...played back in row order: as if recorded by one loop.
+    /// let mut all = CommandBuffer::new();
+    /// for mut buffer in buffers {
+    ///     all.append(&mut buffer);
+    /// }
+    /// all.playback(&mut game)?;
+    /// assert_eq!(game.len(), 1000 - 572);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    #[cfg(feature = "parallel")]
+    pub fn par_fold<S: Send>(
+        &self,
+        init: impl Fn() -> S + Send + Sync,
+        f: impl Fn(&mut S, Q::Item<'w>) + Send + Sync,
+    ) -> Vec<S> {
+        let batch = self.batch.unwrap_or_else(|| iter::default_batch(self.count()));
+        iter::par_fold::<Q, _, S>(self.chunk_runs(), batch, init, f)
+    }
+
     /// Calls `f` with each chunk's slices (a chunk larger than a batch comes
     /// in pieces), spreading them over rayon's thread pool in batches (see
     /// [`batch_size`](Self::batch_size)). Needs the `parallel` feature.
@@ -556,6 +609,32 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     pub fn par_for_each(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
         let batch = self.batch.unwrap_or_else(|| iter::default_batch(self.count()));
         iter::par_for_each::<Q, _>(self.chunk_runs(), batch, f);
+    }
+
+    /// As [`par_for_each`](Self::par_for_each), `f` also given a state
+    /// `init` makes per task (see [`Query::par_for_each_init`]). Needs the
+    /// `parallel` feature.
+    #[cfg(feature = "parallel")]
+    pub fn par_for_each_init<S>(
+        &mut self,
+        init: impl Fn() -> S + Send + Sync,
+        f: impl Fn(&mut S, Q::Item<'_>) + Send + Sync,
+    ) {
+        let batch = self.batch.unwrap_or_else(|| iter::default_batch(self.count()));
+        iter::par_for_each_init::<Q, _, S>(self.chunk_runs(), batch, init, f);
+    }
+
+    /// Folds the rows into states in parallel, one per batch, given in row
+    /// order (see [`Query::par_fold`]): e.g. a `CommandBuffer` per batch
+    /// while writing each row. Needs the `parallel` feature.
+    #[cfg(feature = "parallel")]
+    pub fn par_fold<S: Send>(
+        &mut self,
+        init: impl Fn() -> S + Send + Sync,
+        f: impl Fn(&mut S, Q::Item<'_>) + Send + Sync,
+    ) -> Vec<S> {
+        let batch = self.batch.unwrap_or_else(|| iter::default_batch(self.count()));
+        iter::par_fold::<Q, _, S>(self.chunk_runs(), batch, init, f)
     }
 
     /// Calls `f` with each chunk's slices (a chunk larger than a batch comes
