@@ -167,8 +167,20 @@ impl<S: DeferredSystem> Deferred<S> {
         self.last_error.as_ref()
     }
 
+    /// Runs the system's `execute`, recording into the buffer (playback is
+    /// the caller's: see [`Parallel`](crate::system::Parallel)).
+    pub(crate) fn record_execute(&mut self, context: &Context) {
+        self.last_error = None;
+        self.system.execute(context, &mut self.commands);
+    }
+
+    /// Runs the system's `cleanup`, recording into the buffer.
+    pub(crate) fn record_cleanup(&mut self, context: &Context) {
+        self.system.cleanup(context, &mut self.commands);
+    }
+
     /// Plays back what the system recorded, keeping a failure.
-    fn play_back(&mut self, context: &mut Context) {
+    pub(crate) fn play_back(&mut self, context: &mut Context) {
         if self.commands.is_empty() {
             return;
         }
@@ -202,13 +214,12 @@ impl<S: DeferredSystem> System<Context> for Deferred<S> {
     }
 
     fn execute(&mut self, context: &mut Context) {
-        self.last_error = None;
-        self.system.execute(context, &mut self.commands);
+        self.record_execute(context);
         self.play_back(context);
     }
 
     fn cleanup(&mut self, context: &mut Context) {
-        self.system.cleanup(context, &mut self.commands);
+        self.record_cleanup(context);
         self.play_back(context);
     }
 

@@ -11,7 +11,7 @@ use super::{AnySystem, Phase, Seal, System, SystemFailed};
 use crate::context::Context;
 
 /// The timing window when none is given: 60 frames (a second at 60 fps).
-const DEFAULT_WINDOW: usize = 60;
+pub(super) const DEFAULT_WINDOW: usize = 60;
 
 /// A named, ordered list of systems that measures each child.
 ///
