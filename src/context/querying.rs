@@ -53,7 +53,9 @@ impl Context {
     /// [`get_mut`](Context::get_mut), which keep indices current).
     pub fn query_mut<Q: QueryParam>(&mut self) -> Result<QueryMut<'_, Q>, Error> {
         let plan = self.queries.current::<Q>(&self.archetypes, self.name)?;
-        if let Some((component, index)) = plan.written().find_map(|id| self.indices.keyed_by(id)) {
+        if self.indices.any_keyed()
+            && let Some((component, index)) = plan.written().find_map(|id| self.indices.keyed_by(id))
+        {
             return Err(Error::KeyedWrite {
                 context: self.name,
                 component,

@@ -120,6 +120,12 @@ impl Indices {
         removed
     }
 
+    /// Whether any active index keys on a component.
+    #[inline]
+    pub(crate) fn any_keyed(&self) -> bool {
+        !self.keyed.is_empty()
+    }
+
     /// Whether an active index keys on component `id`: a write to it
     /// through `&mut` must re-key the entity afterwards.
     #[inline]
@@ -129,6 +135,7 @@ impl Indices {
 
     /// The component `id` and the name of the first active index keyed on
     /// it, if one is.
+    #[inline]
     pub(crate) fn keyed_by(&self, id: ComponentId) -> Option<(&'static str, &'static str)> {
         if !self.keys_on(id) {
             return None;
