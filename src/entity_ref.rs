@@ -5,7 +5,7 @@ use std::fmt;
 use crate::component::ComponentRef;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::query::{Access, ReadOnlyQueryParam};
+use crate::query::param::{Access, ReadOnlyQueryParam};
 use crate::storage::{Archetype, ColumnAccess, SparseLend, SparseSets};
 
 /// A read-only view of a live entity: its handle and its components.

@@ -94,7 +94,7 @@ use crate::storage::{Archetype, Archetypes, ColumnAccess, ComponentSet, SparseLe
 
 mod columns;
 mod iter;
-mod param;
+pub(crate) mod param;
 mod plan;
 mod sparse;
 
