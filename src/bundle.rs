@@ -1,7 +1,9 @@
 //! Component tuples: `ComponentTuple` (a list of component types) and
 //! `Bundle` (a tuple of component values, to create an entity with).
 
-use crate::component::{Component, ComponentId, ComponentRef};
+use crate::component::Component;
+use crate::id::ComponentId;
+use crate::storage::ComponentRef;
 use crate::storage::{RowValues, RowWriter};
 
 mod sealed {

@@ -2,10 +2,11 @@
 
 use std::fmt;
 
-use crate::component::ComponentRef;
-use crate::component::{Component, ComponentId};
+use crate::component::Component;
 use crate::entity::Entity;
+use crate::id::ComponentId;
 use crate::query::param::{Access, ReadOnlyQueryParam};
+use crate::storage::ComponentRef;
 use crate::storage::{Archetype, ColumnAccess, SparseLend, SparseSets};
 
 /// A read-only view of a live entity: its handle and its components.

@@ -1,8 +1,9 @@
 //! Unique components: singletons held by at most one entity, found in O(1).
 
-use crate::component::{ComponentId, ComponentInfo};
 use crate::entity::Entity;
 use crate::error::Error;
+use crate::id::ComponentId;
+use crate::storage::ComponentInfo;
 use crate::storage::ComponentSet;
 
 /// Who holds each unique component of one context.

@@ -72,7 +72,7 @@ const ALLOWED: &[(&str, &str)] = &[
         "storage/spawn.rs",
         "fewer than 2^32 bundle plans: each costs memory, which runs out first",
     ),
-    ("component.rs", "an index of the registry or of a u32 id fits in u32"),
+    ("id.rs", "an index of the registry or of a u32 id fits in u32"),
     ("entity.rs", "more than 2^32 - 1 entity slots"),
     // Layouts: only a component type too big for any value to be passed
     // could break them.

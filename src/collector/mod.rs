@@ -7,10 +7,11 @@
 use std::fmt;
 
 use crate::aerc::Owner;
-use crate::component::{Component, ComponentInfo};
+use crate::component::Component;
 use crate::entity::{Entities, Entity};
 use crate::matcher::Matcher;
 use crate::routes::{Membership, Takes};
+use crate::storage::ComponentInfo;
 
 mod data;
 

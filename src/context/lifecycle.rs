@@ -9,13 +9,14 @@ use smallvec::SmallVec;
 use super::Context;
 use super::dispatch::value_of;
 use crate::bundle::Bundle;
-use crate::component::{ComponentId, ComponentRef};
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::ContextEvent;
 use crate::id::CollectorId;
+use crate::id::ComponentId;
 use crate::routes::{Gate, Holding, Route};
+use crate::storage::ComponentRef;
 use crate::storage::{ArchetypeId, BundleId, ComponentSet, Location, RowWriter};
 
 impl Context {

@@ -10,10 +10,10 @@ use serde::Deserializer;
 use smallvec::SmallVec;
 
 use super::Context;
-use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::id::CollectorId;
+use crate::id::ComponentId;
 use crate::snapshot::{
     ARCHETYPE_BYTES, Budget, Column, Parsed, ReadColumn, Registered, RestoreLimits, SnapshotTuple, TypedReader,
     checked_ids, dangling, parse,

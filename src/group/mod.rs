@@ -9,11 +9,12 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use crate::component::{Component, ComponentRef};
+use crate::component::Component;
 use crate::entity::{Entities, Entity};
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::routes::{Holding, Member, Membership};
+use crate::storage::ComponentRef;
 use crate::storage::{Archetype, ArchetypeId, Archetypes, SparseSet, SparseSets};
 
 mod data;

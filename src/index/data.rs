@@ -10,11 +10,12 @@ use slotmap::SlotMap;
 
 use super::{Filing, Index};
 use crate::aerc::Retains;
-use crate::component::{ComponentId, ComponentRef};
 use crate::entity::Entity;
 use crate::error::Error;
+use crate::id::ComponentId;
 use crate::id::IndexKey;
 use crate::routes::{Holding, Member, Membership};
+use crate::storage::ComponentRef;
 use crate::storage::{Archetypes, ComponentSet, SparseSets};
 
 /// One registered index and the group it follows.

@@ -12,9 +12,9 @@ use super::keys::{KeyFn, Prepared};
 use super::sealed::{Filing, IndexStore};
 use super::{IndexCore, KeyHasher, describe};
 use crate::component::Component;
-use crate::component::ComponentRef;
 use crate::entity::Entity;
 use crate::matcher::Matcher;
+use crate::storage::ComponentRef;
 
 /// Finds entities by a key made from one of their components: all entities
 /// at a grid cell, all units of a team. Key -> entities, in O(1), without

@@ -2,8 +2,9 @@
 //! component type erased so an index is generic over its key type only; and
 //! `Prepared`: the keys made before a change, waiting for it to be done.
 
-use crate::component::ComponentRef;
-use crate::component::{Component, ComponentInfo};
+use crate::component::Component;
+use crate::storage::ComponentInfo;
+use crate::storage::ComponentRef;
 
 type Keys<K> = dyn Fn(ComponentRef<'_>, &mut dyn FnMut(K)) + Send + Sync;
 

@@ -12,9 +12,9 @@ use super::keys::{KeyFn, Prepared};
 use super::sealed::{Filing, IndexStore};
 use super::{IndexCore, KeyHasher, describe};
 use crate::component::Component;
-use crate::component::ComponentRef;
 use crate::entity::Entity;
 use crate::matcher::Matcher;
+use crate::storage::ComponentRef;
 
 /// Finds the one entity with a key: the entity with a given name, network
 /// id or account. Key -> entity, in O(1).

@@ -2,8 +2,8 @@
 //! lock-step across columns, and the rows of each chunk.
 
 use super::param::QueryParam;
-use crate::component::ComponentId;
 use crate::entity::Entity;
+use crate::id::ComponentId;
 use crate::routes::{Holding, Member};
 use crate::storage::{ChunkLens, ColumnAccess, ComponentSet, EntityChunks, SparseLend};
 

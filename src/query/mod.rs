@@ -85,9 +85,9 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
-use crate::component::ComponentId;
 use crate::error::Error;
 use crate::group::{GroupId, Groups};
+use crate::id::ComponentId;
 use crate::matcher::Matcher;
 use crate::routes::{Member, Membership};
 use crate::storage::{Archetype, Archetypes, ColumnAccess, ComponentSet, SparseLend, Visit};
@@ -96,6 +96,7 @@ mod columns;
 mod iter;
 pub(crate) mod param;
 mod plan;
+mod refs;
 mod sparse;
 
 pub use crate::storage::{SparseChunk, SparseChunkMut, SparseRows, SparseRowsMut};

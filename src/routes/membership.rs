@@ -13,8 +13,8 @@
 
 use smallvec::SmallVec;
 
-use crate::component::ComponentId;
 use crate::entity::Entity;
+use crate::id::ComponentId;
 use crate::matcher::{Matcher, MatcherChain};
 use crate::storage::{Archetype, ArchetypeId, Archetypes, ComponentSet, SparseLend, SparseSets};
 

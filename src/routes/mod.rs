@@ -43,7 +43,7 @@
 mod membership;
 mod route;
 
-use crate::component::ComponentId;
+use crate::id::ComponentId;
 use crate::id::{CollectorKey, IndexKey};
 use crate::matcher::Matcher;
 use crate::storage::{ArchetypeId, Archetypes, ComponentSet, TransitionId};

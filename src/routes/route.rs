@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use super::membership::{Gate, Membership};
 use super::{Consumers, Taps};
-use crate::component::ComponentId;
+use crate::id::ComponentId;
 use crate::id::{CollectorKey, IndexKey};
 use crate::storage::{ArchetypeId, ComponentSet};
 
