@@ -10,7 +10,7 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 pub use crate::id::ComponentId;
-use crate::query::param::FetchKind;
+use crate::query_param::FetchKind;
 use crate::recycle::PoolMaker;
 use crate::storage::{ComponentInfo, ComponentRef, DebugFn, Registration, StorageKind, UNASSIGNED, registry};
 

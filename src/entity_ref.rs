@@ -5,7 +5,7 @@ use std::fmt;
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::id::ComponentId;
-use crate::query::param::{Access, ReadOnlyQueryParam};
+use crate::query_param::{Access, ReadOnlyQueryParam};
 use crate::storage::ComponentRef;
 use crate::storage::{Archetype, ColumnAccess, SparseLend, SparseSets};
 

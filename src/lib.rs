@@ -207,6 +207,7 @@ pub mod index;
 mod matcher;
 mod pool;
 pub mod query;
+mod query_param;
 mod recycle;
 mod renamed;
 mod routes;

@@ -13,6 +13,7 @@ use crate::component::Component;
 use crate::entity::{Entities, Entity};
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
+use crate::matcher::Matcher;
 use crate::routes::{Holding, Member, Membership};
 use crate::storage::ComponentRef;
 use crate::storage::{Archetype, ArchetypeId, Archetypes, SparseSet, SparseSets};
@@ -100,7 +101,7 @@ impl<'a> Group<'a> {
     }
 
     /// The matcher that defines the group.
-    pub fn matcher(&self) -> &'a crate::Matcher {
+    pub fn matcher(&self) -> &'a Matcher {
         &self.member.matcher
     }
 

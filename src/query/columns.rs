@@ -5,8 +5,8 @@
 
 use std::marker::PhantomData;
 
-use super::param::{Access, FetchKind, QueryParam, sealed};
 use crate::component::Component;
+use crate::query_param::{Access, FetchKind, QueryParam, sealed};
 use crate::storage::{ColumnAccess, ColumnChunks, ColumnChunksMut, RowAccess};
 
 /// The fetches of components stored in archetype columns: chunks as slices.

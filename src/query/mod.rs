@@ -94,19 +94,18 @@ use crate::storage::{Archetype, Archetypes, ColumnAccess, ComponentSet, SparseLe
 
 mod columns;
 mod iter;
-pub(crate) mod param;
 mod plan;
 mod refs;
 mod sparse;
 
+pub(crate) use crate::query_param::Access;
+#[doc(hidden)]
+pub use crate::query_param::{FetchKind, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Rows7, Rows8, Rows9, Rows10};
+pub use crate::query_param::{QueryParam, ReadOnlyQueryParam};
 pub use crate::storage::{SparseChunk, SparseChunkMut, SparseRows, SparseRowsMut};
 #[doc(hidden)]
 pub use columns::{ColumnMut, ColumnOpt, ColumnOptMut, ColumnRef, InColumns, OptionRows};
 use iter::{ChunkIter, RowCheck, RowIter, Runs, rows};
-pub(crate) use param::Access;
-#[doc(hidden)]
-pub use param::{FetchKind, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Rows7, Rows8, Rows9, Rows10};
-pub use param::{QueryParam, ReadOnlyQueryParam};
 pub(crate) use plan::{QueryPlan, QueryPlans};
 #[doc(hidden)]
 pub use sparse::{InSparseSets, Present, SparseMut, SparseOpt, SparseOptMut, SparseRef};

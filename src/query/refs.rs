@@ -3,8 +3,8 @@
 //! declaration, as `Component::Fetch`): from archetype columns
 //! (`columns.rs`) or from its sparse set (`sparse.rs`).
 
-use super::param::{Access, FetchKind, QueryParam, ReadOnlyQueryParam, sealed};
 use crate::component::Component;
+use crate::query_param::{Access, FetchKind, QueryParam, ReadOnlyQueryParam, sealed};
 use crate::storage::{ColumnAccess, RowAccess};
 
 /// The `QueryParam` of `&T`, `&mut T`, `Option<&T>` or `Option<&mut T>`:

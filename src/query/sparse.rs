@@ -10,8 +10,8 @@
 
 use std::marker::PhantomData;
 
-use super::param::{Access, FetchKind, QueryParam, sealed};
 use crate::component::Component;
+use crate::query_param::{Access, FetchKind, QueryParam, sealed};
 use crate::storage::{
     ColumnAccess, RowAccess, SparseChunk, SparseChunkMut, SparseChunks, SparseChunksMut, SparseRows, SparseRowsMut,
 };

@@ -1,7 +1,10 @@
 //! What a query can fetch: the `QueryParam` trait, its implementations for
 //! `Entity`, `()` and tuples, the `FetchKind` through which a component's
 //! `&T`, `&mut T`, `Option<&T>` and `Option<&mut T>` become the fetch of its
-//! storage kind (`refs.rs`), and the `Access` record that catches aliasing.
+//! storage kind (`query/refs.rs`), and the `Access` record that catches
+//! aliasing. It stands below `query/` (which re-exports it), so that what
+//! names fetches without running a query (a component's declaration, an
+//! `EntityRef`) does not depend on queries, groups and routes.
 
 use std::any::TypeId;
 use std::iter::Zip;
@@ -13,7 +16,7 @@ use crate::error::Error;
 use crate::id::ComponentId;
 use crate::storage::{ColumnAccess, ColumnPlan, ComponentInfo, ComponentSet, EntityChunks, RowAccess};
 
-pub(super) mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
@@ -276,8 +279,8 @@ impl ReadOnlyQueryParam for Entity {}
 
 /// How a query fetches `&T`, `&mut T`, `Option<&T>` and `Option<&mut T>`
 /// for a component `T` of one storage kind: the `QueryParam` each becomes.
-/// Implemented by [`InColumns`](super::InColumns) and
-/// [`InSparseSets`](super::InSparseSets); a component's
+/// Implemented by [`InColumns`](crate::query::InColumns) and
+/// [`InSparseSets`](crate::query::InSparseSets); a component's
 /// declaration names its kind's (as `Component::Fetch`).
 #[doc(hidden)]
 pub trait FetchKind<T: ?Sized + 'static>: 'static {
