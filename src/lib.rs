@@ -195,6 +195,7 @@ mod context;
 mod context_kind;
 mod contexts;
 pub mod diff;
+mod entities;
 mod entity;
 mod entity_ref;
 mod error;

@@ -31,7 +31,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::aerc::{AercMode, Retains};
 use crate::collector::Collectors;
-use crate::entity::{Entities, Entity, Liveness};
+use crate::entities::{Entities, Liveness};
+use crate::entity::Entity;
 use crate::error::Error;
 use crate::event::Subscribers;
 use crate::group::Groups;

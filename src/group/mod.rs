@@ -10,7 +10,8 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use crate::component::Component;
-use crate::entity::{Entities, Entity};
+use crate::entities::Entities;
+use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::matcher::Matcher;

@@ -7,7 +7,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::component_info::{ComponentInfo, StorageKind};
 use super::*;
-use crate::entity::{Entities, Entity};
+use crate::entities::Entities;
+use crate::entity::Entity;
 use crate::id::ComponentId;
 
 #[repr(align(64))]
