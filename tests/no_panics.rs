@@ -181,10 +181,6 @@ const ALLOWED: &[(&str, &str)] = &[
     ),
     (
         "storage/spawn_batch.rs",
-        "one offset for one value: `spawn_batch` makes one per type `type_ids` lists",
-    ),
-    (
-        "storage/spawn_batch.rs",
         "one offset per value: `spawn_batch` makes one per type `type_ids` lists",
     ),
     (

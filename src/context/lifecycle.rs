@@ -222,10 +222,11 @@ impl Context {
         let Context {
             archetypes, entities, ..
         } = self;
-        let batch = archetypes.spawn_batch(plan, bundles, |at| entities.alloc(at), |entity| made.made(entity));
-        if let Err(bundles) = batch {
-            for bundle in bundles {
-                made.made(self.spawn_row(plan, bundle).0);
+        let rows = bundles.map(B::into_row);
+        let batch = archetypes.spawn_batch(plan, rows, |at| entities.alloc(at), |entity| made.made(entity));
+        if let Err(rows) = batch {
+            for row in rows {
+                made.made(self.spawn_row(plan, B::from_row(row)).0);
             }
         }
     }

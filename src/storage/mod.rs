@@ -39,9 +39,10 @@
 //!   raw chunk memory, type-erased values, row addresses, component sets and
 //!   memory statistics.
 //!
-//! Storage knows entities (`entity.rs`), component ids (`id.rs`) and the
-//! `Component` trait (`component.rs`, for typed access), and nothing above
-//! them.
+//! Storage knows entity handles (`entity.rs`) and component ids (`id.rs`),
+//! and nothing above them: it is generic over the types it stores, and
+//! holds what it knows of each declared component type itself
+//! (`component_info.rs`).
 //!
 //! # Why the safe API cannot be misused
 //!
