@@ -3,8 +3,7 @@
 
 use crate::component::Component;
 use crate::id::ComponentId;
-use crate::storage::ComponentRef;
-use crate::storage::{RowValues, RowWriter};
+use crate::storage::{ComponentRef, RowValues, RowWriter};
 
 mod sealed {
     pub trait Sealed {}

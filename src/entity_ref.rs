@@ -6,8 +6,7 @@ use crate::component::Component;
 use crate::entity::Entity;
 use crate::id::ComponentId;
 use crate::query_param::{Access, ReadOnlyQueryParam};
-use crate::storage::ComponentRef;
-use crate::storage::{Archetype, ColumnAccess, SparseLend, SparseSets};
+use crate::storage::{Archetype, ColumnAccess, ComponentRef, SparseLend, SparseSets};
 
 /// A read-only view of a live entity: its handle and its components.
 ///

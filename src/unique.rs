@@ -3,8 +3,7 @@
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::id::ComponentId;
-use crate::storage::ComponentInfo;
-use crate::storage::ComponentSet;
+use crate::storage::{ComponentInfo, ComponentSet};
 
 /// Who holds each unique component of one context.
 pub(crate) struct Uniques {

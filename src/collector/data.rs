@@ -13,8 +13,7 @@ use crate::entities::Entities;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::group::GroupEvent;
-use crate::id::CollectorKey;
-use crate::id::ComponentId;
+use crate::id::{CollectorKey, ComponentId};
 use crate::storage::ComponentRef;
 
 /// Keeps, per collected entity, the value of one component type when it

@@ -19,9 +19,8 @@ use crate::group::GroupId;
 use crate::id::ComponentId;
 use crate::query::{Access, QueryParam, ReadOnlyQueryParam};
 use crate::routes::{Gate, Holding, Membership, ReplaceRoute};
-use crate::storage::ComponentRef;
 use crate::storage::{
-    Archetypes, ColumnAccess, ComponentSet, Location, Moved, RowAccess, SparseLend, SparseSets, Stamp,
+    Archetypes, ColumnAccess, ComponentRef, ComponentSet, Location, Moved, RowAccess, SparseLend, SparseSets, Stamp,
 };
 use smallvec::SmallVec;
 

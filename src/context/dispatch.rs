@@ -23,13 +23,11 @@ use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::{ContextEvent, Subscribers};
 use crate::group::{GroupEvent, GroupId, Groups};
-use crate::id::ComponentId;
-use crate::id::{CollectorKey, IndexKey, SubscriptionId};
+use crate::id::{CollectorKey, ComponentId, IndexKey, SubscriptionId};
 use crate::index::Indices;
 use crate::pool::Pools;
 use crate::routes::{Consumers, Gate, ReplaceRoute, Route, Routes};
-use crate::storage::ComponentRef;
-use crate::storage::{Archetype, Archetypes, SparseSets};
+use crate::storage::{Archetype, Archetypes, ComponentRef, SparseSets};
 
 /// What the routes ask about the context's consumers.
 pub(super) struct ConsumerView<'a> {

@@ -13,11 +13,9 @@ use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::ContextEvent;
-use crate::id::CollectorId;
-use crate::id::ComponentId;
+use crate::id::{CollectorId, ComponentId};
 use crate::routes::{Gate, Holding, Route};
-use crate::storage::ComponentRef;
-use crate::storage::{ArchetypeId, BundleId, ComponentSet, Location, RowWriter};
+use crate::storage::{ArchetypeId, BundleId, ComponentRef, ComponentSet, Location, RowWriter};
 
 impl Context {
     /// Creates an entity with no components. Fires `EntityCreated` (and group

@@ -36,14 +36,12 @@ use crate::entity::Entity;
 use crate::error::Error;
 use crate::event::Subscribers;
 use crate::group::Groups;
-use crate::id::ComponentId;
-use crate::id::ContextId;
+use crate::id::{ComponentId, ContextId};
 use crate::index::Indices;
 use crate::pool::Pools;
 use crate::query::QueryPlans;
 use crate::routes::Routes;
-use crate::storage::{Archetypes, ComponentSet, SparseSets, StorageStats};
-use crate::storage::{ComponentInfo, registry};
+use crate::storage::{Archetypes, ComponentInfo, ComponentSet, SparseSets, StorageStats, registry};
 use crate::unique::Uniques;
 
 mod access;

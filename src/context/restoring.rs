@@ -12,8 +12,7 @@ use smallvec::SmallVec;
 use super::Context;
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::id::CollectorId;
-use crate::id::ComponentId;
+use crate::id::{CollectorId, ComponentId};
 use crate::snapshot::{
     ARCHETYPE_BYTES, Budget, Column, Parsed, ReadColumn, Registered, RestoreLimits, SnapshotTuple, TypedReader,
     checked_ids, dangling, parse,

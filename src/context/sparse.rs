@@ -16,11 +16,9 @@ use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::ContextEvent;
-use crate::id::CollectorKey;
-use crate::id::ComponentId;
+use crate::id::{CollectorKey, ComponentId};
 use crate::routes::{Gate, Holding, Membership, Route};
-use crate::storage::ComponentRef;
-use crate::storage::{Archetype, Location, SparseSets};
+use crate::storage::{Archetype, ComponentRef, Location, SparseSets};
 
 impl Context {
     /// [`add`](Context::add) of a component kept out of archetypes, whose id

@@ -23,8 +23,7 @@ use super::change::skipped;
 use super::dispatch::ConsumerView;
 use crate::collector::Trigger;
 use crate::entity::Entity;
-use crate::id::CollectorKey;
-use crate::id::ComponentId;
+use crate::id::{CollectorKey, ComponentId};
 use crate::routes::Holding;
 use crate::storage::{ComponentSet, Location};
 

@@ -16,8 +16,7 @@ use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::matcher::Matcher;
 use crate::routes::{Holding, Member, Membership};
-use crate::storage::ComponentRef;
-use crate::storage::{Archetype, ArchetypeId, Archetypes, SparseSet, SparseSets};
+use crate::storage::{Archetype, ArchetypeId, Archetypes, ComponentRef, SparseSet, SparseSets};
 
 mod data;
 

@@ -115,8 +115,7 @@ pub(crate) mod sealed {
     use crate::entity::Entity;
     use crate::group::GroupId;
     use crate::matcher::Matcher;
-    use crate::storage::ComponentInfo;
-    use crate::storage::ComponentRef;
+    use crate::storage::{ComponentInfo, ComponentRef};
 
     /// What every index has besides its keys.
     pub struct IndexCore {

@@ -43,8 +43,7 @@
 mod membership;
 mod route;
 
-use crate::id::ComponentId;
-use crate::id::{CollectorKey, IndexKey};
+use crate::id::{CollectorKey, ComponentId, IndexKey};
 use crate::matcher::Matcher;
 use crate::storage::{ArchetypeId, Archetypes, ComponentSet, TransitionId};
 

@@ -13,8 +13,7 @@ use crate::context::Context;
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::id::ComponentId;
-use crate::storage::ComponentRef;
-use crate::storage::RowWriter;
+use crate::storage::{ComponentRef, RowWriter};
 
 /// Replaces the handles held by a value: [`MapEntities::map_entities`](super::MapEntities::map_entities) of
 /// one type.
