@@ -1,11 +1,14 @@
 //! The ids of component types, and of what a context owns: contexts,
-//! groups, collectors, entity indices and subscriptions. They live here, below every concept, so that
-//! errors and change routes can name them without importing the concepts;
-//! each concept re-exports its own id.
+//! groups, collectors, entity indices and subscriptions. They live here,
+//! below every concept, so that storage, errors and change routes can name
+//! them without importing the concepts; each concept re-exports its own id.
+//! (What the registry knows of a component id, such as its name, is looked
+//! up in `storage/component_info.rs`.)
 //!
-//! Every id carries the instance id of its context ([`ContextId`]), so one
-//! used with another context is refused with an error, never taken for one
-//! of that context's own.
+//! Every id of what a context owns carries the instance id of its context
+//! ([`ContextId`]), so one used with another context is refused with an
+//! error, never taken for one of that context's own. A component id is the
+//! same in every context.
 
 use std::fmt;
 use std::hash::Hash;
