@@ -1,8 +1,9 @@
 //! Component tuples: `ComponentTuple` (a list of component types) and
 //! `Bundle` (a tuple of component values, to create an entity with).
 
-use crate::component::{Component, ComponentId, ComponentRef};
-use crate::storage::{RowValues, RowWriter};
+use crate::component::Component;
+use crate::id::ComponentId;
+use crate::storage::{ComponentRef, RowValues, RowWriter};
 
 mod sealed {
     pub trait Sealed {}
@@ -31,7 +32,19 @@ pub trait ComponentTuple: sealed::Sealed + 'static {
     label = "expected a component value, or a tuple such as `(Position {{ .. }}, Velocity {{ .. }})`",
     note = "declare component types with `reactecs::component!(MyType)`"
 )]
-pub trait Bundle: ComponentTuple + RowValues + Send + Sync {
+pub trait Bundle: ComponentTuple + Send + Sync {
+    /// The bundle as a batch of new rows writes it: a tuple of its values.
+    #[doc(hidden)]
+    type Row: RowValues;
+
+    /// The values as a tuple (a single component: a tuple of one).
+    #[doc(hidden)]
+    fn into_row(self) -> Self::Row;
+
+    /// The bundle back from [`into_row`](Bundle::into_row)'s tuple.
+    #[doc(hidden)]
+    fn from_row(row: Self::Row) -> Self;
+
     /// Writes each value into the row, in tuple order. Every value is either
     /// written or, if `put` refuses it, dropped here.
     #[doc(hidden)]
@@ -56,6 +69,18 @@ macro_rules! tuples {
         }
 
         impl<$($name: Component),*> Bundle for ($($name,)*) {
+            type Row = Self;
+
+            #[inline(always)]
+            fn into_row(self) -> Self {
+                self
+            }
+
+            #[inline(always)]
+            fn from_row(row: Self) -> Self {
+                row
+            }
+
             #[allow(unused_variables, non_snake_case)]
             #[inline]
             fn write_into(self, row: &mut RowWriter<'_>) {
@@ -86,6 +111,18 @@ impl<C: Component> ComponentTuple for C {
 }
 
 impl<C: Component> Bundle for C {
+    type Row = (C,);
+
+    #[inline(always)]
+    fn into_row(self) -> (C,) {
+        (self,)
+    }
+
+    #[inline(always)]
+    fn from_row((value,): (C,)) -> Self {
+        value
+    }
+
     #[inline]
     fn write_into(self, row: &mut RowWriter<'_>) {
         let _refused = row.put(self);

@@ -2,11 +2,11 @@
 
 use std::fmt;
 
-use crate::component::ComponentRef;
-use crate::component::{Component, ComponentId};
+use crate::component::Component;
 use crate::entity::Entity;
-use crate::query::{Access, ReadOnlyQueryParam};
-use crate::storage::{Archetype, ColumnAccess, SparseLend, SparseSets};
+use crate::id::ComponentId;
+use crate::query_param::{Access, ReadOnlyQueryParam};
+use crate::storage::{Archetype, ColumnAccess, ComponentRef, SparseLend, SparseSets};
 
 /// A read-only view of a live entity: its handle and its components.
 ///

@@ -1,7 +1,6 @@
 //! `Error`: every misuse of a context, as one enum.
 
 use crate::aerc::Owner;
-use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::id::{CollectorId, GroupId, SubscriptionId};
 
@@ -572,13 +571,14 @@ fn list_failures(failures: &[CommandFailure]) -> String {
 }
 
 impl Error {
-    /// [`Error::ComponentAbsent`] for component `id` of `entity`.
+    /// [`Error::ComponentAbsent`] for the component named `component`, of
+    /// `entity`.
     #[cold]
-    pub(crate) fn absent(context: &'static str, entity: Entity, id: ComponentId) -> Error {
+    pub(crate) fn absent(context: &'static str, entity: Entity, component: &'static str) -> Error {
         Error::ComponentAbsent {
             context,
             entity,
-            component: id.name(),
+            component,
         }
     }
 }

@@ -39,12 +39,12 @@
 //! the hot path; a context with no subscriber, no group handler, no collector
 //! and no index pays one branch per change.
 
-use crate::component::ComponentRef;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::id::GroupId;
 pub use crate::id::SubscriptionId;
 use crate::matcher::Matcher;
+use crate::storage::ComponentRef;
 
 /// Something that happened in a context. See the [module docs](self) for the
 /// order in which events fire.

@@ -1,17 +1,42 @@
-//! The ids of what a context owns: contexts, groups, collectors, entity
-//! indices and subscriptions. They live here, below every concept, so that
-//! errors and change routes can name them without importing the concepts;
-//! each concept re-exports its own id.
+//! The ids of component types, and of what a context owns: contexts,
+//! groups, collectors, entity indices and subscriptions. They live here,
+//! below every concept, so that storage, errors and change routes can name
+//! them without importing the concepts; each concept re-exports its own id.
+//! (What the registry knows of a component id, such as its name, is looked
+//! up in `storage/component_info.rs`.)
 //!
-//! Every id carries the instance id of its context ([`ContextId`]), so one
-//! used with another context is refused with an error, never taken for one
-//! of that context's own.
+//! Every id of what a context owns carries the instance id of its context
+//! ([`ContextId`]), so one used with another context is refused with an
+//! error, never taken for one of that context's own. A component id is the
+//! same in every context.
 
 use std::fmt;
 use std::hash::Hash;
 use std::marker::PhantomData;
 
 use slotmap::Key;
+
+/// The id of a component type: a small dense integer, the same for a type in
+/// every context of the program. Ids are given to all declared components at
+/// once, in the order of their full type names, so they do not depend on which
+/// type is used first.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct ComponentId(pub(crate) u32);
+
+impl ComponentId {
+    /// The id with the given index, declared or not (storage and sets work
+    /// on indices they were given by ids).
+    #[inline]
+    pub(crate) fn at(index: usize) -> Self {
+        ComponentId(u32::try_from(index).expect("an index of the registry or of a u32 id fits in u32"))
+    }
+
+    /// This id as an index, `0..ComponentInfo::all().len()` for declared types.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
 
 /// Identifies one context instance: the context of a
 /// [`ContextEntity`](crate::system::ContextEntity), of a

@@ -195,6 +195,7 @@ mod context;
 mod context_kind;
 mod contexts;
 pub mod diff;
+mod entities;
 mod entity;
 mod entity_ref;
 mod error;
@@ -207,6 +208,7 @@ pub mod index;
 mod matcher;
 mod pool;
 pub mod query;
+mod query_param;
 mod recycle;
 mod renamed;
 mod routes;
@@ -225,7 +227,7 @@ pub use aerc::{AercMode, Owner};
 pub use bundle::{Bundle, ComponentTuple};
 pub use collector::{Collector, CollectorId, CollectorSpec, RemovedView, Trigger, TriggerOnEvent};
 pub use command_buffer::CommandBuffer;
-pub use component::{Component, ComponentId, ComponentInfo, ComponentRef, StorageKind};
+pub use component::{Component, ComponentId};
 pub use context::{Context, ContextBuilder, EntityMut, Mut};
 pub use contexts::{ContextId, ContextKind, ContextKinds, Contexts};
 pub use diff::{ContextDiff, DiffTuple};
@@ -240,7 +242,7 @@ pub use query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
 pub use recycle::Recycle;
 #[cfg(feature = "serde")]
 pub use snapshot::{MapEntities, RestoreLimits, Snapshot, SnapshotTuple, TypedSnapshot};
-pub use storage::{CHUNK_BYTES, ComponentSet, StorageStats};
+pub use storage::{CHUNK_BYTES, ComponentInfo, ComponentRef, ComponentSet, StorageKind, StorageStats};
 pub use system::{
     ContextEntity, Deferred, DeferredSystem, Feature, InContext, MultiReactive, MultiReactiveSystem, Reactive,
     ReactiveSystem, System, SystemFailed, SystemResult, Systems,
@@ -268,14 +270,15 @@ pub mod prelude {
 /// Items the macros expand to. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::component::{ComponentRegistration, DebugFn, DebugProbe, RegisteredComponent, ViaDebug, ViaName};
+    pub use crate::component::{ComponentRegistration, DebugProbe, ViaDebug, ViaName};
     pub use crate::contexts::ContextRegistration;
     pub use crate::query::{InColumns, InSparseSets};
     pub use crate::recycle::PoolMaker;
     #[cfg(feature = "serde")]
     pub use crate::snapshot::{MapFn, MapProbe, RegisteredSnapshot, SnapshotRegistration, ViaMapEntities, ViaNoMap};
     pub use crate::storage::{
-        ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowAccess, RowWriter,
+        ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, DebugFn, EntityChunks, RegisteredComponent, RowAccess,
+        RowWriter,
     };
     pub use crate::system::{AnySystem, SystemRegistration};
     pub use inventory;

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::bundle::ComponentTuple;
-use crate::component::ComponentId;
+use crate::id::ComponentId;
 use crate::storage::ComponentSet;
 
 /// A description of a set of entities by their components: all of these, at

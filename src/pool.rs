@@ -33,7 +33,8 @@
 
 use std::any::Any;
 
-use crate::component::{Component, ComponentId};
+use crate::component::Component;
+use crate::id::ComponentId;
 use crate::recycle::{AnyPool, Pool, Recycle};
 
 /// A context's pools, by component id; each made when first needed.

@@ -1,9 +1,9 @@
 //! Unique components: singletons held by at most one entity, found in O(1).
 
-use crate::component::{ComponentId, ComponentInfo};
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::storage::ComponentSet;
+use crate::id::ComponentId;
+use crate::storage::{ComponentInfo, ComponentSet};
 
 /// Who holds each unique component of one context.
 pub(crate) struct Uniques {

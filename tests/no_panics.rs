@@ -72,8 +72,8 @@ const ALLOWED: &[(&str, &str)] = &[
         "storage/spawn.rs",
         "fewer than 2^32 bundle plans: each costs memory, which runs out first",
     ),
-    ("component.rs", "an index of the registry or of a u32 id fits in u32"),
-    ("entity.rs", "more than 2^32 - 1 entity slots"),
+    ("id.rs", "an index of the registry or of a u32 id fits in u32"),
+    ("entities.rs", "more than 2^32 - 1 entity slots"),
     // Layouts: only a component type too big for any value to be passed
     // could break them.
     (
@@ -181,10 +181,6 @@ const ALLOWED: &[(&str, &str)] = &[
     ),
     (
         "storage/spawn_batch.rs",
-        "one offset for one value: `spawn_batch` makes one per type `type_ids` lists",
-    ),
-    (
-        "storage/spawn_batch.rs",
         "one offset per value: `spawn_batch` makes one per type `type_ids` lists",
     ),
     (
@@ -222,15 +218,15 @@ const ALLOWED: &[(&str, &str)] = &[
         "the id was just listed from this context's own collectors",
     ),
     (
-        "entity.rs",
+        "entities.rs",
         "a held slot has a nonzero tag: blocks of creation numbers skip tag 0",
     ),
-    ("entity.rs", "block_range skips the number whose low 32 bits are 0"),
+    ("entities.rs", "block_range skips the number whose low 32 bits are 0"),
     (
         "context/entity_mut.rs",
         "changes through a view never destroy its entity, so it keeps a location",
     ),
-    ("entity.rs", "a live entity's creation number is one of the context's"),
+    ("entities.rs", "a live entity's creation number is one of the context's"),
     ("snapshot/write.rs", "a listed entity is alive"),
     (
         "snapshot/write_typed.rs",

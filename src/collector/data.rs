@@ -8,11 +8,13 @@ use smallvec::SmallVec;
 
 use super::Trigger;
 use crate::aerc::{Owner, Retains};
-use crate::component::{Component, ComponentId, ComponentRef};
-use crate::entity::{Entities, Entity};
+use crate::component::Component;
+use crate::entities::Entities;
+use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::group::GroupEvent;
-use crate::id::CollectorKey;
+use crate::id::{CollectorKey, ComponentId};
+use crate::storage::ComponentRef;
 
 /// Keeps, per collected entity, the value of one component type when it
 /// left a group.

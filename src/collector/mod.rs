@@ -7,10 +7,12 @@
 use std::fmt;
 
 use crate::aerc::Owner;
-use crate::component::{Component, ComponentInfo};
-use crate::entity::{Entities, Entity};
+use crate::component::Component;
+use crate::entities::Entities;
+use crate::entity::Entity;
 use crate::matcher::Matcher;
 use crate::routes::{Membership, Takes};
+use crate::storage::ComponentInfo;
 
 mod data;
 

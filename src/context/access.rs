@@ -5,10 +5,11 @@
 use super::Context;
 use super::{EntityMut, Mut};
 use crate::bundle::ComponentTuple;
-use crate::component::{Component, ComponentId};
+use crate::component::Component;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
+use crate::id::ComponentId;
 use crate::matcher::Matcher;
 use crate::storage::ComponentSet;
 
@@ -123,7 +124,7 @@ impl Context {
                     stamp.mark();
                     Ok(value)
                 }
-                None => Err(Error::absent(self.name, entity, T::component_id())),
+                None => Err(Error::absent(self.name, entity, T::component_info().name())),
             };
         }
         let Some(column) = self.archetypes.get(at.archetype).column_index(T::component_id()) else {
@@ -134,7 +135,7 @@ impl Context {
         // `None` only if the column is not of type `T`: refused like `get`.
         match archetype.into_mut_at(column, at.row) {
             Some(value) => Ok(value),
-            None => Err(Error::absent(self.name, entity, T::component_id())),
+            None => Err(Error::absent(self.name, entity, T::component_info().name())),
         }
     }
 

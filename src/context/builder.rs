@@ -2,9 +2,8 @@
 
 use super::Context;
 use crate::aerc::AercMode;
-use crate::component::registry;
 use crate::context_kind::ContextKind;
-use crate::storage::ComponentSet;
+use crate::storage::{ComponentSet, registry};
 
 /// The options of a new [`Context`]: its name, its [`AercMode`], and, for a
 /// context declared with [`context!`](crate::context!), which components it

@@ -10,16 +10,17 @@ use std::panic::{self, AssertUnwindSafe};
 
 use super::Context;
 use super::dispatch::{ConsumerView, Dispatch};
-use crate::component::{Component, ComponentId, ComponentRef};
+use crate::component::Component;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::ContextEvent;
 use crate::group::GroupId;
+use crate::id::ComponentId;
 use crate::query::{Access, QueryParam, ReadOnlyQueryParam};
 use crate::routes::{Gate, Holding, Membership, ReplaceRoute};
 use crate::storage::{
-    Archetypes, ColumnAccess, ComponentSet, Location, Moved, RowAccess, SparseLend, SparseSets, Stamp,
+    Archetypes, ColumnAccess, ComponentRef, ComponentSet, Location, Moved, RowAccess, SparseLend, SparseSets, Stamp,
 };
 use smallvec::SmallVec;
 
@@ -254,7 +255,7 @@ impl Context {
         } = self;
         if routes.is_idle() {
             let Some((slot, _)) = value_slot::<T>(archetypes, sparse, at, column, entity) else {
-                return Err(Error::absent(name, entity, id));
+                return Err(Error::absent(name, entity, id.name()));
             };
             pools.put(std::mem::replace(slot, value));
             return Ok(());
@@ -271,7 +272,7 @@ impl Context {
         );
         let skip = skipped(route, membership, archetype.set(), sparse, entity);
         let Some((slot, stamp)) = value_slot::<T>(archetypes, sparse, at, column, entity) else {
-            return Err(Error::absent(name, entity, id));
+            return Err(Error::absent(name, entity, id.name()));
         };
         if route.lean {
             pools.put(std::mem::replace(slot, value));
@@ -416,7 +417,7 @@ impl Context {
                 // Present (checked above): `None` only if the set does not hold `T`s.
                 let tick = archetypes.change_tick();
                 let Some((value, stamp)) = sparse.get_mut::<T>(id, entity.index(), tick) else {
-                    return Err(Error::absent(name, entity, id));
+                    return Err(Error::absent(name, entity, id.name()));
                 };
                 (value, items, stamp)
             }
@@ -489,7 +490,7 @@ impl Context {
         let index = self.groups.lookup(group, self.name)?;
         let id = T::component_id();
         let mut access = Access::of::<Q>();
-        access.add::<T>(true, true);
+        access.add(T::component_info(), true, true);
         let plan = access.plan(self.name)?;
         self.routes.sync(&self.archetypes);
         if T::STORAGE.is_sparse() || Q::SPARSE || self.routes.membership().group(index).is_gated() {
@@ -669,12 +670,12 @@ fn cannot_fetch<T: Component, Q: QueryParam>(
     entity: Entity,
 ) -> Error {
     let mut access = Access::of::<Q>();
-    access.add::<T>(true, true);
+    access.add(T::component_info(), true, true);
     if let Err(aliasing) = access.plan(context) {
         return aliasing;
     }
     let missing = access.missing(set, |id| sparse.contains(id, entity.index()));
-    Error::absent(context, entity, missing.unwrap_or(T::component_id()))
+    Error::absent(context, entity, missing.unwrap_or(T::component_id()).name())
 }
 
 /// `entity`'s (at `at`) `T`, mutably, and its `Q` items, for a `Q` that
@@ -688,16 +689,16 @@ fn fetch_with_sparse<'a, T: Component, Q: QueryParam>(
     context: &'static str,
 ) -> Result<(&'a mut T, Q::Item<'a>, Stamp<'a>), Error> {
     let mut access = Access::of::<Q>();
-    access.add::<T>(true, true);
+    access.add(T::component_info(), true, true);
     let plan = access.plan(context)?;
     let set = archetypes.get(at.archetype).set();
     if let Some(missing) = access.missing(set, |id| sparse.contains(id, entity.index())) {
-        return Err(Error::absent(context, entity, missing));
+        return Err(Error::absent(context, entity, missing.name()));
     }
     let mut columns = ColumnAccess::exclusive_row(archetypes.lend_mut(at.archetype), sparse, plan.columns());
     // Present and not aliased (checked above): `None` only if a column or set
     // does not hold its component's type, refused as absent, like `get`.
-    let mismatched = || Error::absent(context, entity, T::component_id());
+    let mismatched = || Error::absent(context, entity, T::component_info().name());
     let items = Q::fetch_row(&mut columns, at.row).ok_or_else(mismatched)?;
     let (value, stamp) = if T::STORAGE.is_sparse() {
         let written = columns.write_sparse_row_deferred::<T>(at.row).flatten();

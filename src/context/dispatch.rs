@@ -21,17 +21,16 @@
 use super::Context;
 use crate::aerc::Retains;
 use crate::collector::Collectors;
-use crate::component::{ComponentId, ComponentRef};
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::{ContextEvent, Subscribers};
 use crate::group::{GroupEvent, GroupId, Groups};
-use crate::id::{CollectorKey, IndexKey, SubscriptionId};
+use crate::id::{CollectorKey, ComponentId, IndexKey, SubscriptionId};
 use crate::index::Indices;
 use crate::pool::Pools;
 use crate::routes::{Consumers, Gate, ReplaceRoute, Route, Routes};
-use crate::storage::{Archetype, Archetypes, SparseSets};
+use crate::storage::{Archetype, Archetypes, ComponentRef, SparseSets};
 
 /// What the routes ask about the context's consumers.
 pub(super) struct ConsumerView<'a> {

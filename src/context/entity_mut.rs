@@ -4,10 +4,11 @@
 use std::fmt;
 
 use super::{Context, Mut};
-use crate::component::{Component, ComponentId};
+use crate::component::Component;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
+use crate::id::ComponentId;
 use crate::query::{Access, QueryParam};
 use crate::storage::{ColumnAccess, Location};
 
@@ -110,7 +111,7 @@ impl<'a> EntityMut<'a> {
         let context = &mut *self.context;
         let archetype = context.archetypes.lend_mut(self.at.archetype);
         if let Some(missing) = access.missing(archetype.set(), |id| context.sparse.contains(id, slot)) {
-            return Err(Error::absent(name, entity, missing));
+            return Err(Error::absent(name, entity, missing.name()));
         }
         if let Some((component, index)) = access.written().find_map(|id| context.indices.keyed_by(id)) {
             return Err(Error::KeyedWrite {

@@ -9,14 +9,13 @@ use smallvec::SmallVec;
 use super::Context;
 use super::dispatch::value_of;
 use crate::bundle::Bundle;
-use crate::component::{ComponentId, ComponentRef};
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::ContextEvent;
-use crate::id::CollectorId;
+use crate::id::{CollectorId, ComponentId};
 use crate::routes::{Gate, Holding, Route};
-use crate::storage::{ArchetypeId, BundleId, ComponentSet, Location, RowWriter};
+use crate::storage::{ArchetypeId, BundleId, ComponentRef, ComponentSet, Location, RowWriter};
 
 impl Context {
     /// Creates an entity with no components. Fires `EntityCreated` (and group
@@ -221,10 +220,11 @@ impl Context {
         let Context {
             archetypes, entities, ..
         } = self;
-        let batch = archetypes.spawn_batch(plan, bundles, |at| entities.alloc(at), |entity| made.made(entity));
-        if let Err(bundles) = batch {
-            for bundle in bundles {
-                made.made(self.spawn_row(plan, bundle).0);
+        let rows = bundles.map(B::into_row);
+        let batch = archetypes.spawn_batch(plan, rows, |at| entities.alloc(at), |entity| made.made(entity));
+        if let Err(rows) = batch {
+            for row in rows {
+                made.made(self.spawn_row(plan, B::from_row(row)).0);
             }
         }
     }

@@ -31,17 +31,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::aerc::{AercMode, Retains};
 use crate::collector::Collectors;
-use crate::component::{ComponentId, ComponentInfo, registry};
-use crate::entity::{Entities, Entity, Liveness};
+use crate::entities::{Entities, Liveness};
+use crate::entity::Entity;
 use crate::error::Error;
 use crate::event::Subscribers;
 use crate::group::Groups;
-use crate::id::ContextId;
+use crate::id::{ComponentId, ContextId};
 use crate::index::Indices;
 use crate::pool::Pools;
 use crate::query::QueryPlans;
 use crate::routes::Routes;
-use crate::storage::{Archetypes, ComponentSet, SparseSets, StorageStats};
+use crate::storage::{Archetypes, ComponentInfo, ComponentSet, SparseSets, StorageStats, registry};
 use crate::unique::Uniques;
 
 mod access;
@@ -320,7 +320,7 @@ impl Context {
     /// [`Error::ComponentAbsent`] for component `id` of live `entity`.
     #[cold]
     pub(crate) fn absent(&self, entity: Entity, id: ComponentId) -> Error {
-        Error::absent(self.name, entity, id)
+        Error::absent(self.name, entity, id.name())
     }
 }
 

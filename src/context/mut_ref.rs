@@ -6,8 +6,9 @@ use std::fmt;
 use std::ops::{Deref, DerefMut};
 
 use super::Context;
-use crate::component::{Component, ComponentId};
+use crate::component::Component;
 use crate::entity::Entity;
+use crate::id::ComponentId;
 use crate::routes::Holding;
 
 /// An entity's component, borrowed mutably: what [`Context::get_mut`],

@@ -10,10 +10,9 @@ use serde::Deserializer;
 use smallvec::SmallVec;
 
 use super::Context;
-use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::id::CollectorId;
+use crate::id::{CollectorId, ComponentId};
 use crate::snapshot::{
     ARCHETYPE_BYTES, Budget, Column, Parsed, ReadColumn, Registered, RestoreLimits, SnapshotTuple, TypedReader,
     checked_ids, dangling, parse,

@@ -4,7 +4,8 @@
 
 use super::Context;
 use crate::aerc::{AercMode, Misuse, Owner};
-use crate::entity::{Entity, Liveness};
+use crate::entities::Liveness;
+use crate::entity::Entity;
 use crate::error::Error;
 use crate::event::ContextEvent;
 

@@ -3,9 +3,10 @@
 //! holds each).
 
 use super::{Context, Mut};
-use crate::component::{Component, ComponentId};
+use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::Error;
+use crate::id::ComponentId;
 
 impl Context {
     /// Sets unique component `T` (declared `component!(unique T)`): replaces

@@ -11,14 +11,14 @@ use super::Context;
 use super::dispatch::{ConsumerView, Dispatch};
 use crate::aerc::Retains;
 use crate::collector::Collectors;
-use crate::component::{Component, ComponentId, ComponentRef};
+use crate::component::Component;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::event::ContextEvent;
-use crate::id::CollectorKey;
+use crate::id::{CollectorKey, ComponentId};
 use crate::routes::{Gate, Holding, Membership, Route};
-use crate::storage::{Archetype, Location, SparseSets};
+use crate::storage::{Archetype, ComponentRef, Location, SparseSets};
 
 impl Context {
     /// [`add`](Context::add) of a component kept out of archetypes, whose id
@@ -224,7 +224,7 @@ impl Context {
         let id = T::component_id();
         let (name, slot) = (self.name, entity.index());
         let (routes, archetypes, sparse, mut dispatch) = self.split();
-        let absent = || Error::absent(name, entity, id);
+        let absent = || Error::absent(name, entity, id.name());
         let value = if routes.is_idle() {
             sparse.take::<T>(id, slot).ok_or_else(absent)?
         } else {

@@ -22,9 +22,8 @@ use super::Context;
 use super::change::skipped;
 use super::dispatch::ConsumerView;
 use crate::collector::Trigger;
-use crate::component::ComponentId;
 use crate::entity::Entity;
-use crate::id::CollectorKey;
+use crate::id::{CollectorKey, ComponentId};
 use crate::routes::Holding;
 use crate::storage::{ComponentSet, Location};
 

@@ -9,12 +9,14 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use crate::component::{Component, ComponentRef};
-use crate::entity::{Entities, Entity};
+use crate::component::Component;
+use crate::entities::Entities;
+use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
+use crate::matcher::Matcher;
 use crate::routes::{Holding, Member, Membership};
-use crate::storage::{Archetype, ArchetypeId, Archetypes, SparseSet, SparseSets};
+use crate::storage::{Archetype, ArchetypeId, Archetypes, ComponentRef, SparseSet, SparseSets};
 
 mod data;
 
@@ -123,7 +125,7 @@ impl<'a> Group<'a> {
     }
 
     /// The matcher that defines the group. O(1).
-    pub fn matcher(&self) -> &'a crate::Matcher {
+    pub fn matcher(&self) -> &'a Matcher {
         &self.member.matcher
     }
 

@@ -10,12 +10,11 @@ use slotmap::SlotMap;
 
 use super::{Filing, Index};
 use crate::aerc::Retains;
-use crate::component::{ComponentId, ComponentRef};
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::id::IndexKey;
+use crate::id::{ComponentId, IndexKey};
 use crate::routes::{Holding, Member, Membership};
-use crate::storage::{Archetypes, ComponentSet, SparseSets};
+use crate::storage::{Archetypes, ComponentRef, ComponentSet, SparseSets};
 
 /// One registered index and the group it follows.
 pub(crate) struct IndexEntry {

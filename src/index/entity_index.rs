@@ -5,16 +5,14 @@ use std::borrow::Borrow;
 use std::fmt;
 use std::hash::Hash;
 
-use indexmap::IndexMap;
-use smallvec::SmallVec;
-
-use super::keys::{KeyFn, Prepared};
+use super::keys::{FiledKeys, KeyFn, Prepared};
 use super::sealed::{Filing, IndexStore};
 use super::{IndexCore, KeyHasher, describe};
 use crate::component::Component;
-use crate::component::ComponentRef;
 use crate::entity::Entity;
 use crate::matcher::Matcher;
+use crate::storage::ComponentRef;
+use indexmap::IndexMap;
 
 /// Finds entities by a key made from one of their components: all entities
 /// at a grid cell, all units of a team. Key -> entities, in O(1), without
@@ -60,11 +58,9 @@ pub struct EntityIndex<K> {
     keys: KeyFn<K>,
     /// Key -> its entities (never empty: an emptied key is removed).
     map: IndexMap<K, Vec<Entity>, KeyHasher>,
-    /// Per entity slot, the keys the entity is filed under and its position
-    /// in each key's list (empty: not filed).
-    filed: Vec<SmallVec<[(K, u32); 1]>>,
-    /// How many entities are filed.
-    entities: usize,
+    /// The keys each entity is filed under, and its position in each key's
+    /// list.
+    filed: FiledKeys<K, u32>,
     /// Emptied entity lists, kept so that churn does not allocate.
     spare: Vec<Vec<Entity>>,
     /// The keys made for the entity a change is about.
@@ -114,8 +110,7 @@ where
             core: IndexCore::new(name, keys.info()),
             keys,
             map: IndexMap::default(),
-            filed: Vec::new(),
-            entities: 0,
+            filed: FiledKeys::default(),
             spare: Vec::new(),
             prepared: Prepared::default(),
         }
@@ -152,8 +147,7 @@ where
 
     /// The keys `entity` is filed under (none if it is not in the index).
     pub fn keys_of(&self, entity: Entity) -> impl Iterator<Item = &K> + '_ {
-        let filed = self.filed_keys(entity);
-        filed.iter().map(|(key, _)| key)
+        self.filed.of(entity).iter().map(|(key, _)| key)
     }
 
     /// Every key with its entities.
@@ -164,16 +158,6 @@ where
     /// Every key.
     pub fn keys(&self) -> impl Iterator<Item = &K> + '_ {
         self.map.keys()
-    }
-
-    fn filed_keys(&self, entity: Entity) -> &[(K, u32)] {
-        let filed = self.filed.get(entity.index() as usize).map_or(&[][..], |f| f);
-        // A slot's keys belong to the entity filed there, never to an older
-        // handle of the slot.
-        match filed.first() {
-            Some((key, at)) if self.map.get(key).and_then(|list| list.get(*at as usize)) == Some(&entity) => filed,
-            _ => &[],
-        }
     }
 
     /// Adds `entity` to `key`'s list (the entity is being filed).
@@ -193,8 +177,7 @@ where
         };
         list.swap_remove(at as usize);
         if let Some(&moved) = list.get(at as usize) {
-            let entry = self.filed[moved.index() as usize].iter_mut().find(|(k, _)| k == key);
-            if let Some((_, position)) = entry {
+            if let Some(position) = self.filed.beside_mut(moved, key) {
                 *position = at;
             }
         } else if list.is_empty()
@@ -207,20 +190,12 @@ where
     /// Files `entity` (not filed yet) under `keys` (drained); true if there
     /// was at least one.
     fn file_keys(&mut self, entity: Entity, keys: &mut Vec<K>) -> bool {
-        let slot = entity.index() as usize;
-        if self.filed.len() <= slot {
-            self.filed.resize_with(slot + 1, SmallVec::new);
-        }
-        debug_assert!(self.filed[slot].is_empty(), "{entity} is filed twice");
-        let mut filed = std::mem::take(&mut self.filed[slot]);
+        let mut filed = self.filed.start(entity);
         for key in keys.drain(..) {
             let at = self.push(key.clone(), entity);
             filed.push((key, at));
         }
-        let held = !filed.is_empty();
-        self.filed[slot] = filed;
-        self.entities += usize::from(held);
-        held
+        self.filed.file(entity, filed)
     }
 }
 
@@ -253,25 +228,19 @@ where
     }
 
     fn unfile(&mut self, entity: Entity) -> bool {
-        let slot = entity.index() as usize;
-        let Some(filed) = self.filed.get_mut(slot).filter(|filed| !filed.is_empty()) else {
+        let Some(mut filed) = self.filed.take(entity) else {
             return false;
         };
-        let mut filed = std::mem::take(filed);
         for (key, at) in filed.drain(..) {
             self.pull(&key, at);
         }
-        // Keep the slot's memory for the next entity filed there.
-        self.filed[slot] = filed;
-        self.entities -= 1;
+        self.filed.give_back(entity, filed);
         true
     }
 
     fn refile_prepared(&mut self, entity: Entity) -> Filing {
         let mut keys = self.prepared.take();
-        let filed = self.filed.get(entity.index() as usize).map_or(&[][..], |f| f);
-        let unchanged = filed.len() == keys.len() && filed.iter().zip(&keys).all(|((old, _), new)| old == new);
-        let filing = if unchanged {
+        let filing = if self.filed.unchanged(entity, &keys) {
             Filing::Unchanged
         } else {
             let was = self.unfile(entity);
@@ -282,23 +251,15 @@ where
     }
 
     fn holds(&self, entity: Entity) -> bool {
-        !self.filed_keys(entity).is_empty()
+        self.filed.holds(entity)
     }
 
     fn clear(&mut self, each: &mut dyn FnMut(Entity)) {
-        for filed in &mut self.filed {
-            if let Some((key, at)) = filed.first()
-                && let Some(&entity) = self.map.get(key).and_then(|list| list.get(*at as usize))
-            {
-                each(entity);
-            }
-            filed.clear();
-        }
+        self.filed.clear(each);
         for (_, mut list) in self.map.drain(..) {
             list.clear();
             self.spare.push(list);
         }
-        self.entities = 0;
     }
 
     fn keys_len(&self) -> usize {
@@ -306,35 +267,22 @@ where
     }
 
     fn held_len(&self) -> usize {
-        self.entities
+        self.filed.len()
     }
 
     fn check(&self) -> Result<Vec<Entity>, String> {
-        let mut held = Vec::new();
-        let mut pairs = 0;
-        for (slot, filed) in self.filed.iter().enumerate() {
-            let Some(&(ref key, at)) = filed.first() else { continue };
-            let entity = self.map.get(key).and_then(|list| list.get(at as usize)).copied();
-            let Some(entity) = entity.filter(|e| e.index() as usize == slot) else {
-                return Err(format!("slot {slot} is filed at a position that holds {entity:?}"));
-            };
-            for (key, at) in filed {
-                if self.map.get(key).and_then(|list| list.get(*at as usize)) != Some(&entity) {
-                    return Err(format!(
-                        "{entity}'s position {at} in one of its keys holds another entity"
-                    ));
-                }
+        let (held, pairs) = self.filed.check(|entity, key, &at| {
+            if self.map.get(key).and_then(|list| list.get(at as usize)) == Some(&entity) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{entity}'s position {at} in one of its keys holds another entity"
+                ))
             }
-            pairs += filed.len();
-            held.push(entity);
-        }
+        })?;
         let listed: usize = self.map.values().map(Vec::len).sum();
-        if listed != pairs || held.len() != self.entities || self.map.values().any(Vec::is_empty) {
-            return Err(format!(
-                "{listed} entries for {pairs} filed keys, {} entities counted for {} filed",
-                self.entities,
-                held.len()
-            ));
+        if listed != pairs || self.map.values().any(Vec::is_empty) {
+            return Err(format!("{listed} entries for {pairs} filed keys"));
         }
         Ok(held)
     }
@@ -348,7 +296,7 @@ impl<K> fmt::Display for EntityIndex<K> {
     /// `EntityIndex "Cell" on AllOf(Position): 12 keys, 40 entities` (and
     /// `, inactive` when deactivated).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        describe(f, "EntityIndex", &self.core, self.map.len(), self.entities)
+        describe(f, "EntityIndex", &self.core, self.map.len(), self.filed.len())
     }
 }
 
@@ -357,7 +305,7 @@ impl<K> fmt::Debug for EntityIndex<K> {
         self.core
             .debug(f, "EntityIndex")
             .field("keys", &self.map.len())
-            .field("entities", &self.entities)
+            .field("entities", &self.filed.len())
             .finish()
     }
 }

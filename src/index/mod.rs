@@ -92,8 +92,8 @@
 use std::fmt;
 use std::hash::Hash;
 
-use crate::component::ComponentId;
 use crate::group::GroupId;
+use crate::id::ComponentId;
 use crate::matcher::Matcher;
 
 mod data;
@@ -112,11 +112,10 @@ pub(crate) mod sealed {
     use std::any::Any;
     use std::fmt;
 
-    use crate::component::ComponentInfo;
-    use crate::component::ComponentRef;
     use crate::entity::Entity;
     use crate::group::GroupId;
     use crate::matcher::Matcher;
+    use crate::storage::{ComponentInfo, ComponentRef};
 
     /// What every index has besides its keys.
     pub struct IndexCore {

@@ -6,15 +6,13 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::Hash;
 
-use smallvec::SmallVec;
-
-use super::keys::{KeyFn, Prepared};
+use super::keys::{FiledKeys, KeyFn, Prepared};
 use super::sealed::{Filing, IndexStore};
 use super::{IndexCore, KeyHasher, describe};
 use crate::component::Component;
-use crate::component::ComponentRef;
 use crate::entity::Entity;
 use crate::matcher::Matcher;
+use crate::storage::ComponentRef;
 
 /// Finds the one entity with a key: the entity with a given name, network
 /// id or account. Key -> entity, in O(1).
@@ -54,26 +52,10 @@ pub struct PrimaryEntityIndex<K> {
     core: IndexCore,
     keys: KeyFn<K>,
     map: HashMap<K, Entity, KeyHasher>,
-    /// Per entity slot, the entity filed there (null if none) and its keys.
-    filed: Vec<Filed<K>>,
-    /// How many entities are filed.
-    entities: usize,
+    /// The keys each entity is filed under.
+    filed: FiledKeys<K, ()>,
     /// The keys made (and checked) for the entity a change is about.
     prepared: Prepared<K>,
-}
-
-struct Filed<K> {
-    entity: Entity,
-    keys: SmallVec<[K; 1]>,
-}
-
-impl<K> Default for Filed<K> {
-    fn default() -> Self {
-        Filed {
-            entity: Entity::PLACEHOLDER,
-            keys: SmallVec::new(),
-        }
-    }
 }
 
 impl<K> PrimaryEntityIndex<K>
@@ -102,8 +84,7 @@ where
             core: IndexCore::new(name, keys.info()),
             keys,
             map: HashMap::default(),
-            filed: Vec::new(),
-            entities: 0,
+            filed: FiledKeys::default(),
             prepared: Prepared::default(),
         }
     }
@@ -137,8 +118,7 @@ where
 
     /// The keys `entity` is filed under (none if it is not in the index).
     pub fn keys_of(&self, entity: Entity) -> impl Iterator<Item = &K> + '_ {
-        let filed = self.filed.get(entity.index() as usize).filter(|f| f.entity == entity);
-        filed.into_iter().flat_map(|filed| &filed.keys)
+        self.filed.of(entity).iter().map(|(key, ())| key)
     }
 
     /// Every key with its entity, entity by entity in slot order (so the same
@@ -146,7 +126,7 @@ where
     pub fn iter(&self) -> impl Iterator<Item = (&K, Entity)> + '_ {
         self.filed
             .iter()
-            .flat_map(|filed| filed.keys.iter().map(move |key| (key, filed.entity)))
+            .flat_map(|(entity, keys)| keys.iter().map(move |(key, ())| (key, entity)))
     }
 
     /// Every key, in [`iter`](PrimaryEntityIndex::iter)'s order.
@@ -157,12 +137,7 @@ where
     /// Files `entity` (not filed yet) under `keys` (drained); true if there
     /// was at least one.
     fn file_keys(&mut self, entity: Entity, keys: &mut Vec<K>) -> bool {
-        let slot = entity.index() as usize;
-        if self.filed.len() <= slot {
-            self.filed.resize_with(slot + 1, Filed::default);
-        }
-        debug_assert!(self.filed[slot].keys.is_empty(), "{entity} is filed twice");
-        let mut filed = std::mem::take(&mut self.filed[slot].keys);
+        let mut filed = self.filed.start(entity);
         for key in keys.drain(..) {
             match self.map.get(&key) {
                 // Checked by `prepare`, with these very keys, before the
@@ -170,17 +145,11 @@ where
                 Some(&holder) if holder != entity => debug_assert!(false, "{key:?} is {holder}'s, not {entity}'s"),
                 _ => {
                     self.map.insert(key.clone(), entity);
-                    filed.push(key);
+                    filed.push((key, ()));
                 }
             }
         }
-        let held = !filed.is_empty();
-        self.filed[slot] = Filed {
-            entity: if held { entity } else { Entity::PLACEHOLDER },
-            keys: filed,
-        };
-        self.entities += usize::from(held);
-        held
+        self.filed.file(entity, filed)
     }
 }
 
@@ -220,23 +189,19 @@ where
     }
 
     fn unfile(&mut self, entity: Entity) -> bool {
-        let slot = entity.index() as usize;
-        let Some(filed) = self.filed.get_mut(slot).filter(|filed| filed.entity == entity) else {
+        let Some(mut filed) = self.filed.take(entity) else {
             return false;
         };
-        filed.entity = Entity::PLACEHOLDER;
-        for key in filed.keys.drain(..) {
+        for (key, ()) in filed.drain(..) {
             self.map.remove(&key);
         }
-        self.entities -= 1;
+        self.filed.give_back(entity, filed);
         true
     }
 
     fn refile_prepared(&mut self, entity: Entity) -> Filing {
         let mut keys = self.prepared.take();
-        let filed = self.filed.get(entity.index() as usize).filter(|f| f.entity == entity);
-        let old = filed.map_or(&[][..], |filed| &filed.keys);
-        let filing = if old[..] == keys[..] {
+        let filing = if self.filed.unchanged(entity, &keys) {
             Filing::Unchanged
         } else {
             let was = self.unfile(entity);
@@ -247,21 +212,12 @@ where
     }
 
     fn holds(&self, entity: Entity) -> bool {
-        self.filed
-            .get(entity.index() as usize)
-            .is_some_and(|filed| filed.entity == entity)
+        self.filed.holds(entity)
     }
 
     fn clear(&mut self, each: &mut dyn FnMut(Entity)) {
-        for filed in &mut self.filed {
-            if !filed.keys.is_empty() {
-                each(filed.entity);
-                filed.keys.clear();
-                filed.entity = Entity::PLACEHOLDER;
-            }
-        }
+        self.filed.clear(each);
         self.map.clear();
-        self.entities = 0;
     }
 
     fn keys_len(&self) -> usize {
@@ -269,45 +225,16 @@ where
     }
 
     fn held_len(&self) -> usize {
-        self.entities
+        self.filed.len()
     }
 
     fn check(&self) -> Result<Vec<Entity>, String> {
-        let mut held = Vec::new();
-        let mut keys = 0;
-        for (slot, filed) in self.filed.iter().enumerate() {
-            if filed.keys.is_empty() != filed.entity.is_null() {
-                return Err(format!(
-                    "slot {slot} has {} keys for entity {}",
-                    filed.keys.len(),
-                    filed.entity
-                ));
-            }
-            if filed.entity.is_null() {
-                continue;
-            }
-            if filed.entity.index() as usize != slot {
-                return Err(format!("{} is filed in slot {slot}", filed.entity));
-            }
-            for key in &filed.keys {
-                if self.map.get(key) != Some(&filed.entity) {
-                    return Err(format!(
-                        "key {key:?} of {} maps to {:?}",
-                        filed.entity,
-                        self.map.get(key)
-                    ));
-                }
-            }
-            keys += filed.keys.len();
-            held.push(filed.entity);
-        }
-        if keys != self.map.len() || held.len() != self.entities {
-            return Err(format!(
-                "{} keys mapped for {keys} filed, {} entities counted for {} filed",
-                self.map.len(),
-                self.entities,
-                held.len()
-            ));
+        let (held, keys) = self.filed.check(|entity, key, ()| match self.map.get(key) {
+            Some(&holder) if holder == entity => Ok(()),
+            other => Err(format!("key {key:?} of {entity} maps to {other:?}")),
+        })?;
+        if keys != self.map.len() {
+            return Err(format!("{} keys mapped for {keys} filed", self.map.len()));
         }
         Ok(held)
     }
@@ -321,7 +248,7 @@ impl<K> fmt::Display for PrimaryEntityIndex<K> {
     /// `PrimaryEntityIndex "Name" on AllOf(Name): 3 keys, 3 entities` (and
     /// `, inactive` when deactivated).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        describe(f, "PrimaryEntityIndex", &self.core, self.map.len(), self.entities)
+        describe(f, "PrimaryEntityIndex", &self.core, self.map.len(), self.filed.len())
     }
 }
 
@@ -330,7 +257,7 @@ impl<K> fmt::Debug for PrimaryEntityIndex<K> {
         self.core
             .debug(f, "PrimaryEntityIndex")
             .field("keys", &self.map.len())
-            .field("entities", &self.entities)
+            .field("entities", &self.filed.len())
             .finish()
     }
 }

@@ -2,7 +2,7 @@
 //! [`Context::drain_collected`](crate::Context::drain_collected) walks for
 //! the rows stamped since a collector last looked.
 
-use super::param::QueryParam;
+use crate::query_param::QueryParam;
 use crate::storage::ColumnAccess;
 
 /// Calls `f` with the items of `Q` of the rows of one archetype (the one

@@ -5,19 +5,19 @@
 
 use std::marker::PhantomData;
 
-use super::param::{Access, FetchKind, QueryParam, sealed};
 use crate::component::Component;
+use crate::query_param::{Access, FetchKind, QueryParam, sealed};
 use crate::storage::{ColumnAccess, ColumnChunks, ColumnChunksMut, RowAccess};
 
 /// The fetches of components stored in archetype columns: chunks as slices.
 #[doc(hidden)]
 pub struct InColumns;
 
-impl FetchKind for InColumns {
-    type Ref<T: Component> = ColumnRef<T>;
-    type Mut<T: Component> = ColumnMut<T>;
-    type Opt<T: Component> = ColumnOpt<T>;
-    type OptMut<T: Component> = ColumnOptMut<T>;
+impl<T: Component> FetchKind<T> for InColumns {
+    type Ref = ColumnRef<T>;
+    type Mut = ColumnMut<T>;
+    type Opt = ColumnOpt<T>;
+    type OptMut = ColumnOptMut<T>;
 }
 
 /// `&T` of a component stored in columns.
@@ -59,7 +59,7 @@ macro_rules! column_params {
             type Key = Self;
 
             fn access(access: &mut Access) {
-                access.add::<T>($write, true);
+                access.add(T::component_info(), $write, true);
             }
 
             #[inline]
@@ -107,7 +107,7 @@ macro_rules! column_params {
             type Key = Self;
 
             fn access(access: &mut Access) {
-                access.add::<T>($write, false);
+                access.add(T::component_info(), $write, false);
             }
 
             #[inline]

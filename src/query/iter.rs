@@ -1,9 +1,9 @@
 //! How a query walks storage: the archetypes it accepts, their chunks in
 //! lock-step across columns, and the rows of each chunk.
 
-use super::param::QueryParam;
-use crate::component::ComponentId;
 use crate::entity::Entity;
+use crate::id::ComponentId;
+use crate::query_param::QueryParam;
 use crate::routes::{Holding, Member};
 use crate::storage::{ChunkLens, ColumnAccess, ComponentSet, EntityChunks, SparseLend};
 

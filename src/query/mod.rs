@@ -85,9 +85,9 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
-use crate::component::ComponentId;
 use crate::error::Error;
 use crate::group::{GroupId, Groups};
+use crate::id::ComponentId;
 use crate::matcher::Matcher;
 use crate::routes::{Member, Membership};
 use crate::storage::{Archetype, Archetypes, ColumnAccess, ComponentSet, SparseLend, Visit};
@@ -95,19 +95,19 @@ use crate::storage::{Archetype, Archetypes, ColumnAccess, ComponentSet, SparseLe
 mod changed_rows;
 mod columns;
 mod iter;
-mod param;
 mod plan;
+mod refs;
 mod sparse;
 
+pub(crate) use crate::query_param::Access;
+#[doc(hidden)]
+pub use crate::query_param::{FetchKind, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Rows7, Rows8, Rows9, Rows10};
+pub use crate::query_param::{QueryParam, ReadOnlyQueryParam};
 pub use crate::storage::{SparseChunk, SparseChunkMut, SparseRows, SparseRowsMut};
 pub(crate) use changed_rows::for_each_in_runs;
 #[doc(hidden)]
 pub use columns::{ColumnMut, ColumnOpt, ColumnOptMut, ColumnRef, InColumns, OptionRows};
 use iter::{ChunkIter, RowCheck, RowIter, Runs, rows};
-pub(crate) use param::Access;
-#[doc(hidden)]
-pub use param::{FetchKind, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Rows7, Rows8, Rows9, Rows10};
-pub use param::{QueryParam, ReadOnlyQueryParam};
 pub(crate) use plan::{QueryPlan, QueryPlans};
 #[doc(hidden)]
 pub use sparse::{InSparseSets, Present, SparseMut, SparseOpt, SparseOptMut, SparseRef};

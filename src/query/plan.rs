@@ -20,9 +20,9 @@ use std::hash::BuildHasherDefault;
 
 use smallvec::SmallVec;
 
-use super::param::{Access, QueryParam};
-use crate::component::ComponentId;
 use crate::error::Error;
+use crate::id::ComponentId;
+use crate::query_param::{Access, QueryParam};
 use crate::storage::{Archetypes, ColumnPlan, PlannedColumns, TypeIdHasher};
 
 /// One query type's plan.

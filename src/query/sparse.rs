@@ -10,8 +10,8 @@
 
 use std::marker::PhantomData;
 
-use super::param::{Access, FetchKind, QueryParam, sealed};
 use crate::component::Component;
+use crate::query_param::{Access, FetchKind, QueryParam, sealed};
 use crate::storage::{
     ColumnAccess, RowAccess, SparseChunk, SparseChunkMut, SparseChunks, SparseChunksMut, SparseRows, SparseRowsMut,
 };
@@ -20,11 +20,11 @@ use crate::storage::{
 #[doc(hidden)]
 pub struct InSparseSets;
 
-impl FetchKind for InSparseSets {
-    type Ref<T: Component> = SparseRef<T>;
-    type Mut<T: Component> = SparseMut<T>;
-    type Opt<T: Component> = SparseOpt<T>;
-    type OptMut<T: Component> = SparseOptMut<T>;
+impl<T: Component> FetchKind<T> for InSparseSets {
+    type Ref = SparseRef<T>;
+    type Mut = SparseMut<T>;
+    type Opt = SparseOpt<T>;
+    type OptMut = SparseOptMut<T>;
 }
 
 /// `&T` of a flag or sparse component.
@@ -83,7 +83,7 @@ macro_rules! sparse_fetch {
             type Key = Self;
 
             fn access(access: &mut Access) {
-                access.add::<T>($write, $required);
+                access.add(T::component_info(), $write, $required);
             }
 
             #[inline]

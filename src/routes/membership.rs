@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use smallvec::SmallVec;
 
-use crate::component::ComponentId;
 use crate::entity::Entity;
+use crate::id::ComponentId;
 use crate::matcher::{Matcher, MatcherChain};
 use crate::storage::{Archetype, ArchetypeId, Archetypes, ComponentSet, SparseLend, SparseSets};
 

@@ -50,8 +50,7 @@
 mod membership;
 mod route;
 
-use crate::component::ComponentId;
-use crate::id::{CollectorKey, IndexKey};
+use crate::id::{CollectorKey, ComponentId, IndexKey};
 use crate::matcher::Matcher;
 use crate::storage::{ArchetypeId, Archetypes, ComponentSet, TransitionId};
 

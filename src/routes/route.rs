@@ -6,8 +6,7 @@ use std::ops::Range;
 
 use super::membership::{Gate, Membership};
 use super::{Consumers, Taps};
-use crate::component::ComponentId;
-use crate::id::{CollectorKey, IndexKey};
+use crate::id::{CollectorKey, ComponentId, IndexKey};
 use crate::storage::{ArchetypeId, ComponentSet};
 
 /// What an entity moving between two archetypes (or entering or leaving

@@ -8,11 +8,12 @@ use std::marker::PhantomData;
 use serde::de::{self, DeserializeOwned, Deserializer, SeqAccess, Visitor};
 
 use super::limits::Budget;
-use crate::component::{Component, ComponentId, ComponentRef};
+use crate::component::Component;
 use crate::context::Context;
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::storage::RowWriter;
+use crate::id::ComponentId;
+use crate::storage::{ComponentRef, RowWriter};
 
 /// Replaces the handles held by a value: [`MapEntities::map_entities`](super::MapEntities::map_entities) of
 /// one type.

@@ -13,7 +13,9 @@ use serde::de::DeserializeOwned;
 use super::MapEntities;
 use super::column::{Column, MapFn, read_values};
 use super::limits::Budget;
-use crate::component::{Component, ComponentId, ComponentRef, registry};
+use crate::component::Component;
+use crate::id::ComponentId;
+use crate::storage::{ComponentRef, registry};
 
 /// A component type listed in [`snapshot!`](crate::snapshot!), as the
 /// snapshot code sees it (whatever its type).

@@ -9,8 +9,9 @@ use smallvec::SmallVec;
 
 use super::registry::snapshot_types;
 use crate::bundle::ComponentTuple;
-use crate::component::{Component, ComponentId};
+use crate::component::Component;
 use crate::error::Error;
+use crate::id::ComponentId;
 use crate::storage::ComponentSet;
 
 mod sealed {

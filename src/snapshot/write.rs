@@ -10,9 +10,9 @@ use serde::{Serialize, Serializer};
 
 use super::registry::{SnapshotType, SnapshotTypes, ambiguous, snapshot_types};
 use super::{DANGLING, MAX_ENTITIES, Snapshot};
-use crate::component::ComponentRef;
 use crate::context::Context;
 use crate::entity::Entity;
+use crate::storage::ComponentRef;
 
 /// The entities of the snapshot being written, by position.
 pub(super) struct Positions {

@@ -13,9 +13,10 @@ use smallvec::SmallVec;
 
 use super::tuple::{ElementVisitor, SnapshotTuple, checked_ids};
 use super::write::{Positions, Writing};
-use crate::component::{Component, ComponentId};
+use crate::component::Component;
 use crate::context::Context;
 use crate::error::Error;
+use crate::id::ComponentId;
 
 /// A typed snapshot of a context: its entities and the values of the
 /// component types of `C` (a [`SnapshotTuple`]), ready to be serialized in

@@ -5,12 +5,13 @@ use std::ptr::{self, NonNull};
 
 use super::bitset::ComponentSet;
 use super::chunk::{Chunk, ChunkLayout};
+use super::component_info::{ComponentInfo, ComponentRef};
 use super::edges::Edges;
 use super::location::{ArchetypeId, Location};
 use super::stamps::{Stamp, Stamps};
 use super::type_info::{ErasedRef, Recycler};
-use crate::component::{ComponentId, ComponentInfo, ComponentRef};
 use crate::entity::Entity;
+use crate::id::ComponentId;
 
 /// Marks "no column" in `Archetype::column_of`.
 const NO_COLUMN: u32 = u32::MAX;

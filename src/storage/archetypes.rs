@@ -14,11 +14,12 @@ use indexmap::IndexMap;
 use super::archetype::{Archetype, ArchetypeMut};
 use super::bitset::ComponentSet;
 use super::bundle_plan::{BundleId, BundlePlan};
+use super::component_info::ComponentInfo;
 use super::edges::TransitionId;
 use super::location::ArchetypeId;
 use super::transition::Transition;
 use super::type_info::TypeIdHasher;
-use crate::component::{ComponentId, ComponentInfo};
+use crate::id::ComponentId;
 
 /// Every archetype of one context, created on demand and never removed (so
 /// `ArchetypeId`s stay valid and groups can remember which ones they

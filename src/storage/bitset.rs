@@ -4,7 +4,7 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
-use crate::component::ComponentId;
+use crate::id::ComponentId;
 
 /// A set of component ids, stored as a bitset (one bit per registered component).
 ///

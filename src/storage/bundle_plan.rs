@@ -4,8 +4,8 @@
 
 use super::archetype::ColumnSlot;
 use super::bitset::ComponentSet;
+use super::component_info::ComponentInfo;
 use super::location::ArchetypeId;
-use crate::component::ComponentInfo;
 
 /// Identifies a [`BundlePlan`] of one `Archetypes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use smallvec::SmallVec;
 
 use super::archetypes::Archetypes;
 use super::location::ArchetypeId;
-use crate::component::ComponentId;
+use crate::id::ComponentId;
 
 /// One column a plan takes: the component, the type its values have, and
 /// whether it is written.

@@ -20,8 +20,8 @@ use super::column_plan::{ABSENT, ColumnPlan, PlannedColumns, Take};
 use super::location::ArchetypeId;
 use super::sparse_access::{SparseChunk, SparseChunkMut, SparseLend};
 use super::stamps::{Stamp, Stamps};
-use crate::component::ComponentId;
 use crate::entity::Entity;
+use crate::id::ComponentId;
 
 impl ColumnPlan {
     /// Read access, as the plan says, to the placed archetypes of
@@ -762,7 +762,7 @@ mod tests {
     use std::any::TypeId;
 
     use super::ColumnPlan;
-    use crate::component::ComponentId;
+    use crate::id::ComponentId;
 
     #[test]
     fn a_plan_refuses_a_written_component_named_again() {

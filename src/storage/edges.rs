@@ -3,7 +3,7 @@
 //! to (the transitions themselves are in `transition.rs`, the walk that
 //! finds and makes them in `archetypes.rs`).
 
-use crate::component::ComponentId;
+use crate::id::ComponentId;
 
 const UNKNOWN: u32 = u32::MAX;
 

@@ -32,12 +32,17 @@
 //!   summary; every `&mut` storage hands out (`ArchetypeMut`, a writable
 //!   `ColumnAccess`, `RowAccess`) stamps its row, or gives a `Stamp` to mark
 //!   once the write stands;
+//! - `component_info.rs`: what storage knows of each declared component
+//!   type (`ComponentInfo`: name, layout, drop glue, storage kind), the
+//!   registry of them all, and `ComponentRef`, a view of one value;
 //! - `chunk.rs`, `type_info.rs`, `location.rs`, `bitset.rs`, `stats.rs`: the
 //!   raw chunk memory, type-erased values, row addresses, component sets and
 //!   memory statistics.
 //!
-//! Storage knows entities and component types (`entity.rs`,
-//! `component.rs`) and nothing above them.
+//! Storage knows entity handles (`entity.rs`) and component ids (`id.rs`),
+//! and nothing above them: it is generic over the types it stores, and
+//! holds what it knows of each declared component type itself
+//! (`component_info.rs`).
 //!
 //! # Why the safe API cannot be misused
 //!
@@ -103,6 +108,7 @@ mod bundle_plan;
 mod chunk;
 mod column_plan;
 mod columns;
+mod component_info;
 mod edges;
 mod location;
 mod moves;
@@ -124,6 +130,8 @@ pub(crate) use column_plan::{ColumnPlan, PlannedColumns};
 pub use columns::{
     ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowAccess, SparseChunks, SparseChunksMut,
 };
+pub use component_info::{ComponentInfo, ComponentRef, DebugFn, RegisteredComponent, Registration, StorageKind};
+pub(crate) use component_info::{UNASSIGNED, registry};
 pub(crate) use edges::TransitionId;
 pub(crate) use location::{ArchetypeId, Location};
 pub(crate) use moves::Moved;
@@ -134,7 +142,7 @@ pub use spawn::RowWriter;
 pub(crate) use spawn_batch::RowValues;
 pub(crate) use stamps::Stamp;
 pub use stats::StorageStats;
-pub(crate) use type_info::{ErasedRef, TypeIdHasher, TypeInfo};
+pub(crate) use type_info::TypeIdHasher;
 
 #[cfg(test)]
 mod tests;

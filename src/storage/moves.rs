@@ -10,9 +10,9 @@ use super::archetypes::Archetypes;
 use super::edges::TransitionId;
 use super::location::Location;
 use super::type_info::Recycler;
-#[cfg(test)]
-use crate::component::ComponentId;
 use crate::entity::Entity;
+#[cfg(test)]
+use crate::id::ComponentId;
 
 /// The outcome of moving an entity's row to another archetype.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,9 +15,10 @@ use std::panic::{self, AssertUnwindSafe};
 use std::ptr::NonNull;
 
 use super::bitset::ComponentSet;
+use super::component_info::{ComponentInfo, ComponentRef};
 use super::stamps::{Stamp, Stamps};
 use super::type_info::{ErasedRef, Recycler};
-use crate::component::{ComponentId, ComponentInfo, ComponentRef};
+use crate::id::ComponentId;
 
 /// Slots per block of a sparse set's change stamps.
 const STAMP_SHIFT: u32 = 6;

@@ -26,8 +26,8 @@ use std::ptr::NonNull;
 use super::column_plan::PlannedColumns;
 use super::sparse::SparseSets;
 use super::stamps::{Stamp, Stamps};
-use crate::component::ComponentId;
 use crate::entity::Entity;
+use crate::id::ComponentId;
 
 /// The sparse sets of one context, lent to a query for `'a`: to read
 /// (made from `&'a SparseSets`), or to read and write (made from

@@ -11,8 +11,8 @@ use super::bitset::ComponentSet;
 use super::bundle_plan::{BundleId, BundlePlan, Element};
 use super::location::{ArchetypeId, Location};
 use super::sparse::SparseSets;
-use crate::component::ComponentId;
 use crate::entity::Entity;
+use crate::id::ComponentId;
 
 impl Archetypes {
     /// The plan cached for bundle type `bundle`, if any.

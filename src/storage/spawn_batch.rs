@@ -3,8 +3,9 @@
 //! types are checked against its plan once per batch rather than once per
 //! value, and each row's values go straight to their columns.
 //!
-//! [`RowValues`] is implemented here, for single components and for tuples,
-//! so the types checked are, by construction, the types written.
+//! [`RowValues`] is implemented here, for tuples (a single component is
+//! written as a tuple of one), so the types checked are, by construction,
+//! the types written.
 
 use std::any::TypeId;
 
@@ -14,11 +15,10 @@ use super::archetypes::{Archetypes, claim};
 use super::bundle_plan::{BundleId, Element};
 use super::location::Location;
 use super::spawn::refused_slot;
-use crate::component::Component;
 use crate::entity::Entity;
 
-/// The values of one row, as a batch writes them: a single component or a
-/// tuple of up to 12 values. Implemented only here (the trait cannot be
+/// The values of one row, as a batch writes them: a tuple of up to 12
+/// values. Implemented only here (the trait cannot be
 /// named outside the crate).
 #[doc(hidden)]
 pub trait RowValues: Sized {
@@ -35,27 +35,6 @@ pub trait RowValues: Sized {
     /// the chunk starting at `base`, and `position` is a row of that chunk
     /// no live value occupies).
     unsafe fn write_row(self, base: *mut u8, position: usize, offsets: &[usize]);
-}
-
-impl<C: Component> RowValues for C {
-    #[inline(always)]
-    fn type_ids(mut f: impl FnMut(TypeId)) {
-        f(TypeId::of::<C>());
-    }
-
-    #[inline(always)]
-    unsafe fn write_row(self, base: *mut u8, position: usize, offsets: &[usize]) {
-        let &[offset] = offsets else {
-            unreachable!("one offset for one value: `spawn_batch` makes one per type `type_ids` lists")
-        };
-        // SAFETY: per the contract, this address is in bounds, aligned for `C`
-        // and free; `write` moves the value in without reading the old bytes.
-        unsafe {
-            base.wrapping_add(offset + position * size_of::<C>())
-                .cast::<C>()
-                .write(self);
-        };
-    }
 }
 
 macro_rules! row_values {

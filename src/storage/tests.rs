@@ -5,9 +5,11 @@ use std::any::TypeId;
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use super::component_info::{ComponentInfo, StorageKind};
 use super::*;
-use crate::component::{ComponentId, ComponentInfo, StorageKind};
-use crate::entity::{Entities, Entity};
+use crate::entities::Entities;
+use crate::entity::Entity;
+use crate::id::ComponentId;
 
 #[repr(align(64))]
 #[derive(Clone, Copy, Debug, PartialEq)]

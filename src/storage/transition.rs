@@ -3,7 +3,7 @@
 
 use super::archetype::{Archetype, ColumnSlot};
 use super::location::ArchetypeId;
-use crate::component::ComponentId;
+use crate::id::ComponentId;
 
 /// Moving a row from archetype `from` to `to`, which has one component more
 /// (`added`) or less. Its plan says where each shared column's value goes, so

@@ -8,7 +8,7 @@ use std::hash::Hasher;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
-use crate::component::ComponentId;
+use crate::id::ComponentId;
 
 /// Drops `count` contiguous values starting at the pointer.
 type DropFn = unsafe fn(*mut u8, usize);

@@ -1,18 +1,22 @@
 //! What a query can fetch: the `QueryParam` trait, its implementations for
-//! `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, `Entity`, `()` and tuples,
-//! and the `Access` record that catches aliasing.
+//! `Entity`, `()` and tuples, the `FetchKind` through which a component's
+//! `&T`, `&mut T`, `Option<&T>` and `Option<&mut T>` become the fetch of its
+//! storage kind (`query/refs.rs`), and the `Access` record that catches
+//! aliasing. It stands below `query/` (which re-exports it), so that what
+//! names fetches without running a query (a component's declaration, an
+//! `EntityRef`) does not depend on queries, groups and routes.
 
 use std::any::TypeId;
 use std::iter::Zip;
 
 use smallvec::SmallVec;
 
-use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::storage::{ColumnAccess, ColumnPlan, ComponentSet, EntityChunks, RowAccess};
+use crate::id::ComponentId;
+use crate::storage::{ColumnAccess, ColumnPlan, ComponentInfo, ComponentSet, EntityChunks, RowAccess};
 
-pub(super) mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
@@ -111,13 +115,15 @@ impl Access {
         access
     }
 
-    pub(crate) fn add<T: Component>(&mut self, write: bool, required: bool) {
+    /// Records the component `info` describes, written or only read, and
+    /// required or behind an `Option`.
+    pub(crate) fn add(&mut self, info: &ComponentInfo, write: bool, required: bool) {
         self.entries.push(Entry {
-            id: T::component_id(),
-            ty: TypeId::of::<T>(),
+            id: info.id(),
+            ty: info.ty.type_id(),
             write,
             required,
-            sparse: T::STORAGE.is_sparse(),
+            sparse: info.storage().is_sparse(),
         });
     }
 
@@ -271,108 +277,21 @@ impl QueryParam for Entity {
 
 impl ReadOnlyQueryParam for Entity {}
 
-/// The `QueryParam` of `&T`, `&mut T`, `Option<&T>` or `Option<&mut T>`:
-/// the one for `T`'s storage kind (`$kind`, a [`FetchKind`] type), which it
-/// hands every call to.
-macro_rules! by_kind {
-    ($(#[$doc:meta])* $param:ty, $item:ty, $kind:ident) => {
-        $(#[$doc])*
-        impl<T: Component> QueryParam for $param {
-            type Item<'a> = $item;
-            type Chunk<'a> = <$kind<T> as QueryParam>::Chunk<'a>;
-            type Rows<'a> = <$kind<T> as QueryParam>::Rows<'a>;
-            type State<'a> = <$kind<T> as QueryParam>::State<'a>;
-            type Key = $kind<T>;
-            const SPARSE: bool = T::STORAGE.is_sparse();
-
-            fn access(access: &mut Access) {
-                $kind::<T>::access(access);
-            }
-
-            #[inline(always)]
-            fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
-                $kind::<T>::fetch(columns)
-            }
-
-            #[inline(always)]
-            fn next_chunk<'a>(state: &mut Self::State<'a>, len: usize) -> Self::Chunk<'a> {
-                $kind::<T>::next_chunk(state, len)
-            }
-
-            #[inline(always)]
-            fn empty_chunk<'a>() -> Self::Chunk<'a> {
-                $kind::<T>::empty_chunk()
-            }
-
-            #[inline(always)]
-            fn rows<'a>(chunk: Self::Chunk<'a>, len: usize) -> Self::Rows<'a> {
-                $kind::<T>::rows(chunk, len)
-            }
-
-            #[inline(always)]
-            fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
-                $kind::<T>::split_chunk(chunk, mid)
-            }
-
-            #[inline(always)]
-            fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
-                $kind::<T>::fetch_row(columns, row)
-            }
-
-            #[inline(always)]
-            fn read_row<'a>(row: &RowAccess<'a>) -> Option<Self::Item<'a>> {
-                $kind::<T>::read_row(row)
-            }
-        }
-
-        impl<T: Component> sealed::Sealed for $param {}
-    };
-}
-
-/// `T`'s fetch of kind `Ref`, `Mut`, `Opt` or `OptMut`, as `T` is stored.
-type Ref<T> = <<T as Component>::Fetch as FetchKind>::Ref<T>;
-type Mut<T> = <<T as Component>::Fetch as FetchKind>::Mut<T>;
-type Opt<T> = <<T as Component>::Fetch as FetchKind>::Opt<T>;
-type OptMut<T> = <<T as Component>::Fetch as FetchKind>::OptMut<T>;
-
-by_kind!(
-    /// `T`, read: from its archetype column, or its sparse set if it is
-    /// declared `flag` or `sparse`.
-    &T, &'a T, Ref
-);
-by_kind!(
-    /// `T`, written: from its archetype column, or its sparse set if it is
-    /// declared `flag` or `sparse`.
-    &mut T, &'a mut T, Mut
-);
-by_kind!(
-    /// `T`, read, if the entity has one.
-    Option<&T>, Option<&'a T>, Opt
-);
-by_kind!(
-    /// `T`, written, if the entity has one.
-    Option<&mut T>, Option<&'a mut T>, OptMut
-);
-
-impl<T: Component> ReadOnlyQueryParam for &T {}
-
-impl<T: Component> ReadOnlyQueryParam for Option<&T> {}
-
 /// How a query fetches `&T`, `&mut T`, `Option<&T>` and `Option<&mut T>`
-/// for the components of one storage kind: the `QueryParam` each becomes.
-/// Implemented by [`InColumns`](super::InColumns) and
-/// [`InSparseSets`](super::InSparseSets); a component's
+/// for a component `T` of one storage kind: the `QueryParam` each becomes.
+/// Implemented by [`InColumns`](crate::query::InColumns) and
+/// [`InSparseSets`](crate::query::InSparseSets); a component's
 /// declaration names its kind's (as `Component::Fetch`).
 #[doc(hidden)]
-pub trait FetchKind: 'static {
+pub trait FetchKind<T: ?Sized + 'static>: 'static {
     /// What `&T` becomes.
-    type Ref<T: Component>: for<'a> QueryParam<Item<'a> = &'a T>;
+    type Ref: for<'a> QueryParam<Item<'a> = &'a T>;
     /// What `&mut T` becomes.
-    type Mut<T: Component>: for<'a> QueryParam<Item<'a> = &'a mut T>;
+    type Mut: for<'a> QueryParam<Item<'a> = &'a mut T>;
     /// What `Option<&T>` becomes.
-    type Opt<T: Component>: for<'a> QueryParam<Item<'a> = Option<&'a T>>;
+    type Opt: for<'a> QueryParam<Item<'a> = Option<&'a T>>;
     /// What `Option<&mut T>` becomes.
-    type OptMut<T: Component>: for<'a> QueryParam<Item<'a> = Option<&'a mut T>>;
+    type OptMut: for<'a> QueryParam<Item<'a> = Option<&'a mut T>>;
 }
 
 macro_rules! zip_ty {
