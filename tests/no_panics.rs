@@ -210,11 +210,11 @@ const ALLOWED: &[(&str, &str)] = &[
     ("context/lifecycle.rs", "an empty bundle has no duplicate component"),
     ("context/lifecycle.rs", "every listed entity is alive"),
     (
-        "context/restoring.rs",
+        "snapshot/restore.rs",
         "a ComponentSet lists each component once, so the bundle names none twice",
     ),
     (
-        "context/restoring.rs",
+        "snapshot/restore.rs",
         "the id was just listed from this context's own collectors",
     ),
     (

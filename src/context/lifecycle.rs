@@ -63,7 +63,7 @@ impl Context {
 
     /// Whether bundle `plan` holds a unique component.
     #[inline]
-    pub(super) fn unique_bundle(&self, plan: BundleId) -> bool {
+    pub(crate) fn unique_bundle(&self, plan: BundleId) -> bool {
         let archetype = self.archetypes.bundle_archetype(plan);
         self.uniques.any_in(self.archetypes.get(archetype).set())
             || self.uniques.any_in(self.archetypes.bundle_sparse(plan))
@@ -71,7 +71,7 @@ impl Context {
 
     /// [`Error::UniqueAlreadyHeld`] if an entity holds a unique component of
     /// bundle `plan`.
-    pub(super) fn check_unique_free(&self, plan: BundleId) -> Result<(), Error> {
+    pub(crate) fn check_unique_free(&self, plan: BundleId) -> Result<(), Error> {
         let archetype = self.archetypes.bundle_archetype(plan);
         self.uniques
             .check_free(self.archetypes.get(archetype).set(), self.name)?;
@@ -233,7 +233,7 @@ impl Context {
     /// nobody hears of it and the bundle holds no unique component (so it
     /// cannot fail).
     #[inline]
-    pub(super) fn spawns_quietly(&mut self, plan: BundleId) -> bool {
+    pub(crate) fn spawns_quietly(&mut self, plan: BundleId) -> bool {
         let archetype = self.archetypes.bundle_archetype(plan);
         !self.unique_bundle(plan) && self.creation_is_quiet(archetype)
     }
@@ -295,7 +295,7 @@ impl Context {
     /// As [`prepare_spawn`](Context::prepare_spawn), with the values of the
     /// new entity given by `value_of` (a bundle, or values read from a
     /// snapshot).
-    pub(super) fn prepare_spawn_with<'v>(
+    pub(crate) fn prepare_spawn_with<'v>(
         &mut self,
         plan: BundleId,
         archetype: ArchetypeId,
@@ -322,7 +322,7 @@ impl Context {
     /// As [`spawn_row`](Context::spawn_row), with the values written by
     /// `write`, which writes every element of bundle plan `plan` in order.
     #[inline(always)]
-    pub(super) fn spawn_row_with(
+    pub(crate) fn spawn_row_with(
         &mut self,
         plan: BundleId,
         write: impl FnOnce(&mut RowWriter<'_>),
@@ -352,7 +352,7 @@ impl Context {
     /// everyone concerned; `for_each_id` calls its argument with each
     /// component id, in the order `ComponentAdded` fires.
     #[inline(always)]
-    pub(super) fn spawned(
+    pub(crate) fn spawned(
         &mut self,
         plan: BundleId,
         entity: Entity,

@@ -23,7 +23,6 @@
 //! - `sparse.rs`: components kept out of archetypes (`flag` and `sparse`
 //!   kinds), `set_flag` and `is_flag`;
 //! - `querying.rs`: queries;
-//! - `restoring.rs`: restoring a snapshot (feature `serde`);
 //! - `builder.rs`, `invariants.rs`: options, and the invariant walker.
 
 use std::fmt;
@@ -58,8 +57,6 @@ mod lifecycle;
 mod mut_ref;
 mod pooling;
 mod querying;
-#[cfg(feature = "serde")]
-mod restoring;
 mod retaining;
 mod singletons;
 mod sparse;
@@ -152,7 +149,7 @@ pub struct Context {
     /// The bundle plans made for the component sets of restored entities,
     /// so that restoring again after a `reset` makes no new ones.
     #[cfg(feature = "serde")]
-    restore_plans: std::collections::HashMap<ComponentSet, crate::storage::BundleId>,
+    pub(crate) restore_plans: std::collections::HashMap<ComponentSet, crate::storage::BundleId>,
 }
 
 /// Gives each context an instance id, so ids of its groups are recognised.

@@ -148,6 +148,7 @@ mod limits;
 mod read;
 mod read_typed;
 mod registry;
+mod restore;
 mod tuple;
 mod write;
 mod write_typed;

@@ -9,7 +9,7 @@
 use serde::Deserializer;
 use smallvec::SmallVec;
 
-use super::Context;
+use crate::context::Context;
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::id::{CollectorId, ComponentId};
