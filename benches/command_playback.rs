@@ -5,6 +5,13 @@
 //!
 //! API measured: `CommandBuffer::create_entity_with` per entity, then
 //! `CommandBuffer::playback`; against `Context::create_entities_with`.
+//!
+//! With the `parallel` feature, also `command_playback_parallel`: 10,000
+//! commands (an `add` to each of 10,000 entities) recorded by a parallel
+//! loop (`QueryMut::par_fold`, a buffer per batch, appended in row order)
+//! and played back, against the same recorded by one sequential loop
+//! (`for_each` into one buffer) and played back: what is timed is the
+//! append and the playback (issue 29's aim: within 1.2x).
 
 mod common;
 
@@ -59,9 +66,72 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
+/// A context of `N` entities with a `Position`, and the commands adding a
+/// `Velocity` to each, recorded by one loop, or by a parallel loop (one
+/// buffer per batch, in row order).
+#[cfg(feature = "parallel")]
+fn recorded(parallel: bool) -> (Context, Vec<CommandBuffer>) {
+    let mut game = Context::new();
+    game.create_entities_with((0..N).map(|i| (Position([i as f32, 0.0, 0.0]),)))
+        .expect("no duplicates");
+    let record = |commands: &mut CommandBuffer, (e, p): (Entity, &mut Position)| {
+        commands.add(e, Velocity([p.0[0], 0.0, 0.0]));
+    };
+    let mut query = game.query_mut::<(Entity, &mut Position)>().expect("no aliasing");
+    let buffers = if parallel {
+        query.par_fold(CommandBuffer::new, record)
+    } else {
+        let mut one = CommandBuffer::new();
+        query.for_each(|item| record(&mut one, item));
+        vec![one]
+    };
+    drop(query);
+    (game, buffers)
+}
+
+/// Appends the buffers in order and plays them back; checks every entity
+/// got its `Velocity`, from its own `Position`.
+#[cfg(feature = "parallel")]
+fn play((mut game, buffers): (Context, Vec<CommandBuffer>)) -> Context {
+    let mut all = CommandBuffer::new();
+    for mut buffer in buffers {
+        all.append(&mut buffer);
+    }
+    assert_eq!(all.len(), N);
+    all.playback(&mut game).expect("valid commands");
+    assert!(
+        game.query::<(&Position, &Velocity)>()
+            .iter()
+            .all(|(p, v)| p.0[0] == v.0[0])
+            && game.query::<&Velocity>().iter().count() == N
+    );
+    game
+}
+
+#[cfg(feature = "parallel")]
+fn bench_parallel(c: &mut Criterion) {
+    let mut group = c.benchmark_group("command_playback_parallel");
+    group.sample_size(20);
+    group.bench_function("recorded_sequentially", |bencher| {
+        bencher.iter_batched(|| recorded(false), play, BatchSize::LargeInput)
+    });
+    group.bench_function("recorded_in_parallel", |bencher| {
+        bencher.iter_batched(|| recorded(true), play, BatchSize::LargeInput)
+    });
+    group.finish();
+}
+
 fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     bench(&mut criterion);
+    #[cfg(feature = "parallel")]
+    bench_parallel(&mut criterion);
     criterion.final_summary();
     report_ratios("command_playback", "direct_create_entities_with", &["command_buffer"]);
+    #[cfg(feature = "parallel")]
+    report_ratios(
+        "command_playback_parallel",
+        "recorded_sequentially",
+        &["recorded_in_parallel"],
+    );
 }

@@ -62,7 +62,7 @@ macro_rules! column_params {
                 access.add(T::component_info(), $write, true);
             }
 
-            #[inline]
+            #[inline(always)]
             fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
                 columns.$take().flatten()
             }
@@ -110,7 +110,7 @@ macro_rules! column_params {
                 access.add(T::component_info(), $write, false);
             }
 
-            #[inline]
+            #[inline(always)]
             fn fetch<'a>(columns: &mut ColumnAccess<'a, '_>) -> Option<Self::State<'a>> {
                 columns.$take()
             }

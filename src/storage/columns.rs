@@ -429,10 +429,7 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
         Some(self.take_written::<T>()?.map(|(offset, stamps)| {
             let stamping = match stamps {
                 Some(stamps) if tracked => {
-                    // SAFETY: the column is taken once by this access, and
-                    // none of its rows is handed out yet, so nothing else
-                    // reads or writes their stamps.
-                    unsafe { stamps.mark_range(0, archetype.len(), tick) };
+                    stamp_all(stamps, archetype.len(), tick);
                     None
                 }
                 Some(stamps) => Some(Stamping {
@@ -451,6 +448,16 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
             }
         }))
     }
+}
+
+/// Stamps the first `len` rows of a column just taken by a
+/// [`ColumnAccess`] (out of line: the path of a watched column, kept off
+/// the per-archetype setup of every query).
+#[inline(never)]
+fn stamp_all(stamps: &Stamps, len: usize, tick: u32) {
+    // SAFETY: the column is taken once by its access, and none of its rows
+    // is handed out yet, so nothing else reads or writes their stamps.
+    unsafe { stamps.mark_range(0, len, tick) };
 }
 
 /// One live row of one archetype, with one of its columns lent out mutably
