@@ -488,13 +488,16 @@ impl CommandBuffer {
             .checked_add(other.placeholders) // at most `Entity::PLACEHOLDERS`, `u32::MAX`
             .expect("at most 2^32 - 1 creates in one command buffer (the documented panic of `append`)");
         self.commands.reserve(other.commands.len());
+        // Where each of `other`'s queues goes here: looked up once per
+        // queue, not per command.
+        let adopted = self.queues.adopt_all(&other.queues);
         for mut command in other.commands.drain(..) {
             if let Some(number) = command.entity.placeholder_number() {
                 let renumbered = number.saturating_add(offset).min(Entity::PLACEHOLDERS - 1);
                 command.entity = Entity::placeholder(renumbered);
             }
             if command.queue != queues::NO_QUEUE {
-                command.queue = self.queues.adopt(&other.queues, command.queue);
+                command.queue = adopted[command.queue as usize];
             }
             self.commands.push(command);
         }

@@ -155,6 +155,14 @@ impl Queues {
         adopted
     }
 
+    /// [`adopt`](Queues::adopt) of every queue of `other`: the slot here of
+    /// each of its slots, by its slot.
+    pub(super) fn adopt_all(&mut self, other: &Queues) -> smallvec::SmallVec<[u32; 8]> {
+        (0..other.queues.len() as u32)
+            .map(|slot| self.adopt(other, slot))
+            .collect()
+    }
+
     /// The values of the queue in `slot` are bundles, which `run` creates
     /// entities with, a run at a time.
     #[inline]
