@@ -125,8 +125,9 @@ struct Scope<'w> {
     /// The context's plan of the query type, or one made for this query.
     plan: Cow<'w, QueryPlan>,
     /// The matcher narrowed to, as a membership (archetype filter and
-    /// per-entity check).
-    matcher: Option<Member>,
+    /// per-entity check). Boxed: a membership is large, and a query that
+    /// narrows nothing is moved around whole.
+    matcher: Option<Box<Member>>,
     /// The group narrowed to (its index).
     group: Option<u32>,
 }
@@ -156,7 +157,11 @@ impl<'w> Scope<'w> {
     /// sparse component, or the query requires one.
     fn check(&self) -> Option<RowCheck<'_>> {
         let group = self.group.map(|group| self.membership.group(group));
-        RowCheck::of(&self.plan.required_sparse, [group, self.matcher.as_ref()], self.sparse)
+        RowCheck::of(
+            &self.plan.required_sparse,
+            [group, self.matcher.as_deref()],
+            self.sparse,
+        )
     }
 
     /// What `Debug` shows of a query: its parameters, its context, what
@@ -204,7 +209,7 @@ impl<'w> Scope<'w> {
             placed,
             check,
             listed,
-            matcher: self.matcher.as_ref(),
+            matcher: self.matcher.as_deref(),
         }
     }
 
@@ -318,7 +323,7 @@ impl<'w, Q: ReadOnlyQueryParam> Query<'w, Q> {
     /// Only entities that `matcher` matches too (it may name flag and sparse
     /// components: see [`QueryMut::matching`]).
     pub fn matching(mut self, matcher: Matcher) -> Self {
-        self.scope.matcher = Some(Member::new(matcher, self.archetypes));
+        self.scope.matcher = Some(Box::new(Member::new(matcher, self.archetypes)));
         self
     }
 
@@ -513,7 +518,7 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     /// entity by entity, and the chunk methods then hand out runs of
     /// consecutive rows that pass.
     pub fn matching(mut self, matcher: Matcher) -> Self {
-        self.scope.matcher = Some(Member::new(matcher, self.archetypes));
+        self.scope.matcher = Some(Box::new(Member::new(matcher, self.archetypes)));
         self
     }
 

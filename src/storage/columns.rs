@@ -103,7 +103,7 @@ pub(crate) struct PlacedMut<'a, K> {
 impl<'a, K: Fn(&ComponentSet) -> bool> Iterator for PlacedMut<'a, K> {
     type Item = ColumnAccess<'a, 'a>;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<ColumnAccess<'a, 'a>> {
         loop {
             let (id, offsets) = self.placed.next()?;
@@ -187,7 +187,7 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
     /// `offsets`, if given, must be where `plan` was placed in `archetype`
     /// (by [`ColumnPlan::place`], which checked the column types). Writable
     /// if given the change tick its writes stamp (`Some`).
-    #[inline]
+    #[inline(always)]
     fn new(
         archetype: &'a Archetype,
         sparse: SparseLend<'a>,
@@ -414,7 +414,7 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
     /// Every live row of the archetype is stamped as changed now, as the
     /// column is taken, before any is handed out (unless the access does not
     /// stamp).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn write<T: 'static>(&mut self) -> Option<Option<ColumnChunksMut<'a, T>>> {
         self.write_tracked(true)
     }
@@ -422,7 +422,7 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
     /// As [`write`](Self::write); every row of the archetype is stamped
     /// now only if `tracked` (else the caller stamps the rows it wrote with
     /// [`ColumnChunksMut::mark`]).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn write_tracked<T: 'static>(&mut self, tracked: bool) -> Option<Option<ColumnChunksMut<'a, T>>> {
         let tick = self.tick;
         let archetype = self.archetype;
