@@ -101,7 +101,7 @@ impl Context {
     /// the indices keyed on `T` when the `Mut` drops.
     #[inline(always)]
     fn get_mut_tracked<T: Component>(&mut self, entity: Entity, tracked: bool) -> Result<Mut<'_, T>, Error> {
-        if self.indices.keys_on(T::component_id()) {
+        if self.indices.any_keyed() && self.indices.keys_on(T::component_id()) {
             self.get_mut_unkeyed::<T>(entity, tracked)?;
             return Ok(Mut::keyed(self, entity));
         }
