@@ -103,8 +103,7 @@ impl Context {
     /// up.
     ///
     /// # Errors
-    /// [`Error::UnknownCollector`]; [`Error::QueryAliasing`] never (`Q`
-    /// only reads).
+    /// [`Error::UnknownCollector`].
     ///
     /// # Example
     /// ```
