@@ -15,7 +15,7 @@ use crate::error::Error;
 use crate::id::CollectorKey;
 use crate::query::{QueryPlan, ReadOnlyQueryParam, for_each_in_runs};
 use crate::routes::Membership;
-use crate::storage::{ArchetypeId, Archetypes, ColumnAccess, SparseLend, SparseSets};
+use crate::storage::{Archetype, ArchetypeId, Archetypes, ColumnAccess, SparseLend, SparseSets};
 
 impl Context {
     /// Makes a collector: from now on it gathers the entities that the
@@ -127,71 +127,24 @@ impl Context {
         mut f: impl FnMut(Q::Item<'_>),
     ) -> Result<usize, Error> {
         self.collector_data(id)?;
-        if let Some(visited) = self.drain_in_place::<Q>(id.key, &mut f)? {
-            let seen = self.end_change_tick();
-            self.collector_mut(id)?.seen = seen;
+        if let Some(place) = self.in_place::<Q>(id.key)? {
+            let mut visited = 0;
+            for (archetype, col) in place.walk.iter().copied() {
+                let archetype = place.archetypes.get(archetype);
+                visited +=
+                    place.visit_runs::<Q>(archetype, |run| archetype.changed_runs(col, place.since, run), &mut f);
+            }
+            self.looked(id.key);
             return Ok(visited);
         }
-        self.gather(id.key);
-        let collector = self.collector_mut(id)?;
-        let mut batch = collector.take_batch();
-        if let Some(store) = &mut collector.removed {
-            store.clear();
-        }
-        let mut visited = 0;
-        // The batch is out of the collector, still retained: released
-        // whether or not `f` panics, so no slot stays held.
-        let visit = panic::catch_unwind(AssertUnwindSafe(|| {
-            for &entity in &batch {
-                if let Some(item) = self.entity(entity).ok().and_then(|view| view.query::<Q>()) {
-                    visited += 1;
-                    f(item);
-                }
+        self.visit_gathered(id, |game, batch| {
+            let mut visited = 0;
+            for item in batch.iter().filter_map(|&e| game.entity(e).ok()?.query::<Q>()) {
+                visited += 1;
+                f(item);
             }
-        }));
-        self.release_all(&mut batch);
-        self.collector_mut(id)?.return_batch(batch);
-        match visit {
-            Ok(()) => Ok(visited),
-            Err(payload) => panic::resume_unwind(payload),
-        }
-    }
-
-    /// [`drain_collected`](Context::drain_collected)'s way in place, if it
-    /// applies to collector `key` (see [`in_place_walk`]): visits the rows
-    /// stamped since the collector's last look and gives how many. `None`,
-    /// having visited nothing, if it does not apply.
-    fn drain_in_place<Q: ReadOnlyQueryParam>(
-        &mut self,
-        key: CollectorKey,
-        f: &mut impl FnMut(Q::Item<'_>),
-    ) -> Result<Option<usize>, Error> {
-        let Context {
-            archetypes,
-            sparse,
-            routes,
-            collectors,
-            queries,
-            name,
-            ..
-        } = self;
-        let plan = queries.current::<Q>(archetypes, name)?;
-        let Some((since, walk)) = in_place_walk(plan, collectors.get(key), routes.membership(), archetypes, sparse)
-        else {
-            return Ok(None);
-        };
-        let lend = SparseLend::shared(sparse);
-        let mut visited = 0;
-        for (archetype, col) in walk {
-            let archetype = archetypes.get(archetype);
-            visited += for_each_in_runs::<Q>(
-                ColumnAccess::shared(archetype, lend, plan.columns()),
-                archetype.chunk_shift(),
-                |run| archetype.changed_runs(col, since, run),
-                f,
-            );
-        }
-        Ok(Some(visited))
+            visited
+        })
     }
 
     /// As [`drain_collected`](Context::drain_collected), the batch split
@@ -237,51 +190,29 @@ impl Context {
         use rayon::prelude::*;
         self.collector_data(id)?;
         let pieces = rayon::current_num_threads() * 4;
-        if let Some(states) = self.par_drain_in_place::<Q, S>(id.key, pieces, &init, &f)? {
-            let seen = self.end_change_tick();
-            self.collector_mut(id)?.seen = seen;
+        if let Some(place) = self.in_place::<Q>(id.key)? {
+            let states = place.par_fold_runs(pieces, &init, &f);
+            self.looked(id.key);
             return Ok(states);
         }
-        self.gather(id.key);
-        let collector = self.collector_mut(id)?;
-        let mut batch = collector.take_batch();
-        if let Some(store) = &mut collector.removed {
-            store.clear();
-        }
-        let piece = batch.len().div_ceil(pieces).max(64);
-        let shared = &*self;
-        let visit = panic::catch_unwind(AssertUnwindSafe(|| {
+        self.visit_gathered(id, |game, batch| {
+            let piece = batch.len().div_ceil(pieces).max(64);
             batch
                 .par_chunks(piece)
                 .map(|entities| {
                     let mut state = init();
-                    for &entity in entities {
-                        if let Some(item) = shared.entity(entity).ok().and_then(|view| view.query::<Q>()) {
-                            f(&mut state, item);
-                        }
+                    for item in entities.iter().filter_map(|&e| game.entity(e).ok()?.query::<Q>()) {
+                        f(&mut state, item);
                     }
                     state
                 })
-                .collect::<Vec<S>>()
-        }));
-        self.release_all(&mut batch);
-        self.collector_mut(id)?.return_batch(batch);
-        visit.map_err(|payload| panic::resume_unwind(payload))
+                .collect()
+        })
     }
 
-    /// [`par_drain_collected`](Context::par_drain_collected)'s way in
-    /// place, if it applies (see [`in_place_walk`]): the stamped rows, cut
-    /// into about `pieces` pieces of runs, each folded in parallel. `None`
-    /// if it does not apply.
-    #[cfg(feature = "parallel")]
-    fn par_drain_in_place<Q: ReadOnlyQueryParam, S: Send>(
-        &mut self,
-        key: CollectorKey,
-        pieces: usize,
-        init: &(impl Fn() -> S + Send + Sync),
-        f: &(impl Fn(&mut S, Q::Item<'_>) + Send + Sync),
-    ) -> Result<Option<Vec<S>>, Error> {
-        use rayon::prelude::*;
+    /// How [`drain_collected`](Context::drain_collected) reads collector
+    /// `key` in place, if it can (see [`InPlace::of`]).
+    fn in_place<Q: ReadOnlyQueryParam>(&mut self, key: CollectorKey) -> Result<Option<InPlace<'_>>, Error> {
         let Context {
             archetypes,
             sparse,
@@ -292,48 +223,51 @@ impl Context {
             ..
         } = self;
         let plan = queries.current::<Q>(archetypes, name)?;
-        let Some((since, walk)) = in_place_walk(plan, collectors.get(key), routes.membership(), archetypes, sparse)
-        else {
-            return Ok(None);
-        };
-        let archetypes = &*archetypes;
-        // Each archetype's runs, then pieces of about the same rows each.
-        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
-        for (at, &(archetype, col)) in walk.iter().enumerate() {
-            archetypes
-                .get(archetype)
-                .changed_runs(col, since, |first, len| runs.push((at, first, len)));
+        Ok(InPlace::of(
+            plan,
+            collectors.get(key),
+            routes.membership(),
+            archetypes,
+            sparse,
+        ))
+    }
+
+    /// Collector `key` looked at every change stamped until now.
+    fn looked(&mut self, key: CollectorKey) {
+        let seen = self.end_change_tick();
+        if let Some(data) = self.collectors.get_mut(key) {
+            data.seen = seen;
         }
-        let rows: usize = runs.iter().map(|&(_, _, len)| len).sum();
-        let per_piece = rows.div_ceil(pieces.max(1)).max(64);
-        let mut cuts = vec![0];
-        let mut filled = 0;
-        for (i, &(at, _, len)) in runs.iter().enumerate() {
-            let new_archetype = i > 0 && runs[i - 1].0 != at;
-            if filled >= per_piece || (new_archetype && filled > 0) {
-                cuts.push(i);
-                filled = 0;
-            }
-            filled += len;
+    }
+
+    /// Gathers collector `id`'s batch and takes it out, lets `visit` read
+    /// it beside the context, then lets the batch go (released even if
+    /// `visit` panics, so no slot stays held).
+    fn visit_gathered<R>(&mut self, id: CollectorId, visit: impl FnOnce(&Context, &[Entity]) -> R) -> Result<R, Error> {
+        self.gather(id.key);
+        let batch = self.take_collected(id)?;
+        let visited = panic::catch_unwind(AssertUnwindSafe(|| visit(self, &batch)));
+        self.let_go(id, batch)?;
+        visited.map_err(|payload| panic::resume_unwind(payload))
+    }
+
+    /// Takes collector `id`'s entities out (still retained) and forgets its
+    /// kept removed values: the collector is empty.
+    fn take_collected(&mut self, id: CollectorId) -> Result<Vec<Entity>, Error> {
+        let collector = self.collector_mut(id)?;
+        let batch = collector.take_batch();
+        if let Some(store) = &mut collector.removed {
+            store.clear();
         }
-        cuts.push(runs.len());
-        let states = cuts
-            .par_windows(2)
-            .filter(|cut| cut[0] < cut[1])
-            .map(|cut| {
-                let piece = &runs[cut[0]..cut[1]];
-                let archetype = archetypes.get(walk[piece[0].0].0);
-                let mut state = init();
-                for_each_in_runs::<Q>(
-                    ColumnAccess::shared(archetype, SparseLend::shared(sparse), plan.columns()),
-                    archetype.chunk_shift(),
-                    |run| piece.iter().for_each(|&(_, first, len)| run(first, len)),
-                    &mut |item| f(&mut state, item),
-                );
-                state
-            })
-            .collect();
-        Ok(Some(states))
+        Ok(batch)
+    }
+
+    /// Releases the entities [`take_collected`](Context::take_collected)
+    /// took out, and gives their list's memory back to collector `id`.
+    fn let_go(&mut self, id: CollectorId, mut batch: Vec<Entity>) -> Result<(), Error> {
+        self.release_all(&mut batch);
+        self.collector_mut(id)?.return_batch(batch);
+        Ok(())
     }
 
     /// The removed values collector `id` keeps (see
@@ -410,16 +344,9 @@ impl Context {
     pub fn clear_collector(&mut self, id: CollectorId) -> Result<(), Error> {
         self.collector_mut(id)?;
         // What was written so far is taken and let go of with the rest.
-        let seen = self.end_change_tick();
-        let collector = self.collector_mut(id)?;
-        collector.seen = seen;
-        let mut batch = collector.take_batch();
-        if let Some(store) = &mut collector.removed {
-            store.clear();
-        }
-        self.release_all(&mut batch);
-        self.collector_mut(id)?.return_batch(batch);
-        Ok(())
+        self.looked(id.key);
+        let batch = self.take_collected(id)?;
+        self.let_go(id, batch)
     }
 
     /// Removes the collector, releasing what it held. Its id is then unknown.
@@ -510,46 +437,121 @@ impl Context {
     }
 }
 
-/// Whether [`Context::drain_collected`] reads collector `data`'s batch in
-/// place: one group, updates taken, nothing pushed or kept, no per-entity
-/// membership check, no watched flag or sparse component, one watched
-/// column per archetype, and `plan` (its query's) requiring no flag or
-/// sparse component. If so: the collector's last look, and the group's
-/// archetypes with stamps and `plan`'s components, each with its watched
-/// column, in order.
-#[allow(clippy::type_complexity)]
-fn in_place_walk(
-    plan: &QueryPlan,
-    data: Option<&CollectorData>,
-    membership: &Membership,
-    archetypes: &Archetypes,
-    sparse: &SparseSets,
-) -> Option<(u32, SmallVec<[(ArchetypeId, usize); 8]>)> {
-    let data = data?;
-    let &[(group, trigger)] = &data.triggers[..] else {
-        return None;
-    };
-    if !data.active || !trigger.takes().updated || !data.entities.is_empty() || data.removed.is_some() {
-        return None;
-    }
-    let member = membership.group(group);
-    let watched = || member.matcher.watched();
-    if member.is_gated() || plan.requires_sparse() || watched().any(|id| sparse.watched().contains(id)) {
-        return None;
-    }
-    let mut walk = SmallVec::new();
-    for &id in &member.archetypes {
-        let archetype = archetypes.get(id);
-        let mut columns = watched().filter_map(|id| archetype.column_index(id));
-        let col = match (columns.next(), columns.next()) {
-            (Some(col), None) => col,
-            // Two watched columns here: their rows would need merging.
-            (Some(_), Some(_)) => return None,
-            (None, _) => continue,
+/// What reading a collector's batch in place needs: its query's plan, the
+/// storage, the collector's last look, and the archetypes to walk, each
+/// with its watched column, in order.
+struct InPlace<'c> {
+    plan: &'c QueryPlan,
+    archetypes: &'c Archetypes,
+    sparse: &'c SparseSets,
+    since: u32,
+    walk: SmallVec<[(ArchetypeId, usize); 8]>,
+}
+
+impl<'c> InPlace<'c> {
+    /// Whether collector `data`'s batch can be read in place: one group,
+    /// updates taken, nothing pushed or kept, no per-entity membership
+    /// check, no watched flag or sparse component, one watched column per
+    /// archetype, and `plan` (its query's) requiring no flag or sparse
+    /// component. If so, the walk: the group's archetypes with stamps and
+    /// `plan`'s components.
+    fn of(
+        plan: &'c QueryPlan,
+        data: Option<&CollectorData>,
+        membership: &Membership,
+        archetypes: &'c Archetypes,
+        sparse: &'c SparseSets,
+    ) -> Option<Self> {
+        let data = data?;
+        let &[(group, trigger)] = &data.triggers[..] else {
+            return None;
         };
-        if !archetype.is_empty() && archetype.is_stamped() && plan.fits(archetype.set()) {
-            walk.push((id, col));
+        if !data.active || !trigger.takes().updated || !data.entities.is_empty() || data.removed.is_some() {
+            return None;
         }
+        let member = membership.group(group);
+        let watched = || member.matcher.watched();
+        if member.is_gated() || plan.requires_sparse() || watched().any(|id| sparse.watched().contains(id)) {
+            return None;
+        }
+        let mut walk = SmallVec::new();
+        for &id in &member.archetypes {
+            let archetype = archetypes.get(id);
+            let mut columns = watched().filter_map(|id| archetype.column_index(id));
+            let col = match (columns.next(), columns.next()) {
+                (Some(col), None) => col,
+                // Two watched columns here: their rows would need merging.
+                (Some(_), Some(_)) => return None,
+                (None, _) => continue,
+            };
+            if !archetype.is_empty() && archetype.is_stamped() && plan.fits(archetype.set()) {
+                walk.push((id, col));
+            }
+        }
+        Some(InPlace {
+            plan,
+            archetypes,
+            sparse,
+            since: data.seen,
+            walk,
+        })
     }
-    Some((data.seen, walk))
+
+    /// Calls `f` with `Q`'s items of the rows of `archetype` that `runs`
+    /// names (see [`for_each_in_runs`]); gives how many.
+    fn visit_runs<'a, Q: ReadOnlyQueryParam>(
+        &'a self,
+        archetype: &'a Archetype,
+        runs: impl FnOnce(&mut dyn FnMut(usize, usize)),
+        f: &mut impl FnMut(Q::Item<'a>),
+    ) -> usize {
+        let columns = ColumnAccess::shared(archetype, SparseLend::shared(self.sparse), self.plan.columns());
+        for_each_in_runs::<Q>(columns, archetype.chunk_shift(), runs, f)
+    }
+
+    /// The stamped rows cut into about `pieces` pieces of runs (about the
+    /// same rows each, one archetype each), each folded in parallel into a
+    /// state `init` makes; the states in row order.
+    #[cfg(feature = "parallel")]
+    fn par_fold_runs<Q: ReadOnlyQueryParam, S: Send>(
+        &self,
+        pieces: usize,
+        init: &(impl Fn() -> S + Send + Sync),
+        f: &(impl Fn(&mut S, Q::Item<'_>) + Send + Sync),
+    ) -> Vec<S> {
+        use rayon::prelude::*;
+        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+        for (at, &(archetype, col)) in self.walk.iter().enumerate() {
+            self.archetypes
+                .get(archetype)
+                .changed_runs(col, self.since, |first, len| runs.push((at, first, len)));
+        }
+        let rows: usize = runs.iter().map(|&(_, _, len)| len).sum();
+        let per_piece = rows.div_ceil(pieces.max(1)).max(64);
+        let mut cuts = vec![0];
+        let mut filled = 0;
+        for (i, &(at, _, len)) in runs.iter().enumerate() {
+            let new_archetype = i > 0 && runs[i - 1].0 != at;
+            if filled >= per_piece || (new_archetype && filled > 0) {
+                cuts.push(i);
+                filled = 0;
+            }
+            filled += len;
+        }
+        cuts.push(runs.len());
+        cuts.par_windows(2)
+            .filter(|cut| cut[0] < cut[1])
+            .map(|cut| {
+                let piece = &runs[cut[0]..cut[1]];
+                let archetype = self.archetypes.get(self.walk[piece[0].0].0);
+                let mut state = init();
+                self.visit_runs::<Q>(
+                    archetype,
+                    |run| piece.iter().for_each(|&(_, first, len)| run(first, len)),
+                    &mut |item| f(&mut state, item),
+                );
+                state
+            })
+            .collect()
+    }
 }

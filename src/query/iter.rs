@@ -318,13 +318,7 @@ where
     Q: QueryParam,
     C: Iterator<Item = (Q::Chunk<'w>, usize)> + Send,
 {
-    use rayon::iter::{ParallelBridge, ParallelIterator};
-    let batches = Batches::<Q, C>::new(chunks, batch);
-    batches.par_bridge().for_each(|batch| {
-        for (chunk, len) in batch {
-            Q::rows(chunk, len).for_each(&f);
-        }
-    });
+    par_for_each_init::<Q, C, ()>(chunks, batch, || (), |(), item| f(item));
 }
 
 /// As [`par_for_each`], `f` also given a state `init` makes for each task
