@@ -65,6 +65,7 @@
 use std::num::NonZeroU32;
 
 use crate::entity::Entity;
+use crate::error::Error;
 use crate::storage::{ArchetypeId, Location};
 
 /// `archetype` of a free slot (its `row` links the free list).
@@ -210,6 +211,32 @@ impl Entities {
     pub(crate) fn raw_location(&self, entity: Entity) -> Option<(u32, u32)> {
         let slot = self.slots.get(entity.index as usize)?;
         (slot.tag() == entity.tag.get()).then_some((slot.archetype, slot.row))
+    }
+
+    /// Why `entity` is not alive here, for a call on context `context`
+    /// (about `component`, if one): [`Error::EntityDisabled`],
+    /// [`Error::ForeignEntity`] for a handle whose tag this context never
+    /// gave out, else [`Error::StaleEntity`].
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn why_dead(&self, context: &'static str, entity: Entity, component: Option<&'static str>) -> Error {
+        match self.liveness(entity) {
+            Liveness::Disabled => Error::EntityDisabled {
+                context,
+                entity,
+                component,
+            },
+            _ if entity.placeholder_number().is_none() && !self.took(entity.tag()) => Error::ForeignEntity {
+                context,
+                entity,
+                component,
+            },
+            _ => Error::StaleEntity {
+                context,
+                entity,
+                component,
+            },
+        }
     }
 
     /// What `entity` names.

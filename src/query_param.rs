@@ -154,6 +154,11 @@ impl Access {
         self.entries.iter().filter(|e| e.write).map(|e| e.id)
     }
 
+    /// Whether it names a flag or sparse component (kept out of archetypes).
+    pub(crate) fn keeps_out_any(&self) -> bool {
+        self.entries.iter().any(|e| e.sparse)
+    }
+
     /// The first component the query names, if any.
     pub(crate) fn first(&self) -> Option<ComponentId> {
         self.entries.first().map(|e| e.id)

@@ -9,7 +9,7 @@ use super::Context;
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::id::{IndexId, IndexKey};
-use crate::index::{EntityIndex, Index, PrimaryEntityIndex, fill};
+use crate::index::{EntityIndex, Index, Indices, PrimaryEntityIndex, fill};
 use crate::routes::Member;
 
 impl Context {
@@ -102,11 +102,26 @@ impl Context {
     /// usable again at the next call: see the [`index`](crate::index)
     /// module docs).
     pub fn index<I: Index>(&self, id: IndexId<I>) -> Result<&I, Error> {
-        let index = self
-            .index_store(id)
-            .and_then(|store| store.as_any().downcast_ref::<I>())
-            .ok_or_else(|| self.unknown_index(id))?;
-        self.indices.report_conflict(id.key)?;
+        Self::typed_index(&self.indices, self.instance, self.name, id)
+    }
+
+    /// Index `id` of `indices`, the indices of the context with instance id
+    /// `instance` and name `context`: as [`index`](Context::index).
+    pub(super) fn typed_index<'a, I: Index>(
+        indices: &'a Indices,
+        instance: u64,
+        context: &'static str,
+        id: IndexId<I>,
+    ) -> Result<&'a I, Error> {
+        let index = (id.context == instance)
+            .then(|| indices.get(id.key))
+            .flatten()
+            .and_then(|entry| entry.store.as_any().downcast_ref::<I>())
+            .ok_or_else(|| Error::UnknownIndex {
+                context,
+                index: id.to_string(),
+            })?;
+        indices.report_conflict(id.key)?;
         Ok(index)
     }
 

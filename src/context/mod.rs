@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::aerc::{AercMode, Retains};
 use crate::collector::Collectors;
-use crate::entities::{Entities, Liveness};
+use crate::entities::Entities;
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::event::Subscribers;
@@ -61,10 +61,12 @@ mod retaining;
 mod singletons;
 mod sparse;
 mod tracking;
+mod view;
 
 pub use builder::ContextBuilder;
 pub use entity_mut::EntityMut;
 pub use mut_ref::Mut;
+pub use view::View;
 
 /// A world of entities and their components.
 ///
@@ -276,24 +278,7 @@ impl Context {
     #[cold]
     #[inline(never)]
     pub(crate) fn dead(&self, entity: Entity, component: Option<&'static str>) -> Error {
-        let context = self.name;
-        match self.entities.liveness(entity) {
-            Liveness::Disabled => Error::EntityDisabled {
-                context,
-                entity,
-                component,
-            },
-            _ if entity.placeholder_number().is_none() && !self.entities.took(entity.tag()) => Error::ForeignEntity {
-                context,
-                entity,
-                component,
-            },
-            _ => Error::StaleEntity {
-                context,
-                entity,
-                component,
-            },
-        }
+        self.entities.why_dead(self.name, entity, component)
     }
 
     /// [`Error::WrongContext`] unless this context accepts component `id`.

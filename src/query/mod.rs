@@ -90,7 +90,7 @@ use crate::group::{GroupId, Groups};
 use crate::id::ComponentId;
 use crate::matcher::Matcher;
 use crate::routes::{Member, Membership};
-use crate::storage::{Archetype, Archetypes, ColumnAccess, ComponentSet, SparseLend, Visit};
+use crate::storage::{Archetype, Archetypes, ArchetypesLend, ColumnAccess, ComponentSet, SparseLend, Visit};
 
 mod changed_rows;
 mod columns;
@@ -490,7 +490,8 @@ impl<Q: ReadOnlyQueryParam> fmt::Debug for Query<'_, Q> {
 /// [`Context::query_mut`](crate::Context::query_mut). Writes fire no event (see
 /// the [module docs](self)).
 pub struct QueryMut<'w, Q: QueryParam> {
-    archetypes: &'w mut Archetypes,
+    /// Lent to write the columns the plan writes.
+    archetypes: ArchetypesLend<'w>,
     scope: Scope<'w>,
     /// Rows per parallel task (`None`: [`iter::default_batch`]).
     #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
@@ -500,7 +501,7 @@ pub struct QueryMut<'w, Q: QueryParam> {
 
 impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     pub(crate) fn new(
-        archetypes: &'w mut Archetypes,
+        archetypes: ArchetypesLend<'w>,
         source: QuerySource<'w>,
         context: &'static str,
         plan: &'w QueryPlan,
@@ -518,7 +519,7 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     /// entity by entity, and the chunk methods then hand out runs of
     /// consecutive rows that pass.
     pub fn matching(mut self, matcher: Matcher) -> Self {
-        self.scope.matcher = Some(Box::new(Member::new(matcher, self.archetypes)));
+        self.scope.matcher = Some(Box::new(Member::new(matcher, self.archetypes.archetypes())));
         self
     }
 
@@ -534,22 +535,16 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     /// The archetypes `walk` visits, with read and write access to the
     /// columns `plan` takes.
     fn walk_columns<'a>(
-        archetypes: &'a mut Archetypes,
+        archetypes: ArchetypesLend<'a>,
         sparse: SparseLend<'a>,
         plan: &'a QueryPlan,
         walk: Walk<'a>,
     ) -> impl Iterator<Item = ColumnAccess<'a, 'a>> + 'a {
         let plan = &plan.columns;
         if walk.placed {
-            OneOf::First(plan.walk_placed_mut(archetypes, sparse, walk.placed_filter()))
+            OneOf::First(archetypes.walk_placed(plan, sparse, walk.placed_filter()))
         } else {
-            let columns = plan.columns();
-            OneOf::Second(
-                archetypes
-                    .visit_mut(walk.visit)
-                    .filter(move |a| walk.accepts(a))
-                    .map(move |a| ColumnAccess::exclusive(a, sparse, columns)),
-            )
+            OneOf::Second(archetypes.visit(walk.visit, sparse, plan.columns(), move |a| walk.accepts(a)))
         }
     }
 
@@ -557,8 +552,8 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     /// chunks, or (when a per-entity check narrows the query) the runs of
     /// rows that pass it.
     fn chunk_runs(&mut self) -> impl Iterator<Item = (Q::Chunk<'_>, usize)> + '_ {
-        let (walk, check) = (self.scope.walk(self.archetypes), self.scope.check());
-        let columns = Self::walk_columns(self.archetypes, self.scope.sparse, &self.scope.plan, walk);
+        let (walk, check) = (self.scope.walk(self.archetypes.archetypes()), self.scope.check());
+        let columns = Self::walk_columns(self.archetypes.reborrow(), self.scope.sparse, &self.scope.plan, walk);
         match check {
             None => OneOf::First(ChunkIter::<Q, _>::new(columns)),
             Some(check) => OneOf::Second(Runs::<Q, _>::new(columns, check)),
@@ -567,8 +562,8 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
 
     /// The items, entity by entity.
     pub fn iter(&mut self) -> impl Iterator<Item = Q::Item<'_>> + '_ {
-        let (walk, check) = (self.scope.walk(self.archetypes), self.scope.check());
-        let columns = Self::walk_columns(self.archetypes, self.scope.sparse, &self.scope.plan, walk);
+        let (walk, check) = (self.scope.walk(self.archetypes.archetypes()), self.scope.check());
+        let columns = Self::walk_columns(self.archetypes.reborrow(), self.scope.sparse, &self.scope.plan, walk);
         match check {
             None => OneOf::First(rows::<Q, _>(columns)),
             Some(check) => OneOf::Second(RowIter::<Q, _>::new(Runs::<Q, _>::new(columns, check))),
@@ -653,7 +648,7 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
 
     /// The number of entities the query visits.
     pub fn count(&self) -> usize {
-        self.scope.count(self.archetypes)
+        self.scope.count(self.archetypes.archetypes())
     }
 }
 

@@ -54,6 +54,12 @@ impl QueryPlan {
         })
     }
 
+    /// Its column plan, with where it is placed.
+    #[inline]
+    pub(crate) fn column_plan(&self) -> &ColumnPlan {
+        &self.columns
+    }
+
     /// The columns its parameters take, to lend the sparse sets for.
     #[inline]
     pub(crate) fn columns(&self) -> PlannedColumns<'_> {
@@ -121,6 +127,23 @@ impl QueryPlans {
             plan.sync(archetypes);
         }
         Ok(plan)
+    }
+
+    /// The plans of `Q` and `R`, each as [`current`](Self::current) gives
+    /// it.
+    pub(crate) fn current_pair<Q: QueryParam, R: QueryParam>(
+        &mut self,
+        archetypes: &Archetypes,
+        context: &'static str,
+    ) -> Result<(&QueryPlan, &QueryPlan), Error> {
+        self.current::<R>(archetypes, context)?;
+        self.current::<Q>(archetypes, context)?;
+        let made = |key| {
+            self.by_type
+                .get(&key)
+                .expect("both plans were made (or brought up to date) just above")
+        };
+        Ok((made(TypeId::of::<Q::Key>()), made(TypeId::of::<R::Key>())))
     }
 
     /// `Q`'s plan, if one was made (it may be out of date: a query's walk

@@ -240,23 +240,6 @@ impl Archetypes {
         Ids::new(visit, &self.by_component, list.len()).map(move |id| &list[id.index()])
     }
 
-    /// The archetypes `visit` names, mutably, in creation order.
-    #[inline]
-    pub(crate) fn visit_mut<'a>(&'a mut self, visit: Visit<'a>) -> VisitMut<'a> {
-        let Archetypes {
-            list,
-            by_component,
-            tick,
-            ..
-        } = self;
-        VisitMut {
-            ids: Ids::new(visit, by_component, list.len()),
-            rest: list,
-            offset: 0,
-            tick: *tick,
-        }
-    }
-
     /// The archetypes with component `id`, in creation order.
     #[inline]
     pub(crate) fn with_component(&self, id: ComponentId) -> &[ArchetypeId] {
@@ -460,38 +443,6 @@ impl Iterator for Ids<'_> {
             Ids::Listed(ids) => ids.next().copied(),
             Ids::All(range) => range.next().map(ArchetypeId),
         }
-    }
-}
-
-/// The archetypes a [`Visit`] names, mutably, in creation order: each is
-/// split off the part of the list after the previous one, so the borrows
-/// never overlap.
-pub(crate) struct VisitMut<'a> {
-    ids: Ids<'a>,
-    /// The archetypes from `offset` on.
-    rest: &'a mut [Archetype],
-    offset: usize,
-    /// The change tick the lent archetypes' writes stamp.
-    tick: u32,
-}
-
-impl<'a> Iterator for VisitMut<'a> {
-    type Item = ArchetypeMut<'a>;
-
-    #[inline]
-    fn next(&mut self) -> Option<ArchetypeMut<'a>> {
-        let id = self.ids.next()?.index();
-        let skip = id
-            .checked_sub(self.offset)
-            .expect("the ids visited increase: archetypes are named in creation order");
-        let rest = std::mem::take(&mut self.rest);
-        let (archetype, after) = rest.get_mut(skip..)?.split_first_mut()?;
-        self.rest = after;
-        self.offset = id + 1;
-        Some(ArchetypeMut {
-            archetype,
-            tick: self.tick,
-        })
     }
 }
 

@@ -50,13 +50,15 @@ impl ColumnPlan {
 
     /// Read and write access, as the plan says, to the placed archetypes of
     /// `archetypes` that hold entities and whose components `keep` accepts.
+    /// Only through an [`ArchetypesLend`](super::lend::ArchetypesLend)
+    /// lent for this plan (which holds the archetypes as `&mut` would).
     ///
     /// # Panics
     /// If the plan is placed in another `Archetypes`.
     #[inline]
-    pub(crate) fn walk_placed_mut<'a, K: Fn(&ComponentSet) -> bool>(
+    pub(super) fn walk_placed_mut<'a, K: Fn(&ComponentSet) -> bool>(
         &'a self,
-        archetypes: &'a mut Archetypes,
+        archetypes: &'a Archetypes,
         sparse: SparseLend<'a>,
         keep: K,
     ) -> PlacedMut<'a, K> {
@@ -72,8 +74,8 @@ impl ColumnPlan {
                 .any(|t| t.write && (watched.contains(t.id) || kept_out.contains(t.id)));
         PlacedMut {
             tick: if stamps { archetypes.change_tick() } else { 0 },
-            // Held shared, but `archetypes` stays borrowed mutably for `'a`:
-            // nothing else reaches them meanwhile.
+            // Held shared, but lent as `&mut` would be for `'a`: nothing
+            // else writes them meanwhile.
             list: &archetypes.list,
             placed: self.placed.iter().zip(self.placed_offsets()),
             takes: &self.takes,
@@ -86,8 +88,7 @@ impl ColumnPlan {
 /// The placed archetypes of a [`ColumnPlan`], with read and write access to
 /// their columns: see [`ColumnPlan::walk_placed_mut`].
 pub(crate) struct PlacedMut<'a, K> {
-    /// Every archetype, borrowed mutably (as `&'a mut Archetypes`) by the
-    /// walk.
+    /// Every archetype, lent to the walk (see `lend.rs`).
     list: &'a [Archetype],
     /// The placed archetypes not visited yet, with their column offsets. Their
     /// ids are strictly increasing (`place` checks it), so each archetype is
@@ -163,6 +164,14 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
     #[inline]
     pub(crate) fn exclusive(archetype: ArchetypeMut<'a>, sparse: SparseLend<'a>, plan: PlannedColumns<'p>) -> Self {
         Self::new(archetype.archetype, sparse, plan, Some(archetype.tick), None)
+    }
+
+    /// Read and write access to `archetype`'s columns as `plan` says, for
+    /// an [`ArchetypesLend`](super::lend::ArchetypesLend) lent for `plan`
+    /// (which checked it), stamping writes with `tick`.
+    #[inline(always)]
+    pub(super) fn lent(archetype: &'a Archetype, sparse: SparseLend<'a>, plan: PlannedColumns<'p>, tick: u32) -> Self {
+        Self::new(archetype, sparse, plan, Some(tick), None)
     }
 
     /// Read and write access to one row's worth of `archetype`'s columns and
@@ -462,7 +471,8 @@ fn stamp_all(stamps: &Stamps, len: usize, tick: u32) {
 
 /// One live row of one archetype, with one of its columns lent out mutably
 /// (by `RowAccess::split`) and the others readable: the one lookup a
-/// single-entity write that reads other components needs.
+/// single-entity write that reads other components needs. Also one row to
+/// read some components of (`RowAccess::reading`: a split lend's read side).
 pub struct RowAccess<'a> {
     archetype: &'a Archetype,
     row: u32,
@@ -473,6 +483,8 @@ pub struct RowAccess<'a> {
     written: usize,
     /// The change tick a write to it stamps.
     tick: u32,
+    /// If given, the only components it reads.
+    only: Option<&'a ComponentSet>,
 }
 
 impl<'a> RowAccess<'a> {
@@ -495,6 +507,7 @@ impl<'a> RowAccess<'a> {
             in_chunk,
             written: col,
             tick,
+            only: None,
         };
         // SAFETY: column `col` holds `T`s and `row` is live, so `value` is an
         // initialised, aligned `T` in chunk memory (reached through the chunk's
@@ -508,6 +521,13 @@ impl<'a> RowAccess<'a> {
     /// write to a value kept out of archetypes that reads other components).
     #[inline(always)]
     pub(crate) fn shared(archetype: &'a Archetype, row: u32) -> Option<Self> {
+        Self::reading(archetype, row, None)
+    }
+
+    /// Live `row` of `archetype` for reading the components in `only` (all,
+    /// if `None`), with no column lent out.
+    #[inline(always)]
+    pub(super) fn reading(archetype: &'a Archetype, row: u32, only: Option<&'a ComponentSet>) -> Option<Self> {
         if !archetype.contains_row(row) {
             return None;
         }
@@ -518,6 +538,7 @@ impl<'a> RowAccess<'a> {
             in_chunk: archetype.row_in_chunk(row),
             written: usize::MAX,
             tick: 0,
+            only,
         })
     }
 
@@ -530,19 +551,28 @@ impl<'a> RowAccess<'a> {
     }
 
     /// The `T` of component `id` in the row, unless the archetype lacks it, it
-    /// does not hold `T`s, or it is the column lent out.
+    /// does not hold `T`s, it is the column lent out, or the access reads
+    /// only other components.
     #[inline(always)]
     pub(crate) fn read<T: 'static>(&self, id: ComponentId) -> Option<&'a T> {
         let col = self.archetype.typed_column::<T>(id)?;
-        if col == self.written {
+        if col == self.written || self.only.is_some_and(|only| !only.contains(id)) {
             return None;
         }
-        let (offset, size) = self.archetype.column_geometry(col);
-        let value = self.base.wrapping_add(offset + self.in_chunk * size).cast::<T>();
+        let offset = self.archetype.column_geometry(col).0;
+        let value = self
+            .base
+            .wrapping_add(offset + self.in_chunk * std::mem::size_of::<T>())
+            .cast::<T>();
         // SAFETY: column `col` holds `T`s (checked) and the row is live (checked
-        // by `split` or `shared`), so `value` is an initialised, aligned `T`. Only
-        // column `written` of the row is lent mutably (none, if made by `shared`), and `col` is another column
-        // (disjoint bytes), so this shared borrow aliases no `&mut` for `'a`.
+        // by `split` or `reading`), so `value` is an initialised, aligned `T`
+        // (a column's values are `size_of::<T>()` apart). Only column
+        // `written` of the row is lent mutably (none, if made by `reading`),
+        // and `col` is another column (disjoint bytes); a row made by a split
+        // lend's read side reads only the components its plan takes
+        // (`only`), none of which its write side writes (checked by
+        // `Archetypes::split`). So this shared borrow aliases no `&mut` for
+        // `'a`.
         Some(unsafe { &*value })
     }
 

@@ -23,6 +23,9 @@
 //! - `moves.rs`: moving rows along transitions and out of storage;
 //! - `columns.rs`: the columns queries take, chunk by chunk, as a plan
 //!   checked once per query says;
+//! - `lend.rs`: the archetypes lent to a query that writes, whole or split
+//!   by component (one side writes its plan's columns row by row while the
+//!   other reads other components of any row);
 //! - `sparse.rs`: the components kept out of archetypes (`flag` and
 //!   `sparse` kinds), a sparse set per type keyed by entity slot;
 //! - `sparse_access.rs`: those components as a query fetches them, looked
@@ -59,8 +62,11 @@
 //! - A query's column borrows cannot alias: `ColumnPlan::new` refuses a plan
 //!   that writes a component and names it again, each `ColumnAccess` (one
 //!   per borrow of an archetype) takes each planned column once, and only a
-//!   `ColumnAccess` made from an `ArchetypeMut` (or by a placed plan's walk
-//!   over a mutably borrowed `Archetypes`) writes.
+//!   `ColumnAccess` made from an `ArchetypeMut` or by the walks of an
+//!   `ArchetypesLend` (lent from `&mut Archetypes` for one plan, checked as
+//!   each walk starts; each archetype handed out once per walk) writes. A
+//!   split lend's read side (`ReadLend`) reads only its own plan's columns,
+//!   which `Archetypes::split` checked are none the write side writes.
 //! - A query's flag and sparse values cannot alias either: `ColumnAccess`
 //!   takes them in plan order too; a write view is made only from sets lent
 //!   from `&mut SparseSets` for one plan (every `ColumnAccess` made with that
@@ -110,6 +116,7 @@ mod column_plan;
 mod columns;
 mod component_info;
 mod edges;
+mod lend;
 mod location;
 mod moves;
 mod sparse;
@@ -133,6 +140,7 @@ pub use columns::{
 pub use component_info::{ComponentInfo, ComponentRef, DebugFn, RegisteredComponent, Registration, StorageKind};
 pub(crate) use component_info::{UNASSIGNED, registry};
 pub(crate) use edges::TransitionId;
+pub(crate) use lend::{ArchetypesLend, ReadLend};
 pub(crate) use location::{ArchetypeId, Location};
 pub(crate) use moves::Moved;
 pub(crate) use sparse::{SparseSet, SparseSets};

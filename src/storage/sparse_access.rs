@@ -88,11 +88,31 @@ impl<'a> SparseLend<'a> {
         }
     }
 
-    /// Whether accesses following `plan` may use this lend: any, if it only
-    /// reads; the plan it was made for, if it writes.
+    /// The sets lent in two for `'a`: to read and write through accesses
+    /// that follow `writes`, and to read through accesses that follow
+    /// `reads` (which the caller checked writes nothing `writes` names).
+    #[inline]
+    pub(super) fn split(
+        sets: &'a mut SparseSets,
+        writes: PlannedColumns<'a>,
+        reads: PlannedColumns<'a>,
+    ) -> (Self, Self) {
+        let sets = NonNull::from(sets);
+        let lend = |writable, plan: PlannedColumns<'a>| SparseLend {
+            sets,
+            writable,
+            plan: plan.identity(),
+            _lend: PhantomData,
+        };
+        (lend(true, writes), lend(false, reads))
+    }
+
+    /// Whether accesses following `plan` may use this lend: the plan it was
+    /// made for, if it writes or is a split's read side; any, if it was made
+    /// to read (`shared`).
     #[inline]
     pub(super) fn serves(&self, plan: PlannedColumns<'_>) -> bool {
-        !self.writable || self.plan == plan.identity()
+        self.plan == plan.identity() || (!self.writable && self.plan == (0, 0))
     }
 
     /// The sets, to read. Private to storage: through the lend, values are
@@ -106,7 +126,9 @@ impl<'a> SparseLend<'a> {
         // (`SparseSet::values_at`), never a `&mut` to a set. No shared borrow
         // made here reads a value written meanwhile: `contains` reads indices
         // only, and `read` makes views only for a `ColumnAccess` following
-        // the plan the lend serves, which writes none of what it reads.
+        // the plan the lend serves, which writes none of what it reads; a
+        // split's two lends (`split`) serve two plans, the one that reads
+        // naming nothing the one that writes writes.
         unsafe { self.sets.as_ref() }
     }
 

@@ -749,7 +749,11 @@ fn a_placed_plan_takes_each_archetypes_columns_where_they_sit() {
     // Writes through the placed walk land in the right column; a column the
     // archetype lacks is `Some(None)`; the empty archetype is skipped.
     let mut visited = 0;
-    for mut access in plan.walk_placed_mut(&mut f.storage, SparseLend::shared(&f.sparse), |_| true) {
+    for mut access in f
+        .storage
+        .lend(plan.columns())
+        .walk_placed(&plan, SparseLend::shared(&f.sparse), |_| true)
+    {
         visited += 1;
         let wide = access.read::<Big>().unwrap();
         let values = access.write::<u64>().unwrap().unwrap();
@@ -788,9 +792,10 @@ fn a_placed_plan_takes_each_archetypes_columns_where_they_sit() {
 
     // A take of another type than planned is refused, placed or not.
     let a = with_u64[0];
-    let mut placed = plan.walk_placed_mut(&mut f.storage, SparseLend::shared(&f.sparse), |set| {
-        set.contains(id(BIG))
-    });
+    let mut placed = f
+        .storage
+        .lend(plan.columns())
+        .walk_placed(&plan, SparseLend::shared(&f.sparse), |set| set.contains(id(BIG)));
     let mut access = placed.next().unwrap();
     assert!(access.read::<u64>().is_none(), "the plan's first column holds `Big`s");
     assert!(placed.next().is_none());
@@ -1043,6 +1048,69 @@ fn rows_hold_distinct_slots_and_an_exclusive_lend_serves_one_plan() {
     assert!(mismatched.is_err(), "a lend serves the plan it was made for");
     let served = ColumnAccess::exclusive(f.storage.lend_mut(a), lend, write.columns());
     assert_eq!(served.chunk_lens().count(), 1);
+}
+
+#[test]
+fn a_split_lend_writes_one_plan_and_reads_another_that_names_nothing_it_writes() {
+    let mut f = Fixture::new();
+    let e = f.spawn(&[U64, U8], |w| {
+        w.put(7u64).unwrap();
+        w.put(2u8).unwrap();
+    });
+    let loc = f.loc(e);
+    let writes = ColumnPlan::new([take(U64, true)]).unwrap();
+    let reads = ColumnPlan::new([take(U8, false)]).unwrap();
+    // A read side naming a written component, or writing, is refused.
+    let aliased = ColumnPlan::new([take(U8, false), take(U64, false)]).unwrap();
+    let writing = ColumnPlan::new([take(U8, true)]).unwrap();
+    let refused = f.storage.split(&mut f.sparse, writes.columns(), &aliased).err();
+    assert_eq!(refused, Some(id(U64)));
+    let refused = f.storage.split(&mut f.sparse, writes.columns(), &writing).err();
+    assert_eq!(refused, Some(id(U8)));
+
+    let (write, write_sparse, read) = f.storage.split(&mut f.sparse, writes.columns(), &reads).unwrap();
+    // The read side serves its own plan only.
+    let other = catch_unwind(AssertUnwindSafe(|| {
+        read.access(loc.archetype.0, writes.columns()).is_some()
+    }));
+    assert!(other.is_err(), "a split's read side reads by its plan");
+    let mut row = read.access(loc.archetype.0, reads.columns()).unwrap();
+    let small = row.read_row::<u8>(loc.row).unwrap().unwrap();
+    // Read by row, it reads only what its plan takes.
+    let by_row = read.row(loc.archetype.0, loc.row).unwrap();
+    assert_eq!(by_row.read::<u8>(id(U8)), Some(&2));
+    assert_eq!(by_row.read::<u64>(id(U64)), None, "the write side's column is not read");
+    // Meanwhile the write side writes its column, and the read stays valid.
+    for mut access in write.visit(Visit::All, write_sparse, writes.columns(), |a| !a.is_empty()) {
+        for values in access.write::<u64>().unwrap().unwrap() {
+            values.iter_mut().for_each(|v| *v += u64::from(*small));
+        }
+    }
+    assert_eq!(*small, 2);
+    assert_eq!(f.storage.get(loc.archetype).get::<u64>(id(U64), loc.row), Some(&9));
+}
+
+#[test]
+fn a_lend_walks_only_the_plan_it_was_lent_for() {
+    let mut f = Fixture::new();
+    f.spawn(&[U64], |w| w.put(1u64).unwrap());
+    let (lent, other) = (
+        ColumnPlan::new([take(U64, true)]).unwrap(),
+        ColumnPlan::new([take(U64, true)]).unwrap(),
+    );
+    let sparse = SparseLend::shared(&f.sparse);
+    let mut lend = f.storage.lend(lent.columns());
+    let walked = catch_unwind(AssertUnwindSafe(|| {
+        lend.reborrow()
+            .visit(Visit::All, sparse, other.columns(), |_| true)
+            .count()
+    }));
+    assert!(walked.is_err(), "a lend writes by the plan it was lent for");
+    assert_eq!(
+        lend.visit(Visit::All, sparse, lent.columns(), |a| !a.is_empty())
+            .count(),
+        1
+    );
 }
 
 /// A recycler that keeps the `Tracked` values handed to it, and checks
