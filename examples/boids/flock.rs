@@ -2,6 +2,7 @@
 //! hand-written twin (`by_hand.rs`): the same flocking, integration and
 //! lifecycle, step for step, so the two compute the same frames.
 
+use rayon::prelude::*;
 use reactecs::prelude::*;
 use reactecs::system::Parallel;
 
@@ -69,6 +70,16 @@ impl World {
     /// The cell's index in a flat grid.
     pub fn flat(self, cell: Cell) -> usize {
         (cell.1 * self.side + cell.0) as usize
+    }
+
+    /// The cell with index `flat` in a flat grid.
+    pub fn cell_at(self, flat: usize) -> Cell {
+        Cell(flat as i32 % self.side, flat as i32 / self.side)
+    }
+
+    /// How many cells the world has.
+    pub fn cells(self) -> usize {
+        (self.side * self.side) as usize
     }
 
     /// The nine cells around `cell` (itself included), wrapping.
@@ -221,16 +232,31 @@ fn boid(world: World, serial: u32, born: u32) -> (Pos, Vel, Accel, Cell, Born, S
     )
 }
 
-/// Steers every boid by the neighbours it sees: each boid's `Accel` written
-/// in parallel while the neighbours' `Pos` and `Vel` are read through a
-/// view, found through the grid.
+/// How `Steer` visits the flock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Steering {
+    /// Cell by cell, in parallel: the boids of the nine cells around a cell
+    /// are read once (through a `View`, found through the grid), then every
+    /// boid of the cell steers by them; the accelerations are written
+    /// afterwards with `get_mut`. Each boid is read once per neighbouring
+    /// cell, not once per neighbour.
+    ByCell,
+    /// Boid by boid, in parallel: each boid's `Accel` written by a query
+    /// while a `View` beside it reads every neighbour the grid lists
+    /// (`query_mut_and_view`): the most direct program, reading each boid
+    /// once per neighbour.
+    ByBoid,
+}
+
+/// Steers every boid by the neighbours it sees.
 struct Steer {
     world: World,
     grid: Grid,
+    by: Steering,
 }
 
-impl System for Steer {
-    fn execute(&mut self, game: &mut Context) {
+impl Steer {
+    fn by_boid(&self, game: &mut Context) {
         let world = self.world;
         let (mut boids, view) = game
             .query_mut_and_view::<(Entity, &mut Accel, &Pos, &Vel, &Cell), (&Pos, &Vel)>()
@@ -248,6 +274,64 @@ impl System for Steer {
             }
             accel.0 = flocking.steering(vel.0);
         });
+    }
+
+    fn by_cell(&self, game: &mut Context) {
+        let world = self.world;
+        let steered: Vec<Vec<(Entity, Vec2)>> = {
+            let view = game.view::<(&Pos, &Vel)>();
+            let grid = view.index(self.grid).expect("the flock's grid");
+            (0..world.cells())
+                .into_par_iter()
+                .with_min_len(64)
+                .fold(
+                    || (Vec::new(), Vec::new()),
+                    |(mut steered, mut near), flat| {
+                        let cell = world.cell_at(flat);
+                        let members = grid.get(&cell);
+                        if members.is_empty() {
+                            return (steered, near);
+                        }
+                        // The boids around, the cell's own among them (from
+                        // `mine` on, in the grid's order).
+                        near.clear();
+                        let mut mine = 0;
+                        for around in world.around(cell) {
+                            if around == cell {
+                                mine = near.len();
+                            }
+                            for &other in grid.get(&around) {
+                                let (p, v) = view.get(other).expect("the grid files live boids");
+                                near.push((other, p.0, v.0));
+                            }
+                        }
+                        for &(me, pos, vel) in &near[mine..mine + members.len()] {
+                            let mut flocking = Flocking::default();
+                            for &(other, p, v) in &near {
+                                if other != me {
+                                    flocking.see(world, pos, p, v);
+                                }
+                            }
+                            steered.push((me, flocking.steering(vel)));
+                        }
+                        (steered, near)
+                    },
+                )
+                .map(|(steered, _)| steered)
+                .collect()
+        };
+        for (boid, accel) in steered.into_iter().flatten() {
+            game.get_mut::<Accel>(boid).expect("a filed boid").0 = accel;
+        }
+    }
+}
+
+impl System for Steer {
+    fn execute(&mut self, game: &mut Context) {
+        match self.by {
+            Steering::ByCell => self.by_cell(game),
+            Steering::ByBoid => self.by_boid(game),
+        }
     }
 }
 
@@ -347,8 +431,9 @@ pub struct Flock {
 }
 
 impl Flock {
-    /// `boids` boids, with serials `0..boids`, their first lives staggered.
-    pub fn new(boids: usize) -> Self {
+    /// `boids` boids, with serials `0..boids`, their first lives staggered,
+    /// steered as `by` says.
+    pub fn new(boids: usize, by: Steering) -> Self {
         let world = World::for_boids(boids);
         let mut game = Context::new();
         let grid = game
@@ -359,7 +444,7 @@ impl Flock {
             .expect("plain bundles");
         let systems = Feature::new("flock")
             .with(Tick)
-            .with(Steer { world, grid })
+            .with(Steer { world, grid, by })
             .with(Integrate {
                 world,
                 moves: CommandBuffer::new(),
