@@ -136,7 +136,7 @@ impl<'w, R: ReadOnlyQueryParam> View<'w, R> {
                 .entities
                 .why_dead(self.context, entity, access.first().map(ComponentId::name));
         };
-        let set = self.read.archetypes().get(location.archetype).set();
+        let set = self.read.set_of(location.archetype);
         let sparse = self.read.sparse();
         // A live entity with every required component gives its items, so
         // `missing` finds one; were a column not of its component's type,

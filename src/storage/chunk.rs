@@ -93,10 +93,13 @@ pub(super) struct Chunk {
 // `&`/`&mut` values only through borrows of itself.
 unsafe impl Send for Chunk {}
 // SAFETY: as for `Send`. The owning archetype writes chunk memory only through
-// `&mut self`, or through a `ColumnAccess` made from an `ArchetypeMut`, which hands
-// out each column's slice of each chunk once (so threads given different chunks'
-// slices never touch the same bytes, and nothing else can reach the archetype
-// meanwhile). Otherwise shared access from several threads only reads.
+// `&mut self`, or through a writable `ColumnAccess` (made from an `ArchetypeMut`
+// or by a walk of an `ArchetypesLend`), which hands out each written column's
+// slice of each chunk once, so threads given different chunks' slices never
+// touch the same bytes; meanwhile nothing else reaches those columns: the
+// archetypes are borrowed mutably for the lend, and a split lend's read side
+// (`ReadLend`, shared between threads) reads only other columns. Otherwise
+// shared access from several threads only reads.
 unsafe impl Sync for Chunk {}
 
 impl Chunk {

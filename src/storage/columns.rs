@@ -63,6 +63,10 @@ impl ColumnPlan {
         keep: K,
     ) -> PlacedMut<'a, K> {
         self.check_placed_in(archetypes);
+        assert!(
+            sparse.serves(self.columns()),
+            "sparse sets lent exclusively are used with the plan they were lent for"
+        );
         // Stamps are looked for in each archetype only if the plan writes a
         // watched component (the archetype's own flag is a cache line the
         // walk does not otherwise touch).
@@ -110,7 +114,7 @@ impl<'a, K: Fn(&ComponentSet) -> bool> Iterator for PlacedMut<'a, K> {
             let (id, offsets) = self.placed.next()?;
             let archetype = &self.list[id.index()];
             if !archetype.is_empty() && (self.keep)(archetype.set()) {
-                return Some(ColumnAccess::new(
+                return Some(ColumnAccess::served(
                     archetype,
                     self.sparse,
                     PlannedColumns(self.takes),
@@ -126,14 +130,18 @@ impl<'a, K: Fn(&ComponentSet) -> bool> Iterator for PlacedMut<'a, K> {
 /// values, in the order of a `ColumnPlan`: each call takes the plan's next
 /// column, once.
 ///
-/// Made from `&'a Archetype` (`ColumnAccess::shared`: reads only) or from
-/// an `ArchetypeMut<'a>` (`ColumnAccess::exclusive`: reads, and writes of the
-/// columns the plan marks written).
+/// Made from `&'a Archetype` (`ColumnAccess::shared`: reads only), from an
+/// `ArchetypeMut<'a>` (`ColumnAccess::exclusive`: reads, and writes of the
+/// columns the plan marks written), or by the walks of an `ArchetypesLend`
+/// (`ColumnAccess::lent` and placed walks: as `exclusive`, one per archetype
+/// per walk).
 ///
-/// The plan only prevents aliasing because there is one `ColumnAccess` per
-/// exclusive borrow, whose cursor only moves forward: it must never be
-/// `Clone` or `Copy`, and `exclusive` must keep taking the `ArchetypeMut`
-/// by value.
+/// The plan only prevents aliasing because there is one writable
+/// `ColumnAccess` per archetype lent, whose cursor only moves forward: it
+/// must never be `Clone` or `Copy`, `exclusive` must keep taking the
+/// `ArchetypeMut` by value, and a lend's walks must keep handing each
+/// archetype out once. A split lend's read side makes only shared accesses,
+/// for a plan that names nothing the write side writes.
 pub struct ColumnAccess<'a, 'p> {
     archetype: &'a Archetype,
     /// The context's flag and sparse components (lent exclusively if
@@ -196,6 +204,9 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
     /// `offsets`, if given, must be where `plan` was placed in `archetype`
     /// (by [`ColumnPlan::place`], which checked the column types). Writable
     /// if given the change tick its writes stamp (`Some`).
+    ///
+    /// # Panics
+    /// If `sparse` is lent to write for another plan than `plan`.
     #[inline(always)]
     fn new(
         archetype: &'a Archetype,
@@ -208,6 +219,20 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
             sparse.serves(plan),
             "sparse sets lent exclusively are used with the plan they were lent for"
         );
+        Self::served(archetype, sparse, plan, tick, offsets)
+    }
+
+    /// As [`new`](Self::new), for a walk that checked once that `sparse`
+    /// serves `plan` (the same for every archetype it visits).
+    #[inline(always)]
+    fn served(
+        archetype: &'a Archetype,
+        sparse: SparseLend<'a>,
+        plan: PlannedColumns<'p>,
+        tick: Option<u32>,
+        offsets: Option<&'p [u32]>,
+    ) -> Self {
+        debug_assert!(sparse.serves(plan));
         ColumnAccess {
             archetype,
             sparse,
@@ -293,9 +318,11 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
         }
         Some(self.take::<T>(false)?.map(|offset| {
             // SAFETY: the column at `offset` holds `T`s (checked by `take`) and
-            // `row` is live, so the value is initialised and aligned. The plan
-            // names no column both written and read, and the archetype is
-            // borrowed for `'a`, so no `&mut` to it exists meanwhile.
+            // `row` is live, so the value is initialised and aligned. No `&mut`
+            // to it exists for `'a`: the plan names no column both written and
+            // read; the archetype was borrowed for `'a` (shared, or lent to
+            // this access alone); and a split lend's other side writes only
+            // columns this access's plan does not name (`Archetypes::split`).
             unsafe { &*self.archetype.value_at::<T>(offset, row) }
         }))
     }
@@ -322,9 +349,12 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
         let tick = self.tick;
         Some(self.take_written::<T>()?.map(|(offset, stamps)| {
             // SAFETY: as in `read_row` for type, initialisation and alignment.
-            // Uniqueness: the access was made from `&'a mut Archetype`
-            // (`writable`), and the plan names a written column once, so this is
-            // the only reference to any of its values for `'a`.
+            // Uniqueness: the access is writable only if made from an
+            // `ArchetypeMut<'a>` or by a walk of an `ArchetypesLend<'a>` (each
+            // archetype handed out once per walk, one walk at a time), and the
+            // plan names a written column once, which a split's read side does
+            // not name: so this is the only reference to any of its values for
+            // `'a`.
             let value = unsafe { &mut *self.archetype.value_at::<T>(offset, row) };
             (value, Stamp::new(stamps, row, tick))
         }))
@@ -709,9 +739,11 @@ impl<'a, T: 'static> Iterator for ColumnChunks<'a, T> {
         // first `len` values of the column in a chunk in use are initialised and
         // contiguous from `base + offset`, which is aligned for `T` (column
         // offsets are aligned; zero-sized columns sit at the chunk's aligned
-        // base). The column is not written under the access's plan, and the
-        // archetype is borrowed for `'a`, so no `&mut` to these values exists
-        // meanwhile.
+        // base). The column is not written under the access's plan, the
+        // archetype is borrowed for `'a` (shared, or lent to this access), and
+        // a split lend's write side writes only columns this access's plan
+        // does not name (`Archetypes::split`), so no `&mut` to these values
+        // exists meanwhile.
         Some(unsafe { std::slice::from_raw_parts(base.wrapping_add(self.offset).cast::<T>(), len) })
     }
 }
@@ -783,13 +815,16 @@ impl<'a, T: 'static> Iterator for ColumnChunksMut<'a, T> {
             stamping.hand_out(self.chunks.rows);
         }
         // SAFETY: as in `ColumnChunks::next` for type, initialisation and
-        // alignment. Uniqueness: the `ColumnAccess` was made from `&'a mut
-        // Archetype` (`writable`), its plan names this written column once (so
-        // it was taken once), and the cursor only moves forward, so each
-        // chunk's slice of this column is handed out once; slices of different
-        // chunks (separate allocations) or of different columns (disjoint byte
-        // ranges of a chunk) never overlap. The chunk memory is not freed or
-        // moved while the archetype is borrowed.
+        // alignment. Uniqueness: the `ColumnAccess` was made from an
+        // `ArchetypeMut<'a>` or by a walk of an `ArchetypesLend<'a>`, which
+        // hands each archetype out once (`writable`); its plan names this
+        // written column once (so it was taken once), and the cursor only
+        // moves forward, so each chunk's slice of this column is handed out
+        // once; slices of different chunks (separate allocations) or of
+        // different columns (disjoint byte ranges of a chunk) never overlap;
+        // a split lend's read side reads only columns this plan does not
+        // write (`Archetypes::split`). The chunk memory is not freed or moved
+        // while the archetype is borrowed.
         Some(unsafe { std::slice::from_raw_parts_mut(base.wrapping_add(self.offset).cast::<T>(), len) })
     }
 }

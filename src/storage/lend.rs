@@ -9,7 +9,7 @@
 //! columns its plan marks written (as `ColumnAccess` does for a placed
 //! walk). What keeps two accesses from aliasing is which columns each
 //! touches: a lend writes only the written columns of the one plan it was
-//! made for (checked as each `ColumnAccess` is made), hands out each
+//! made for (checked once as each walk starts), hands out each
 //! archetype once per walk (the ids visited strictly increase), and is
 //! unique (not `Clone`; shorter walks go through `reborrow`); a split's
 //! read side reads only the columns of its own plan, which writes nothing
@@ -22,8 +22,10 @@ use std::marker::PhantomData;
 
 use super::archetype::Archetype;
 use super::archetypes::{Archetypes, Visit};
+use super::bitset::ComponentSet;
 use super::column_plan::{ColumnPlan, PlannedColumns};
 use super::columns::{ColumnAccess, PlacedMut, RowAccess};
+use super::location::ArchetypeId;
 use super::sparse::SparseSets;
 use super::sparse_access::SparseLend;
 use crate::id::ComponentId;
@@ -139,6 +141,10 @@ impl<'a> ArchetypesLend<'a> {
             self.serves(plan),
             "archetypes lent to write are walked by the plan they were lent for"
         );
+        assert!(
+            sparse.serves(plan),
+            "sparse sets lent exclusively are used with the plan they were lent for"
+        );
         let tick = self.archetypes.change_tick();
         let mut last = None;
         self.archetypes.visit(visit).filter(move |a| keep(a)).map(move |a| {
@@ -186,11 +192,12 @@ impl<'a> ReadLend<'a> {
         }
     }
 
-    /// The archetypes, to find rows in (not to read their values: those go
-    /// through [`row`](Self::row)).
-    #[inline(always)]
-    pub(crate) fn archetypes(&self) -> &'a Archetypes {
-        self.archetypes
+    /// The components of archetype `id` (its layout only: a split's read
+    /// side hands out no way to read values but [`row`](Self::row) and
+    /// [`access`](Self::access), which keep to its plan).
+    #[inline]
+    pub(crate) fn set_of(&self, id: ArchetypeId) -> &'a ComponentSet {
+        self.archetypes.get(id).set()
     }
 
     /// Read access, as `plan` (the plan lent for, if a split's) says, to

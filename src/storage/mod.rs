@@ -64,9 +64,13 @@
 //!   per borrow of an archetype) takes each planned column once, and only a
 //!   `ColumnAccess` made from an `ArchetypeMut` or by the walks of an
 //!   `ArchetypesLend` (lent from `&mut Archetypes` for one plan, checked as
-//!   each walk starts; each archetype handed out once per walk) writes. A
-//!   split lend's read side (`ReadLend`) reads only its own plan's columns,
-//!   which `Archetypes::split` checked are none the write side writes.
+//!   each walk starts; each archetype handed out once per walk) writes; the
+//!   `&Archetypes` a lend shows (`ArchetypesLend::archetypes`) is borrowed
+//!   from the lend, so the borrow checker keeps it apart from the accesses
+//!   of its walks. A split lend's read side (`ReadLend`, shared between
+//!   threads) reads values only through its own plan (`access`, `row`),
+//!   whose components `Archetypes::split` checked are none the write side
+//!   writes, and shows nothing else but archetypes' component sets.
 //! - A query's flag and sparse values cannot alias either: `ColumnAccess`
 //!   takes them in plan order too; a write view is made only from sets lent
 //!   from `&mut SparseSets` for one plan (every `ColumnAccess` made with that

@@ -46,10 +46,13 @@ pub struct SparseLend<'a> {
 }
 
 // SAFETY: a `SparseLend` is a `&'a SparseSets` or a `&'a mut SparseSets` in
-// raw form; `SparseSets` is `Send + Sync` (its values are), so either may
-// cross threads. Writes through it happen only through `SparseWrite` views
-// (`SparseChunkMut`, `write_sparse_row`), whose entries are disjoint (see
-// the module docs).
+// raw form, or one of the two halves of a split `&'a mut SparseSets`
+// (`split`: one half writes the sets its plan writes, the other reads only
+// sets its own plan names, which are others); `SparseSets` is `Send + Sync`
+// (its values are), so any may cross threads. Writes through it happen only
+// through `SparseWrite` views (`SparseChunkMut`, `write_sparse_row`), whose
+// entries are disjoint (see the module docs), and the lend only ever makes
+// shared references to the sets themselves.
 unsafe impl Send for SparseLend<'_> {}
 // SAFETY: as for `Send`.
 unsafe impl Sync for SparseLend<'_> {}
