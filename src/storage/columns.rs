@@ -494,9 +494,7 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
 /// the per-archetype setup of every query).
 #[inline(never)]
 fn stamp_all(stamps: &Stamps, len: usize, tick: u32) {
-    // SAFETY: the column is taken once by its access, and none of its rows
-    // is handed out yet, so nothing else reads or writes their stamps.
-    unsafe { stamps.mark_range(0, len, tick) };
+    stamps.mark_range(0, len, tick);
 }
 
 /// One live row of one archetype, with one of its columns lent out mutably
@@ -787,10 +785,7 @@ impl<'a, T> ColumnChunksMut<'a, T> {
     pub(crate) fn mark(&mut self, rows: std::ops::Range<usize>) {
         if let Some(s) = &self.stamping {
             debug_assert!(s.last + rows.end <= s.next, "rows of the chunk handed out last");
-            // SAFETY: the column was taken once, by the access this walk
-            // came from, and `&mut self` is the walk's only handle: nothing
-            // else reads or writes the stamps of the rows it handed out.
-            unsafe { s.stamps.mark_range(s.last + rows.start, rows.len(), s.tick) };
+            s.stamps.mark_range(s.last + rows.start, rows.len(), s.tick);
         }
     }
 

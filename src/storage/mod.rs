@@ -92,15 +92,14 @@
 //! - A move between archetypes only follows edges built here, from
 //!   `set.with(c)` / `set.without(c)`, so the source and target columns differ
 //!   by exactly that one component.
-//! - Change stamps are `AtomicU32`s (so a stamp can be written through a
-//!   shared borrow of the archetype or set). A column's row stamps are
-//!   filled with plain stores only as a writable `ColumnAccess` takes the
-//!   column (once, before it hands out any row), so nothing else touches
-//!   them meanwhile; a sparse set's (by entity slot) are marked where a
-//!   query's chunks are handed out, one at a time (under the parallel
-//!   iterator's lock, never on the worker threads), or for one entity
-//!   under an exclusive borrow. Scans read them as `u32`s only under
-//!   `&mut`, or with atomic loads.
+//! - Change stamps are atomics (so a stamp can be written through a shared
+//!   borrow of the archetype or set), marked with relaxed loads and stores
+//!   (a column's as a writable `ColumnAccess` takes the column, before it
+//!   hands out any row, or for the rows it handed out; a sparse set's, by
+//!   entity slot, where a query's chunks are handed out, one at a time
+//!   under the parallel iterator's lock, never on the worker threads; or
+//!   for one entity under an exclusive borrow). Scans read them as `u32`s
+//!   only under `&mut`, or with atomic loads.
 //! - No code outside this module runs while a row is half-written: moves copy
 //!   bits and write one owned value; `spawn`'s `RowWriter` removes its row and
 //!   then drops what it wrote if it is dropped early (including by a panic, and

@@ -12,10 +12,16 @@
 //! behind (the context hands what it was stamped for to the collectors that
 //! watch it before the row moves).
 //!
-//! Stamps are `AtomicU32`s so that a write through a shared borrow of the
+//! A mark writes the block's summary only: a row's stamp is its block's
+//! largest (`tick`) when the block's `mask` holds the row, else the row's
+//! own entry, which is written only when the row leaves the mask (a later
+//! tick marks other rows of its block, or a move sets it). So a write to a
+//! whole column costs a store per block, not per row.
+//!
+//! Stamps are atomics so that a mark through a shared borrow of the
 //! archetype (a `ColumnAccess` made from an exclusive one, each row handed
-//! out once) is sound; single rows are stamped with relaxed stores (a plain
-//! store on every target), a chunk handed out whole with a plain fill.
+//! out once) is sound; marks use relaxed loads and stores (plain ones on
+//! every target).
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -59,7 +65,8 @@ impl<'a> Stamp<'a> {
 
 /// The change stamps of one column.
 pub(crate) struct Stamps {
-    /// Per row (across chunks), the tick of its last mutable access.
+    /// Per row (across chunks), the tick of its last mutable access, unless
+    /// its block's mask holds it (its stamp is then the block's tick).
     rows: Box<[AtomicU32]>,
     /// Per block of `1 << shift` rows, a summary of its rows' stamps.
     blocks: Box<[Block]>,
@@ -67,10 +74,11 @@ pub(crate) struct Stamps {
 }
 
 /// What one block of rows knows of its rows' stamps: the largest (`tick`),
-/// which rows have it (`mask`), and a bound on every other (`prev`). So a
-/// consumer that last looked at or after `prev` finds the block's changed
-/// rows in `mask` without reading them, which is the common case (writes
-/// since one consumer's last look); others read the rows' stamps.
+/// which rows have it (`mask`: their own entries may be older, and are not
+/// read), and a bound on every other (`prev`). So a consumer that last
+/// looked at or after `prev` finds the block's changed rows in `mask`
+/// without reading rows, which is the common case (writes since one
+/// consumer's last look); others read the other rows' entries.
 #[repr(C)]
 struct Block {
     /// At least every stamp of the block's rows (more after a row moved
@@ -80,24 +88,6 @@ struct Block {
     prev: AtomicU32,
     /// The rows (bit `i`: the block's row `i`) stamped `tick`.
     mask: AtomicU64,
-}
-
-impl Block {
-    /// Rows `bits` were stamped `tick` (not less than any stamp before).
-    /// Marks are never concurrent (see `Stamps::mark`), so a plain load and
-    /// store stand in for read-modify-write.
-    #[inline(always)]
-    fn mark(&self, bits: u64, tick: u32) {
-        let old = self.tick.load(Ordering::Relaxed);
-        if old == tick {
-            let mask = self.mask.load(Ordering::Relaxed);
-            self.mask.store(mask | bits, Ordering::Relaxed);
-        } else {
-            self.prev.store(old, Ordering::Relaxed);
-            self.tick.store(tick, Ordering::Relaxed);
-            self.mask.store(bits, Ordering::Relaxed);
-        }
-    }
 }
 
 /// `len` stamps, all 0, from zeroed memory (which the system hands out
@@ -173,30 +163,18 @@ impl Stamps {
     /// parallel query's chunks are handed out one at a time, under its
     /// iterator's lock). They go through atomics so that they can be made
     /// through a shared borrow; a concurrent mark would lose a block bit
-    /// (a missed change), never be undefined behaviour.
+    /// or a row's stamp (a missed change), never be undefined behaviour.
     #[inline(always)]
     pub(super) fn mark(&self, row: u32, tick: u32) {
         let row = row as usize;
-        self.rows[row].store(tick, Ordering::Relaxed);
         let size = 1usize << self.shift;
-        self.blocks[row >> self.shift].mark(1 << (row & (size - 1)), tick);
+        self.mark_block(row >> self.shift, 1 << (row & (size - 1)), tick);
     }
 
-    /// Stamps rows `start..start + len` (within the capacity) with `tick`.
-    ///
-    /// # Safety
-    /// No other thread may read or write those rows' stamps while this runs
-    /// (the caller hands those rows out to one user).
+    /// Stamps rows `start..start + len` (within the capacity) with `tick`:
+    /// a store per block.
     #[inline]
-    pub(super) unsafe fn mark_range(&self, start: usize, len: usize, tick: u32) {
-        let rows = &self.rows[start..start + len];
-        // SAFETY: `AtomicU32` has the size, alignment and bit validity of
-        // `u32`, and its `UnsafeCell` lets its value be written through a
-        // shared borrow; the contract rules out any concurrent access to
-        // these rows' stamps, so plain stores race with nothing. The range
-        // is in bounds (the slice above is).
-        let plain = unsafe { std::slice::from_raw_parts_mut(rows.as_ptr().cast::<u32>().cast_mut(), rows.len()) };
-        plain.fill(tick);
+    pub(super) fn mark_range(&self, start: usize, len: usize, tick: u32) {
         let size = 1usize << self.shift;
         let mut row = start;
         while row < start + len {
@@ -207,23 +185,65 @@ impl Stamps {
             } else {
                 ((1u64 << count) - 1) << first
             };
-            self.blocks[block].mark(bits, tick);
+            self.mark_block(block, bits, tick);
             row += count;
+        }
+    }
+
+    /// Rows `bits` of block `block` were stamped `tick` (not less than any
+    /// stamp before). The rows that leave the block's mask (it held them at
+    /// its old tick) get that tick in their own entries first.
+    #[inline(always)]
+    fn mark_block(&self, block: usize, bits: u64, tick: u32) {
+        let summary = &self.blocks[block];
+        let (old, mask) = (
+            summary.tick.load(Ordering::Relaxed),
+            summary.mask.load(Ordering::Relaxed),
+        );
+        if old == tick {
+            summary.mask.store(mask | bits, Ordering::Relaxed);
+        } else {
+            let leaving = mask & !bits;
+            if leaving != 0 {
+                self.keep_stamps(block, leaving, old);
+            }
+            summary.prev.store(old, Ordering::Relaxed);
+            summary.tick.store(tick, Ordering::Relaxed);
+            summary.mask.store(bits, Ordering::Relaxed);
+        }
+    }
+
+    /// Writes `stamp` into the entries of block `block`'s rows `bits`
+    /// (rows leaving its mask at that stamp).
+    #[inline]
+    fn keep_stamps(&self, block: usize, mut bits: u64, stamp: u32) {
+        let start = block << self.shift;
+        while bits != 0 {
+            self.rows[start + bits.trailing_zeros() as usize].store(stamp, Ordering::Relaxed);
+            bits &= bits - 1;
         }
     }
 
     /// The stamp of `row` (within the capacity), through a shared borrow.
     #[inline]
     pub(super) fn peek(&self, row: u32) -> u32 {
-        self.rows
-            .get(row as usize)
-            .map_or(0, |stamp| stamp.load(Ordering::Relaxed))
+        let row = row as usize;
+        let Some(own) = self.rows.get(row) else {
+            return 0;
+        };
+        let summary = &self.blocks[row >> self.shift];
+        let size = 1usize << self.shift;
+        if summary.mask.load(Ordering::Relaxed) & (1 << (row & (size - 1))) != 0 {
+            summary.tick.load(Ordering::Relaxed)
+        } else {
+            own.load(Ordering::Relaxed)
+        }
     }
 
     /// The stamp of `row`.
     #[inline]
     pub(super) fn get(&mut self, row: u32) -> u32 {
-        *self.rows[row as usize].get_mut()
+        self.peek(row)
     }
 
     /// Sets the stamp of `row` to `stamp` (a new row's 0, or the stamp of
@@ -231,19 +251,28 @@ impl Stamps {
     #[inline]
     pub(super) fn set(&mut self, row: u32, stamp: u32) {
         let row = row as usize;
-        *self.rows[row].get_mut() = stamp;
         let size = 1usize << self.shift;
-        let bit = 1u64 << (row & (size - 1));
-        let block = &mut self.blocks[row >> self.shift];
-        let (tick, prev, mask) = (block.tick.get_mut(), block.prev.get_mut(), block.mask.get_mut());
-        if stamp != 0 && stamp == *tick {
-            *mask |= bit;
-        } else if stamp > *tick {
-            *prev = *tick;
-            *tick = stamp;
-            *mask = bit;
+        let (block, bit) = (row >> self.shift, 1u64 << (row & (size - 1)));
+        let (tick, mask) = {
+            let summary = &mut self.blocks[block];
+            (*summary.tick.get_mut(), *summary.mask.get_mut())
+        };
+        if stamp != 0 && stamp == tick {
+            *self.blocks[block].mask.get_mut() = mask | bit;
+        } else if stamp > tick {
+            let leaving = mask & !bit;
+            if leaving != 0 {
+                self.keep_stamps(block, leaving, tick);
+            }
+            let summary = &mut self.blocks[block];
+            *summary.prev.get_mut() = tick;
+            *summary.tick.get_mut() = stamp;
+            *summary.mask.get_mut() = bit;
         } else {
-            *mask &= !bit;
+            *self.rows[row].get_mut() = stamp;
+            let summary = &mut self.blocks[block];
+            *summary.mask.get_mut() = mask & !bit;
+            let prev = summary.prev.get_mut();
             *prev = (*prev).max(stamp);
         }
     }
@@ -292,10 +321,13 @@ impl Stamps {
             } else {
                 (1u64 << (end - start)) - 1
             };
+            // The rows in the mask have the block's tick, after `since`; the
+            // others their own entries.
+            let mask = summary.mask.load(Ordering::Relaxed);
             let changed = if summary.prev.load(Ordering::Relaxed) <= since {
-                summary.mask.load(Ordering::Relaxed) & live
+                mask & live
             } else {
-                newer(&self.rows[start..end])
+                (newer(&self.rows[start..end]) | mask) & live
             };
             if changed != 0 {
                 f(start, changed);
@@ -407,8 +439,7 @@ mod tests {
                     2 => {
                         let start = next(len);
                         let count = next(len - start + 1);
-                        // SAFETY: nothing else touches these stamps.
-                        unsafe { stamps.mark_range(start, count, tick) };
+                        stamps.mark_range(start, count, tick);
                         model[start..start + count].fill(tick);
                     }
                     3 => {
