@@ -192,6 +192,7 @@ impl Context {
 
 /// [`Error::KeyedWrite`] if `plan` writes a component an active entity index
 /// of context `context` keys on.
+#[inline(always)]
 fn refuse_keyed_writes(indices: &Indices, plan: &QueryPlan, context: &'static str) -> Result<(), Error> {
     if indices.any_keyed()
         && let Some((component, index)) = plan.written().find_map(|id| indices.keyed_by(id))

@@ -114,16 +114,19 @@ pub use sparse::{InSparseSets, Present, SparseMut, SparseOpt, SparseOptMut, Spar
 
 /// What narrows a query: its plan (columns and required components), an
 /// optional matcher and an optional group; and where its archetypes come
-/// from. Shared by [`Query`] and [`QueryMut`].
-struct Scope<'w> {
+/// from. Shared by [`Query`] and [`QueryMut`]. `P` holds the plan: the
+/// context's or one made for the query (`Cow`, for [`Query`]), or the
+/// context's (`&QueryPlan`, for [`QueryMut`]: a query that writes is moved
+/// out of a `Result` every call, so it is kept small).
+struct Scope<'w, P> {
     groups: &'w Groups,
     membership: &'w Membership,
     /// Where flag and sparse components are: for the per-entity check, and
     /// for the parameters that fetch them.
     sparse: SparseLend<'w>,
     context: &'static str,
-    /// The context's plan of the query type, or one made for this query.
-    plan: Cow<'w, QueryPlan>,
+    /// The plan of the query type.
+    plan: P,
     /// The matcher narrowed to, as a membership (archetype filter and
     /// per-entity check). Boxed: a membership is large, and a query that
     /// narrows nothing is moved around whole.
@@ -140,8 +143,8 @@ pub(crate) struct QuerySource<'w> {
     pub(crate) sparse: SparseLend<'w>,
 }
 
-impl<'w> Scope<'w> {
-    fn new(source: QuerySource<'w>, context: &'static str, plan: Cow<'w, QueryPlan>) -> Self {
+impl<'w, P: std::ops::Deref<Target = QueryPlan>> Scope<'w, P> {
+    fn new(source: QuerySource<'w>, context: &'static str, plan: P) -> Self {
         Scope {
             groups: source.groups,
             membership: source.membership,
@@ -298,7 +301,7 @@ impl<T, A: Iterator<Item = T>, B: Iterator<Item = T>> Iterator for OneOf<A, B> {
 /// creation order, rows in chunk order.
 pub struct Query<'w, Q: ReadOnlyQueryParam> {
     archetypes: &'w Archetypes,
-    scope: Scope<'w>,
+    scope: Scope<'w, Cow<'w, QueryPlan>>,
     /// Rows per parallel task (`None`: [`iter::default_batch`]).
     #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
     batch: Option<usize>,
@@ -492,7 +495,7 @@ impl<Q: ReadOnlyQueryParam> fmt::Debug for Query<'_, Q> {
 pub struct QueryMut<'w, Q: QueryParam> {
     /// Lent to write the columns the plan writes.
     archetypes: ArchetypesLend<'w>,
-    scope: Scope<'w>,
+    scope: Scope<'w, &'w QueryPlan>,
     /// Rows per parallel task (`None`: [`iter::default_batch`]).
     #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
     batch: Option<usize>,
@@ -508,7 +511,7 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     ) -> Self {
         QueryMut {
             archetypes,
-            scope: Scope::new(source, context, Cow::Borrowed(plan)),
+            scope: Scope::new(source, context, plan),
             batch: None,
             _q: PhantomData,
         }
@@ -553,7 +556,7 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     /// rows that pass it.
     fn chunk_runs(&mut self) -> impl Iterator<Item = (Q::Chunk<'_>, usize)> + '_ {
         let (walk, check) = (self.scope.walk(self.archetypes.archetypes()), self.scope.check());
-        let columns = Self::walk_columns(self.archetypes.reborrow(), self.scope.sparse, &self.scope.plan, walk);
+        let columns = Self::walk_columns(self.archetypes.reborrow(), self.scope.sparse, self.scope.plan, walk);
         match check {
             None => OneOf::First(ChunkIter::<Q, _>::new(columns)),
             Some(check) => OneOf::Second(Runs::<Q, _>::new(columns, check)),
@@ -563,7 +566,7 @@ impl<'w, Q: QueryParam> QueryMut<'w, Q> {
     /// The items, entity by entity.
     pub fn iter(&mut self) -> impl Iterator<Item = Q::Item<'_>> + '_ {
         let (walk, check) = (self.scope.walk(self.archetypes.archetypes()), self.scope.check());
-        let columns = Self::walk_columns(self.archetypes.reborrow(), self.scope.sparse, &self.scope.plan, walk);
+        let columns = Self::walk_columns(self.archetypes.reborrow(), self.scope.sparse, self.scope.plan, walk);
         match check {
             None => OneOf::First(rows::<Q, _>(columns)),
             Some(check) => OneOf::Second(RowIter::<Q, _>::new(Runs::<Q, _>::new(columns, check))),
