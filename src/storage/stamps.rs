@@ -16,13 +16,16 @@
 //! largest (`tick`) when the block's `mask` holds the row, else the row's
 //! own entry, which is written only when the row leaves the mask (a later
 //! tick marks other rows of its block, or a move sets it). So a write to a
-//! whole column costs a store per block, not per row.
+//! whole column costs a store per block, not per row, and the rows' entries
+//! are allocated only when the first row needs one: a watched column costs
+//! 16 bytes per 64 rows until then, 4 bytes a row more after.
 //!
 //! Stamps are atomics so that a mark through a shared borrow of the
 //! archetype (a `ColumnAccess` made from an exclusive one, each row handed
 //! out once) is sound; marks use relaxed loads and stores (plain ones on
 //! every target).
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// One row's change stamp, to be set once a write is known to stand (a
@@ -67,7 +70,11 @@ impl<'a> Stamp<'a> {
 pub(crate) struct Stamps {
     /// Per row (across chunks), the tick of its last mutable access, unless
     /// its block's mask holds it (its stamp is then the block's tick).
-    rows: Box<[AtomicU32]>,
+    /// Allocated the first time a row needs an entry of its own (a write
+    /// to whole blocks never does): until then every entry is 0.
+    rows: OnceLock<Box<[AtomicU32]>>,
+    /// Rows the stamps have room for.
+    capacity: usize,
     /// Per block of `1 << shift` rows, a summary of its rows' stamps.
     blocks: Box<[Block]>,
     shift: u32,
@@ -91,8 +98,8 @@ struct Block {
 }
 
 /// `len` stamps, all 0, from zeroed memory (which the system hands out
-/// without touching it: a column that starts being watched costs resident
-/// memory only as its rows are written).
+/// without touching it: entries cost resident memory only as rows get
+/// entries of their own).
 fn zeroed_rows(len: usize) -> Box<[AtomicU32]> {
     let plain = Box::into_raw(vec![0u32; len].into_boxed_slice());
     // SAFETY: `AtomicU32` has the size, alignment and bit validity of `u32`
@@ -123,25 +130,35 @@ impl Stamps {
     pub(super) fn new(rows: usize, shift: u32) -> Self {
         debug_assert!(shift <= 6, "a block's mask holds 64 rows");
         Stamps {
-            rows: zeroed_rows(rows),
+            rows: OnceLock::new(),
+            capacity: rows,
             blocks: zeroed_blocks(rows >> shift),
             shift,
         }
+    }
+
+    /// Every row's own entry, allocated now if it was not.
+    #[inline]
+    fn entries(&self) -> &[AtomicU32] {
+        self.rows.get_or_init(|| zeroed_rows(self.capacity))
     }
 
     /// Room for at least `rows` rows (a multiple of the block size); the
     /// new ones are 0.
     #[cold]
     pub(super) fn grow(&mut self, rows: usize) {
-        if rows <= self.rows.len() {
+        if rows <= self.capacity {
             return;
         }
-        let rows = rows.max(2 * self.rows.len());
-        let mut new = zeroed_rows(rows);
-        for (to, from) in new.iter_mut().zip(self.rows.iter_mut()) {
-            *to.get_mut() = *from.get_mut();
+        let rows = rows.max(2 * self.capacity);
+        if let Some(old) = self.rows.get_mut() {
+            let mut new = zeroed_rows(rows);
+            for (to, from) in new.iter_mut().zip(old.iter_mut()) {
+                *to.get_mut() = *from.get_mut();
+            }
+            self.rows = OnceLock::from(new);
         }
-        self.rows = new;
+        self.capacity = rows;
         let mut new = zeroed_blocks(rows >> self.shift);
         for (to, from) in new.iter_mut().zip(self.blocks.iter_mut()) {
             std::mem::swap(to, from);
@@ -152,7 +169,7 @@ impl Stamps {
     /// The row capacity.
     #[cfg(test)]
     pub(super) fn capacity(&self) -> usize {
-        self.rows.len()
+        self.capacity
     }
 
     /// Stamps `row` (within the capacity) with `tick`, the context's
@@ -217,9 +234,9 @@ impl Stamps {
     /// (rows leaving its mask at that stamp).
     #[inline]
     fn keep_stamps(&self, block: usize, mut bits: u64, stamp: u32) {
-        let start = block << self.shift;
+        let (start, rows) = (block << self.shift, self.entries());
         while bits != 0 {
-            self.rows[start + bits.trailing_zeros() as usize].store(stamp, Ordering::Relaxed);
+            rows[start + bits.trailing_zeros() as usize].store(stamp, Ordering::Relaxed);
             bits &= bits - 1;
         }
     }
@@ -228,15 +245,15 @@ impl Stamps {
     #[inline]
     pub(super) fn peek(&self, row: u32) -> u32 {
         let row = row as usize;
-        let Some(own) = self.rows.get(row) else {
+        if row >= self.capacity {
             return 0;
-        };
+        }
         let summary = &self.blocks[row >> self.shift];
         let size = 1usize << self.shift;
         if summary.mask.load(Ordering::Relaxed) & (1 << (row & (size - 1))) != 0 {
             summary.tick.load(Ordering::Relaxed)
         } else {
-            own.load(Ordering::Relaxed)
+            self.rows.get().map_or(0, |rows| rows[row].load(Ordering::Relaxed))
         }
     }
 
@@ -269,7 +286,13 @@ impl Stamps {
             *summary.tick.get_mut() = stamp;
             *summary.mask.get_mut() = bit;
         } else {
-            *self.rows[row].get_mut() = stamp;
+            // An entry not allocated yet is 0 already.
+            if stamp != 0 || self.rows.get().is_some() {
+                self.entries();
+                if let Some(rows) = self.rows.get_mut() {
+                    *rows[row].get_mut() = stamp;
+                }
+            }
             let summary = &mut self.blocks[block];
             *summary.mask.get_mut() = mask & !bit;
             let prev = summary.prev.get_mut();
@@ -327,7 +350,8 @@ impl Stamps {
             let changed = if summary.prev.load(Ordering::Relaxed) <= since {
                 mask & live
             } else {
-                (newer(&self.rows[start..end]) | mask) & live
+                let own = self.rows.get().map_or(0, |rows| newer(&rows[start..end]));
+                (own | mask) & live
             };
             if changed != 0 {
                 f(start, changed);
@@ -337,7 +361,7 @@ impl Stamps {
 
     /// Subtracts `base` from every stamp (0 for those at or below it).
     pub(super) fn rebase(&mut self, base: u32) {
-        for stamp in self.rows.iter_mut() {
+        for stamp in self.rows.get_mut().map_or(&mut [][..], |rows| &mut rows[..]) {
             let stamp = stamp.get_mut();
             *stamp = stamp.saturating_sub(base);
         }
@@ -351,7 +375,7 @@ impl Stamps {
 
     /// Bytes held.
     pub(super) fn bytes(&self) -> usize {
-        self.rows.len() * size_of::<AtomicU32>() + self.blocks.len() * size_of::<Block>()
+        self.rows.get().map_or(0, |rows| rows.len() * size_of::<AtomicU32>()) + self.blocks.len() * size_of::<Block>()
     }
 }
 
@@ -479,6 +503,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn rows_get_entries_of_their_own_only_when_one_leaves_its_blocks_mask() {
+        let mut stamps = Stamps::new(256, 6);
+        let blocks = 4 * size_of::<Block>();
+        assert_eq!(stamps.bytes(), blocks, "a new column's stamps: the block summaries");
+        // Whole blocks written, tick after tick: summaries only.
+        for tick in 1..4 {
+            stamps.mark_range(0, 256, tick);
+        }
+        stamps.set(255, 0);
+        assert_eq!(stamps.bytes(), blocks);
+        assert_eq!(found(&mut stamps, 256, 2, 6), (0..255).collect::<Vec<_>>());
+        // One row written at a later tick: the others of its block keep 3.
+        stamps.mark(5, 4);
+        assert_eq!(stamps.bytes(), blocks + 256 * size_of::<AtomicU32>());
+        assert_eq!((stamps.get(5), stamps.get(6), stamps.get(255)), (4, 3, 0));
+        assert_eq!(found(&mut stamps, 256, 3, 6), [5]);
     }
 
     #[test]
