@@ -24,14 +24,7 @@ impl Context {
     /// it (for `&T`), looking each one's value up by entity, and its chunk
     /// methods hand out [`SparseChunk`](crate::query::SparseChunk)s for it.
     pub fn query<Q: ReadOnlyQueryParam>(&self) -> Query<'_, Q> {
-        let plan = match self.queries.get::<Q>() {
-            Some(plan) => Cow::Borrowed(plan),
-            None => Cow::Owned(
-                QueryPlan::of::<Q>(self.name)
-                    .expect("a query that only reads never aliases: `Q` is a `ReadOnlyQueryParam`"),
-            ),
-        };
-        Query::new(&self.archetypes, self.query_source(), self.name, plan)
+        Query::new(&self.archetypes, self.query_source(), self.name, self.read_plan::<Q>())
     }
 
     /// A query that can write, e.g. `game.query_mut::<(&mut Position,
@@ -163,13 +156,7 @@ impl Context {
     /// # Ok::<(), reactecs::Error>(())
     /// ```
     pub fn view<R: ReadOnlyQueryParam>(&self) -> View<'_, R> {
-        let plan = match self.queries.get::<R>() {
-            Some(plan) => Cow::Borrowed(plan),
-            None => Cow::Owned(
-                QueryPlan::of::<R>(self.name)
-                    .expect("a query that only reads never aliases: `Q` is a `ReadOnlyQueryParam`"),
-            ),
-        };
+        let plan = self.read_plan::<R>();
         View::new(
             &self.entities,
             &self.indices,
@@ -178,6 +165,17 @@ impl Context {
             plan,
             self.name,
         )
+    }
+
+    /// The plan `query_mut` keeps for `Q`, or one worked out for the call.
+    fn read_plan<Q: ReadOnlyQueryParam>(&self) -> Cow<'_, QueryPlan> {
+        match self.queries.get::<Q>() {
+            Some(plan) => Cow::Borrowed(plan),
+            None => Cow::Owned(
+                QueryPlan::of::<Q>(self.name)
+                    .expect("a query that only reads never aliases: `Q` is a `ReadOnlyQueryParam`"),
+            ),
+        }
     }
 
     /// What a query reads besides the archetypes.

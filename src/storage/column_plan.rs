@@ -8,7 +8,6 @@ use std::any::TypeId;
 use smallvec::SmallVec;
 
 use super::archetypes::Archetypes;
-use super::bitset::ComponentSet;
 use super::location::ArchetypeId;
 use crate::id::ComponentId;
 
@@ -42,8 +41,6 @@ pub struct ColumnPlan {
     /// Per placed archetype, per take: the column's offset in a chunk, or
     /// `ABSENT`.
     offsets: Vec<u32>,
-    /// The components it takes.
-    ids: ComponentSet,
 }
 
 impl ColumnPlan {
@@ -63,7 +60,6 @@ impl ColumnPlan {
         match conflict {
             Some(id) => Err(id),
             None => Ok(ColumnPlan {
-                ids: takes.iter().map(|take| take.id).collect(),
                 takes,
                 ..ColumnPlan::default()
             }),
@@ -113,12 +109,6 @@ impl ColumnPlan {
             self.offsets.push(offset);
         }
         self.placed.push(id);
-    }
-
-    /// The components it takes.
-    #[inline]
-    pub(super) fn ids(&self) -> &ComponentSet {
-        &self.ids
     }
 
     /// The archetypes the plan is placed in, in creation order.

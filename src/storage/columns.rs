@@ -511,8 +511,8 @@ pub struct RowAccess<'a> {
     written: usize,
     /// The change tick a write to it stamps.
     tick: u32,
-    /// If given, the only components it reads.
-    only: Option<&'a ComponentSet>,
+    /// If given, the only components it reads (a plan's takes).
+    only: Option<&'a [Take]>,
 }
 
 impl<'a> RowAccess<'a> {
@@ -552,10 +552,10 @@ impl<'a> RowAccess<'a> {
         Self::reading(archetype, row, None)
     }
 
-    /// Live `row` of `archetype` for reading the components in `only` (all,
-    /// if `None`), with no column lent out.
+    /// Live `row` of `archetype` for reading the components `only` takes
+    /// (all, if `None`), with no column lent out.
     #[inline(always)]
-    pub(super) fn reading(archetype: &'a Archetype, row: u32, only: Option<&'a ComponentSet>) -> Option<Self> {
+    pub(super) fn reading(archetype: &'a Archetype, row: u32, only: Option<&'a [Take]>) -> Option<Self> {
         if !archetype.contains_row(row) {
             return None;
         }
@@ -584,7 +584,7 @@ impl<'a> RowAccess<'a> {
     #[inline(always)]
     pub(crate) fn read<T: 'static>(&self, id: ComponentId) -> Option<&'a T> {
         let col = self.archetype.typed_column::<T>(id)?;
-        if col == self.written || self.only.is_some_and(|only| !only.contains(id)) {
+        if col == self.written || self.only.is_some_and(|only| !only.iter().any(|take| take.id == id)) {
             return None;
         }
         let offset = self.archetype.column_geometry(col).0;

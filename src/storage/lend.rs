@@ -161,7 +161,7 @@ impl<'a> ArchetypesLend<'a> {
     /// for) is placed in that hold entities and whose components `keep`
     /// accepts: see [`ColumnPlan::walk_placed_mut`].
     #[inline]
-    pub(crate) fn walk_placed<K: Fn(&super::ComponentSet) -> bool>(
+    pub(crate) fn walk_placed<K: Fn(&ComponentSet) -> bool>(
         self,
         plan: &'a ColumnPlan,
         sparse: SparseLend<'a>,
@@ -224,7 +224,7 @@ impl<'a> ReadLend<'a> {
     #[inline(always)]
     pub(crate) fn row(&self, archetype: u32, row: u32) -> Option<RowAccess<'a>> {
         let archetype = self.archetypes.try_get(archetype)?;
-        RowAccess::reading(archetype, row, self.reads.map(ColumnPlan::ids))
+        RowAccess::reading(archetype, row, self.reads.map(|plan| plan.columns().0))
     }
 
     /// The flag and sparse sets, to check which components an entity has
