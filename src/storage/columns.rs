@@ -16,8 +16,7 @@ use super::archetype::{Archetype, ArchetypeMut};
 use super::archetypes::Archetypes;
 use super::bitset::ComponentSet;
 use super::chunk::Chunk;
-use super::column_plan::{ABSENT, ColumnPlan, PlannedColumns, Take};
-use super::location::ArchetypeId;
+use super::column_plan::{ABSENT, ColumnPlan, PlacedOffsets, PlannedColumns, Take};
 use super::sparse_access::{SparseChunk, SparseChunkMut, SparseLend};
 use super::stamps::{Stamp, Stamps};
 use crate::entity::Entity;
@@ -40,10 +39,8 @@ impl ColumnPlan {
         'a: 'p,
     {
         self.check_placed_in(archetypes);
-        self.placed
-            .iter()
-            .zip(self.placed_offsets())
-            .map(|(&id, offsets)| (archetypes.get(id), offsets))
+        self.placed_with_offsets()
+            .map(|(id, offsets)| (archetypes.get(id), offsets))
             .filter(move |(a, _)| !a.is_empty() && keep(a.set()))
             .map(move |(a, offsets)| ColumnAccess::new(a, sparse, self.columns(), None, Some(offsets)))
     }
@@ -55,7 +52,7 @@ impl ColumnPlan {
     ///
     /// # Panics
     /// If the plan is placed in another `Archetypes`.
-    #[inline]
+    #[inline(always)]
     pub(super) fn walk_placed_mut<'a, K: Fn(&ComponentSet) -> bool>(
         &'a self,
         archetypes: &'a Archetypes,
@@ -81,7 +78,7 @@ impl ColumnPlan {
             // Held shared, but lent as `&mut` would be for `'a`: nothing
             // else writes them meanwhile.
             list: &archetypes.list,
-            placed: self.placed.iter().zip(self.placed_offsets()),
+            placed: self.placed_with_offsets(),
             takes: &self.takes,
             sparse,
             keep,
@@ -97,7 +94,7 @@ pub(crate) struct PlacedMut<'a, K> {
     /// The placed archetypes not visited yet, with their column offsets. Their
     /// ids are strictly increasing (`place` checks it), so each archetype is
     /// handed out once and no two `ColumnAccess`es share one.
-    placed: std::iter::Zip<std::slice::Iter<'a, ArchetypeId>, std::slice::ChunksExact<'a, u32>>,
+    placed: PlacedOffsets<'a>,
     takes: &'a [Take],
     sparse: SparseLend<'a>,
     keep: K,

@@ -160,7 +160,7 @@ impl<'a> ArchetypesLend<'a> {
     /// As [`visit`](Self::visit), over the archetypes `plan` (the plan lent
     /// for) is placed in that hold entities and whose components `keep`
     /// accepts: see [`ColumnPlan::walk_placed_mut`].
-    #[inline]
+    #[inline(always)]
     pub(crate) fn walk_placed<K: Fn(&ComponentSet) -> bool>(
         self,
         plan: &'a ColumnPlan,
