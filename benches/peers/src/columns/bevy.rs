@@ -58,7 +58,13 @@ pub fn columns() -> Vec<Column> {
             "reactive_replace",
             "bevy",
             "writer: cached QueryState<(&mut Pos, &Vel)>; consumer: cached QueryState<&Pos, Changed<Pos>>; clear_trackers per frame",
-            |p| Box::new(Replace::new(p)),
+            |p| Box::new(Replace::new(p, false)),
+        ),
+        Column::timed(
+            "reactive_replace",
+            "bevy:get_mut",
+            "writer: cached QueryState<(&mut Pos, &Vel)>::get_mut per entity from a kept entity list (by handle); the same Changed<Pos> consumer",
+            |p| Box::new(Replace::new(p, true)),
         ),
         Column::timed(
             "reactive_replace",
@@ -318,6 +324,8 @@ fn consume_changed(world: &mut World, changed: &mut QueryState<&'static Pos, Cha
 struct Replace {
     p: Params,
     world: World,
+    /// Written by handle, one `get_mut` each, if kept; else by iteration.
+    by_handle: Option<Vec<Entity>>,
     write: QueryState<(&'static mut Pos, &'static Vel)>,
     changed: QueryState<&'static Pos, Changed<Pos>>,
     seen: Seen,
@@ -325,13 +333,14 @@ struct Replace {
 }
 
 impl Replace {
-    fn new(p: &Params) -> Self {
-        let (mut world, _) = movers(p.replace_entities);
+    fn new(p: &Params, by_handle: bool) -> Self {
+        let (mut world, entities) = movers(p.replace_entities);
         Replace {
             p: p.clone(),
             write: world.query(),
             changed: world.query_filtered(),
             world,
+            by_handle: by_handle.then_some(entities),
             seen: Seen::default(),
             frames: 0,
         }
@@ -340,9 +349,18 @@ impl Replace {
 
 impl Cell for Replace {
     fn run(&mut self) {
-        self.write
-            .iter_mut(&mut self.world)
-            .for_each(|(mut p, v)| p.0 = work::moved(&p.0, &v.0));
+        match &self.by_handle {
+            Some(entities) => {
+                for &e in entities {
+                    let (mut p, v) = self.write.get_mut(&mut self.world, e).expect("alive with Pos and Vel");
+                    p.0 = work::moved(&p.0, &v.0);
+                }
+            }
+            None => self
+                .write
+                .iter_mut(&mut self.world)
+                .for_each(|(mut p, v)| p.0 = work::moved(&p.0, &v.0)),
+        }
         consume_changed(&mut self.world, &mut self.changed, &mut self.seen);
         self.frames += 1;
     }
