@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::*;
 use reactecs::prelude::*;
+use reactecs::{QueryParam, ReadOnlyQueryParam};
 
 /// A component that counts its clones (to see `modify_each` skip them).
 #[derive(Debug, PartialEq)]
@@ -232,6 +233,111 @@ fn matching_narrows_a_query() {
     let all = game.query::<&Velocity>().count();
     let frozen = game.query::<(&Velocity, &Frozen)>().count();
     assert_eq!(game.query::<&Velocity>().matching(thawed.clone()).count(), all - frozen);
+}
+
+/// A flag, to narrow queries by a per-entity check.
+#[derive(Default)]
+struct Marked;
+
+reactecs::component!(flag Marked);
+
+/// `query` narrowed by `matcher` and `group`, if given.
+fn narrowed<'w, Q: ReadOnlyQueryParam>(
+    query: Query<'w, Q>,
+    matcher: &Option<Matcher>,
+    group: Option<GroupId>,
+) -> Query<'w, Q> {
+    let query = match matcher {
+        Some(m) => query.matching(m.clone()),
+        None => query,
+    };
+    match group {
+        Some(g) => query.in_group(g).unwrap(),
+        None => query,
+    }
+}
+
+/// `query` narrowed by `matcher` and `group`, if given.
+fn narrowed_mut<'w, Q: QueryParam>(
+    query: QueryMut<'w, Q>,
+    matcher: &Option<Matcher>,
+    group: Option<GroupId>,
+) -> QueryMut<'w, Q> {
+    let query = match matcher {
+        Some(m) => query.matching(m.clone()),
+        None => query,
+    };
+    match group {
+        Some(g) => query.in_group(g).unwrap(),
+        None => query,
+    }
+}
+
+/// Asserts that `way` visited what `iter` did, in its order.
+fn same(visited: &[Entity], by_iter: &[Entity], what: &str, way: &str) {
+    let first_difference = visited.iter().zip(by_iter).position(|(a, b)| a != b);
+    assert!(
+        visited == by_iter,
+        "{what}: {way} visited {} entities, iter {}; first difference at {first_difference:?}",
+        visited.len(),
+        by_iter.len()
+    );
+}
+
+/// What `iter` visits, in order, is what `for_each` and `for_each_chunk`
+/// visit (they take a shorter walk when nothing checks entities one by
+/// one), for `Query` and `QueryMut`, whatever narrows them.
+#[test]
+fn for_each_and_chunks_visit_what_iter_visits_in_its_order() {
+    let (mut game, all) = mixed(scale(3000));
+    for &e in all.iter().step_by(3) {
+        game.add(e, Marked).unwrap();
+    }
+    let movers = game.add_group(Matcher::all_of::<Velocity>().none_of::<Frozen>());
+    let marked = game.add_group(Matcher::all_of::<(Velocity, Marked)>());
+    type Q<'a> = (Entity, &'a Velocity, Option<&'a Position>);
+    let narrowings: [(&str, Option<Matcher>, Option<GroupId>); 5] = [
+        ("nothing", None, None),
+        ("an archetype matcher", Some(Matcher::none_of::<Frozen>()), None),
+        ("a matcher naming a flag", Some(Matcher::all_of::<Marked>()), None),
+        ("a group", None, Some(movers)),
+        ("a group naming a flag", None, Some(marked)),
+    ];
+    // A shared context's query finds a placed plan only once `query_mut`
+    // made one: both ways are compared.
+    let plans = [false, true];
+    for (placed, (what, matcher, group)) in plans.into_iter().flat_map(|p| narrowings.clone().map(|n| (p, n))) {
+        if placed {
+            game.query_mut::<Q<'_>>().unwrap();
+        }
+        let what = format!("{what}, plan placed: {placed}");
+        let query = narrowed(game.query::<Q<'_>>(), &matcher, group);
+        let by_iter: Vec<Entity> = query.iter().map(|(e, ..)| e).collect();
+        assert!(!by_iter.is_empty(), "{what}: visits some");
+        let mut by_for_each = Vec::new();
+        query.for_each(|(e, ..)| by_for_each.push(e));
+        let mut by_chunk: Vec<Entity> = Vec::new();
+        query.for_each_chunk(|(entities, ..)| by_chunk.extend(entities.iter()));
+        same(&by_for_each, &by_iter, &what, "Query::for_each");
+        same(&by_chunk, &by_iter, &what, "Query::for_each_chunk");
+
+        let mut written = Vec::new();
+        narrowed_mut(game.query_mut::<(Entity, &mut Velocity)>().unwrap(), &matcher, group).for_each(|(e, v)| {
+            v.x += 1.0;
+            written.push(e);
+        });
+        same(&written, &by_iter, &what, "QueryMut::for_each");
+        let mut chunked: Vec<Entity> = Vec::new();
+        narrowed_mut(game.query_mut::<(Entity, &mut Velocity)>().unwrap(), &matcher, group)
+            .for_each_chunk(|(entities, _)| chunked.extend(entities.iter()));
+        same(&chunked, &by_iter, &what, "QueryMut::for_each_chunk");
+        let by_iter_mut: Vec<Entity> =
+            narrowed_mut(game.query_mut::<(Entity, &mut Velocity)>().unwrap(), &matcher, group)
+                .iter()
+                .map(|(e, _)| e)
+                .collect();
+        same(&by_iter_mut, &by_iter, &what, "QueryMut::iter");
+    }
 }
 
 #[test]
