@@ -27,7 +27,8 @@ impl ColumnPlan {
     /// `archetypes` that hold entities and whose components `keep` accepts.
     ///
     /// # Panics
-    /// If the plan is placed in another `Archetypes`.
+    /// If the plan is placed in another `Archetypes`, or `sparse` is lent to
+    /// write for another plan.
     #[inline]
     pub(crate) fn walk_placed<'a, 'p>(
         &'p self,
@@ -39,10 +40,14 @@ impl ColumnPlan {
         'a: 'p,
     {
         self.check_placed_in(archetypes);
+        assert!(
+            sparse.serves(self.columns()),
+            "sparse sets lent exclusively are used with the plan they were lent for"
+        );
         self.placed_with_offsets()
             .map(|(id, offsets)| (archetypes.get(id), offsets))
             .filter(move |(a, _)| !a.is_empty() && keep(a.set()))
-            .map(move |(a, offsets)| ColumnAccess::new(a, sparse, self.columns(), None, Some(offsets)))
+            .map(move |(a, offsets)| ColumnAccess::served(a, sparse, self.columns(), None, Some(offsets)))
     }
 
     /// Read and write access, as the plan says, to the placed archetypes of
@@ -172,11 +177,12 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
     }
 
     /// Read and write access to `archetype`'s columns as `plan` says, for
-    /// an [`ArchetypesLend`](super::lend::ArchetypesLend) lent for `plan`
-    /// (which checked it), stamping writes with `tick`.
+    /// a walk of an [`ArchetypesLend`](super::lend::ArchetypesLend) lent for
+    /// `plan` (which checked, as the walk started, that `sparse` serves
+    /// `plan`), stamping writes with `tick`.
     #[inline(always)]
     pub(super) fn lent(archetype: &'a Archetype, sparse: SparseLend<'a>, plan: PlannedColumns<'p>, tick: u32) -> Self {
-        Self::new(archetype, sparse, plan, Some(tick), None)
+        Self::served(archetype, sparse, plan, Some(tick), None)
     }
 
     /// Read and write access to one row's worth of `archetype`'s columns and

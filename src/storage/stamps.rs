@@ -288,10 +288,7 @@ impl Stamps {
         } else {
             // An entry not allocated yet is 0 already.
             if stamp != 0 || self.rows.get().is_some() {
-                self.entries();
-                if let Some(rows) = self.rows.get_mut() {
-                    *rows[row].get_mut() = stamp;
-                }
+                self.entries()[row].store(stamp, Ordering::Relaxed);
             }
             let summary = &mut self.blocks[block];
             *summary.mask.get_mut() = mask & !bit;
