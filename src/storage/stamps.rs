@@ -326,32 +326,41 @@ impl Stamps {
     /// The block walk of both: a block whose largest stamp is not after
     /// `since` is skipped; one whose other rows are all at or before
     /// `since` gives its mask; the rest are read with `newer`.
+    ///
+    /// Blocks are compared 64 at a time into a mask without a branch per
+    /// block (a scattered write leaves about every other block changed,
+    /// which no branch predictor guesses), then the changed ones are read.
     #[inline(always)]
     fn scan(&self, len: usize, since: u32, mut f: impl FnMut(usize, u64), newer: impl Fn(&[AtomicU32]) -> u64) {
         let size = 1usize << self.shift;
         let blocks = len.div_ceil(size).min(self.blocks.len());
-        for (block, summary) in self.blocks[..blocks].iter().enumerate() {
-            if summary.tick.load(Ordering::Relaxed) <= since {
-                continue;
-            }
-            let start = block * size;
-            let end = (start + size).min(len);
-            let live = if end - start == 64 {
-                u64::MAX
-            } else {
-                (1u64 << (end - start)) - 1
-            };
-            // The rows in the mask have the block's tick, after `since`; the
-            // others their own entries.
-            let mask = summary.mask.load(Ordering::Relaxed);
-            let changed = if summary.prev.load(Ordering::Relaxed) <= since {
-                mask & live
-            } else {
-                let own = self.rows.get().map_or(0, |rows| newer(&rows[start..end]));
-                (own | mask) & live
-            };
-            if changed != 0 {
-                f(start, changed);
+        for (group, summaries) in self.blocks[..blocks].chunks(64).enumerate() {
+            let mut touched = summaries.iter().enumerate().fold(0u64, |touched, (i, summary)| {
+                touched | (u64::from(summary.tick.load(Ordering::Relaxed) > since) << i)
+            });
+            while touched != 0 {
+                let block = group * 64 + touched.trailing_zeros() as usize;
+                touched &= touched - 1;
+                let summary = &self.blocks[block];
+                let start = block * size;
+                let end = (start + size).min(len);
+                let live = if end - start == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << (end - start)) - 1
+                };
+                // The rows in the mask have the block's tick, after `since`;
+                // the others their own entries.
+                let mask = summary.mask.load(Ordering::Relaxed);
+                let changed = if summary.prev.load(Ordering::Relaxed) <= since {
+                    mask & live
+                } else {
+                    let own = self.rows.get().map_or(0, |rows| newer(&rows[start..end]));
+                    (own | mask) & live
+                };
+                if changed != 0 {
+                    f(start, changed);
+                }
             }
         }
     }
@@ -434,9 +443,10 @@ mod tests {
 
     #[test]
     fn changed_rows_match_a_naive_model_through_marks_moves_and_rebases() {
-        // Blocks of 64 rows and of 4 (a chunk of few, large rows).
+        // Blocks of 64 rows and of 4 (a chunk of few, large rows): 8 and
+        // 128 blocks, so the scan's groups of 64 blocks are crossed.
         for shift in [6, 2] {
-            let capacity = 256;
+            let capacity = 512;
             let mut stamps = Stamps::new(capacity, shift);
             let mut model = vec![0u32; capacity];
             let mut tick = 1;
