@@ -13,7 +13,7 @@ use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::id::CollectorKey;
-use crate::query::{QueryPlan, ReadOnlyQueryParam, for_each_in_runs};
+use crate::query::{QueryPlan, ReadOnlyQueryParam, for_each_in_blocks};
 use crate::routes::Membership;
 use crate::storage::{Archetype, ArchetypeId, Archetypes, ColumnAccess, SparseLend, SparseSets};
 
@@ -131,8 +131,11 @@ impl Context {
             let mut visited = 0;
             for (archetype, col) in place.walk.iter().copied() {
                 let archetype = place.archetypes.get(archetype);
-                visited +=
-                    place.visit_runs::<Q>(archetype, |run| archetype.changed_runs(col, place.since, run), &mut f);
+                visited += place.visit_blocks::<Q>(
+                    archetype,
+                    |block| archetype.changed_blocks(col, place.since, block),
+                    &mut f,
+                );
             }
             self.looked(id.key);
             return Ok(visited);
@@ -191,7 +194,7 @@ impl Context {
         self.collector_data(id)?;
         let pieces = rayon::current_num_threads() * 4;
         if let Some(place) = self.in_place::<Q>(id.key)? {
-            let states = place.par_fold_runs(pieces, &init, &f);
+            let states = place.par_fold_blocks(pieces, &init, &f);
             self.looked(id.key);
             return Ok(states);
         }
@@ -497,57 +500,57 @@ impl<'c> InPlace<'c> {
         })
     }
 
-    /// Calls `f` with `Q`'s items of the rows of `archetype` that `runs`
-    /// names (see [`for_each_in_runs`]); gives how many.
-    fn visit_runs<'a, Q: ReadOnlyQueryParam>(
+    /// Calls `f` with `Q`'s items of the rows of `archetype` that `blocks`
+    /// names (see [`for_each_in_blocks`]); gives how many.
+    fn visit_blocks<'a, Q: ReadOnlyQueryParam>(
         &'a self,
         archetype: &'a Archetype,
-        runs: impl FnOnce(&mut dyn FnMut(usize, usize)),
+        blocks: impl FnOnce(&mut dyn FnMut(usize, u64)),
         f: &mut impl FnMut(Q::Item<'a>),
     ) -> usize {
         let columns = ColumnAccess::shared(archetype, SparseLend::shared(self.sparse), self.plan.columns());
-        for_each_in_runs::<Q>(columns, archetype.chunk_shift(), runs, f)
+        for_each_in_blocks::<Q>(columns, archetype.chunk_shift(), blocks, f)
     }
 
-    /// The stamped rows cut into about `pieces` pieces of runs (about the
+    /// The stamped rows cut into about `pieces` pieces of blocks (about the
     /// same rows each, one archetype each), each folded in parallel into a
     /// state `init` makes; the states in row order.
     #[cfg(feature = "parallel")]
-    fn par_fold_runs<Q: ReadOnlyQueryParam, S: Send>(
+    fn par_fold_blocks<Q: ReadOnlyQueryParam, S: Send>(
         &self,
         pieces: usize,
         init: &(impl Fn() -> S + Send + Sync),
         f: &(impl Fn(&mut S, Q::Item<'_>) + Send + Sync),
     ) -> Vec<S> {
         use rayon::prelude::*;
-        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+        let mut blocks: Vec<(usize, usize, u64)> = Vec::new();
         for (at, &(archetype, col)) in self.walk.iter().enumerate() {
             self.archetypes
                 .get(archetype)
-                .changed_runs(col, self.since, |first, len| runs.push((at, first, len)));
+                .changed_blocks(col, self.since, |start, mask| blocks.push((at, start, mask)));
         }
-        let rows: usize = runs.iter().map(|&(_, _, len)| len).sum();
-        let per_piece = rows.div_ceil(pieces.max(1)).max(64);
+        let rows = |&(_, _, mask): &(usize, usize, u64)| mask.count_ones() as usize;
+        let per_piece = blocks.iter().map(rows).sum::<usize>().div_ceil(pieces.max(1)).max(64);
         let mut cuts = vec![0];
         let mut filled = 0;
-        for (i, &(at, _, len)) in runs.iter().enumerate() {
-            let new_archetype = i > 0 && runs[i - 1].0 != at;
+        for (i, block) in blocks.iter().enumerate() {
+            let new_archetype = i > 0 && blocks[i - 1].0 != block.0;
             if filled >= per_piece || (new_archetype && filled > 0) {
                 cuts.push(i);
                 filled = 0;
             }
-            filled += len;
+            filled += rows(block);
         }
-        cuts.push(runs.len());
+        cuts.push(blocks.len());
         cuts.par_windows(2)
             .filter(|cut| cut[0] < cut[1])
             .map(|cut| {
-                let piece = &runs[cut[0]..cut[1]];
+                let piece = &blocks[cut[0]..cut[1]];
                 let archetype = self.archetypes.get(self.walk[piece[0].0].0);
                 let mut state = init();
-                self.visit_runs::<Q>(
+                self.visit_blocks::<Q>(
                     archetype,
-                    |run| piece.iter().for_each(|&(_, first, len)| run(first, len)),
+                    |block| piece.iter().for_each(|&(_, start, mask)| block(start, mask)),
                     &mut |item| f(&mut state, item),
                 );
                 state

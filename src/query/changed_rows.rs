@@ -1,4 +1,4 @@
-//! Reading given runs of rows of one archetype in place: what
+//! Reading given blocks of rows of one archetype in place: what
 //! [`Context::drain_collected`](crate::Context::drain_collected) walks for
 //! the rows stamped since a collector last looked.
 
@@ -6,15 +6,17 @@ use crate::query_param::QueryParam;
 use crate::storage::ColumnAccess;
 
 /// Calls `f` with the items of `Q` of the rows of one archetype (the one
-/// `columns` takes from, whose chunks hold `1 << shift` rows) that `runs`
-/// names: `runs` calls the closure it is given with each run's first row
-/// and length, in increasing order, no run crossing a chunk boundary.
-/// Nothing if the archetype lacks a component `Q` requires. Gives how
-/// many rows it visited.
-pub(crate) fn for_each_in_runs<'w, Q: QueryParam>(
+/// `columns` takes from, whose chunks hold `1 << shift` rows) that `blocks`
+/// names: `blocks` calls the closure it is given with each block's first
+/// row and a mask of its rows to read (bit `i`: the block's row `i`),
+/// blocks in increasing order, no block crossing a chunk boundary. Each
+/// run of set bits is read as one slice per column. Nothing if the
+/// archetype lacks a component `Q` requires. Gives how many rows it
+/// visited.
+pub(crate) fn for_each_in_blocks<'w, Q: QueryParam>(
     mut columns: ColumnAccess<'w, '_>,
     shift: u32,
-    runs: impl FnOnce(&mut dyn FnMut(usize, usize)),
+    blocks: impl FnOnce(&mut dyn FnMut(usize, u64)),
     f: &mut impl FnMut(Q::Item<'w>),
 ) -> usize {
     let mut lens = columns.chunk_lens();
@@ -23,16 +25,16 @@ pub(crate) fn for_each_in_runs<'w, Q: QueryParam>(
     };
     let mut visited = 0;
     let in_chunk = (1usize << shift) - 1;
-    // The chunk being read: its index, and what is left of it (from row
-    // `at` of the chunk on).
+    // The chunk being read: its index, what is left of it, and the row of
+    // the chunk that part starts at.
     let mut current: Option<(usize, Q::Chunk<'w>, usize)> = None;
     let mut next_chunk = 0;
-    runs(&mut |first, len| {
-        let (chunk, offset) = (first >> shift, first & in_chunk);
-        let (rest, at) = match current.take() {
+    blocks(&mut |start, mut mask| {
+        let (chunk, offset) = (start >> shift, start & in_chunk);
+        let (mut rest, mut at) = match current.take() {
             Some((index, rest, at)) if index == chunk => (rest, at),
             _ => {
-                // Chunks before this one hold no run: skip them.
+                // Chunks before this one hold nothing to read: skip them.
                 let mut data = None;
                 while next_chunk <= chunk {
                     let Some(rows) = lens.next() else {
@@ -47,11 +49,22 @@ pub(crate) fn for_each_in_runs<'w, Q: QueryParam>(
                 (data, 0)
             }
         };
-        let (_, from_run) = Q::split_chunk(rest, offset - at);
-        let (run, after) = Q::split_chunk(from_run, len);
-        Q::rows(run, len).for_each(&mut *f);
-        visited += len;
-        current = Some((chunk, after, offset + len));
+        while mask != 0 {
+            let skip = mask.trailing_zeros() as usize;
+            let ones = (mask >> skip).trailing_ones() as usize;
+            let first = offset + skip;
+            let (_, from_run) = Q::split_chunk(rest, first - at);
+            let (run, after) = Q::split_chunk(from_run, ones);
+            Q::rows(run, ones).for_each(&mut *f);
+            visited += ones;
+            (rest, at) = (after, first + ones);
+            mask = if skip + ones >= 64 {
+                0
+            } else {
+                mask & !(((1u64 << ones) - 1) << skip)
+            };
+        }
+        current = Some((chunk, rest, at));
     });
     visited
 }

@@ -104,7 +104,7 @@ pub(crate) use crate::query_param::Access;
 pub use crate::query_param::{FetchKind, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Rows7, Rows8, Rows9, Rows10};
 pub use crate::query_param::{QueryParam, ReadOnlyQueryParam};
 pub use crate::storage::{SparseChunk, SparseChunkMut, SparseRows, SparseRowsMut};
-pub(crate) use changed_rows::for_each_in_runs;
+pub(crate) use changed_rows::for_each_in_blocks;
 #[doc(hidden)]
 pub use columns::{ColumnMut, ColumnOpt, ColumnOptMut, ColumnRef, InColumns, OptionRows};
 use iter::{ChunkIter, RowCheck, RowIter, Runs, rows};

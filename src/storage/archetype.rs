@@ -204,39 +204,15 @@ impl Archetype {
         });
     }
 
-    /// Calls `f` with each run of consecutive live rows stamped after
+    /// Calls `f` with each block of rows holding live rows stamped after
     /// `since` in column `col` (none if it has no stamps): its first row and
-    /// its length, in increasing order. A run never crosses a chunk
-    /// boundary (so its rows are one slice of each column). Reads through a
-    /// shared borrow, as the rows' values are read meanwhile.
-    pub(crate) fn changed_runs(&self, col: usize, since: u32, mut f: impl FnMut(usize, usize)) {
-        let Some(stamps) = &self.columns[col].stamps else {
-            return;
-        };
-        let in_chunk = self.mask as usize;
-        let mut run: Option<(usize, usize)> = None;
-        stamps.changed_blocks_shared(self.len, since, |start, mut changed| {
-            while changed != 0 {
-                let skip = changed.trailing_zeros() as usize;
-                let ones = (changed >> skip).trailing_ones() as usize;
-                let first = start + skip;
-                match &mut run {
-                    Some((from, len)) if *from + *len == first && first & in_chunk != 0 => *len += ones,
-                    _ => {
-                        if let Some((from, len)) = run.replace((first, ones)) {
-                            f(from, len);
-                        }
-                    }
-                }
-                changed = if skip + ones >= 64 {
-                    0
-                } else {
-                    changed & !(((1u64 << ones) - 1) << skip)
-                };
-            }
-        });
-        if let Some((from, len)) = run {
-            f(from, len);
+    /// a mask of those rows, in increasing order. A block never crosses a
+    /// chunk boundary. Reads through a shared borrow, as the rows' values
+    /// are read meanwhile.
+    #[inline]
+    pub(crate) fn changed_blocks(&self, col: usize, since: u32, f: impl FnMut(usize, u64)) {
+        if let Some(stamps) = &self.columns[col].stamps {
+            stamps.changed_blocks_shared(self.len, since, f);
         }
     }
 
