@@ -175,10 +175,22 @@ pub fn columns() -> Vec<Column> {
             |p| Box::new(Sparse::new(p, Write::Replace, false)),
         ),
         Column::timed(
+            "reactive_replace_sparse",
+            "reactecs:by_hand",
+            "no collector: get::<Vel> and get_mut::<Pos> per changed entity, a hand-kept list (as hecs' column), read back with get (the floor of the per-handle calls, nothing tracked)",
+            |p| Box::new(ByHandSparse::new(p)),
+        ),
+        Column::timed(
             "reactive_add_remove",
             "reactecs:flag",
             "the tag declared `flag`; add / remove per entity; reactive systems on AllOf(Held, Tag).added() and .removed()",
             |p| Box::new(Tags::<FlagTag>::new(p)),
+        ),
+        Column::timed(
+            "reactive_add_remove",
+            "reactecs:flag_by_hand",
+            "the tag declared `flag`; no collector: add / remove per entity, hand-kept lists of the joined and the left (as hecs' column), read with get (the floor of the toggles and visits, nothing tracked)",
+            |p| Box::new(ByHandTags::new(p)),
         ),
         Column::timed(
             "reactive_add_remove",
@@ -543,13 +555,19 @@ fn write_one(game: &mut Context, e: Entity, write: Write) {
 
 /// A context of movers with the consumer set up.
 fn movers(n: usize, in_place: bool) -> (Context, Vec<Entity>, GroupId, Consumer) {
+    let (mut game, entities) = movers_untracked(n);
+    let group = game.add_group(Matcher::all_of::<(Pos, Vel)>());
+    let consumer = Consumer::new(&mut game, in_place);
+    (game, entities, group, consumer)
+}
+
+/// A context of movers and no consumer.
+fn movers_untracked(n: usize) -> (Context, Vec<Entity>) {
     let mut game = Context::new();
     let entities = game
         .create_entities_with((0..n).map(|i| (Pos(work::start_position(i)), Vel(work::VELOCITY))))
         .expect("no duplicate components");
-    let group = game.add_group(Matcher::all_of::<(Pos, Vel)>());
-    let consumer = Consumer::new(&mut game, in_place);
-    (game, entities, group, consumer)
+    (game, entities)
 }
 
 fn sum_x(game: &Context) -> f64 {
@@ -649,6 +667,146 @@ impl Cell for Sparse {
     fn verify(&mut self) -> Result<(), String> {
         let seen = self.system.seen();
         self.plan.check(&self.p, self.frames, seen, sum_x(&self.game))?;
+        checked(&self.game)
+    }
+}
+
+/// Entities marked since the last drain, kept by hand (a flag per entity
+/// slot and a list): what hecs' column does, for the by-hand floors.
+struct HandList {
+    flags: Vec<bool>,
+    list: Vec<Entity>,
+}
+
+impl HandList {
+    fn new(n: usize) -> Self {
+        HandList {
+            flags: vec![false; n],
+            list: Vec::with_capacity(n),
+        }
+    }
+
+    #[inline(always)]
+    fn mark(&mut self, e: Entity) {
+        let flag = &mut self.flags[e.index() as usize];
+        if !*flag {
+            *flag = true;
+            self.list.push(e);
+        }
+    }
+
+    /// Visits each listed entity, then forgets them.
+    #[inline(always)]
+    fn drain(&mut self, mut visit: impl FnMut(Entity)) {
+        for &e in &self.list {
+            visit(e);
+            self.flags[e.index() as usize] = false;
+        }
+        self.list.clear();
+    }
+}
+
+/// reactive_replace_sparse with nothing tracked: the writes by handle and a
+/// hand-kept list, read back by handle.
+struct ByHandSparse {
+    p: Params,
+    plan: SparsePlan,
+    game: Context,
+    entities: Vec<Entity>,
+    changed: HandList,
+    seen: Seen,
+    frames: usize,
+}
+
+impl ByHandSparse {
+    fn new(p: &Params) -> Self {
+        let (game, entities) = movers_untracked(p.sparse_entities);
+        ByHandSparse {
+            p: p.clone(),
+            plan: SparsePlan::new(p),
+            game,
+            entities,
+            changed: HandList::new(p.sparse_entities),
+            seen: Seen::default(),
+            frames: 0,
+        }
+    }
+}
+
+impl Cell for ByHandSparse {
+    fn run(&mut self) {
+        for &i in self.plan.frame(self.frames) {
+            let e = self.entities[i as usize];
+            write_one(&mut self.game, e, Write::GetMut);
+            self.changed.mark(e);
+        }
+        let (game, seen) = (&self.game, &mut self.seen);
+        self.changed
+            .drain(|e| seen.visit(f64::from(game.get::<Pos>(e).expect("alive with Pos").0[0])));
+        self.frames += 1;
+    }
+
+    fn verify(&mut self) -> Result<(), String> {
+        self.plan.check(&self.p, self.frames, self.seen, sum_x(&self.game))?;
+        checked(&self.game)
+    }
+}
+
+/// reactive_add_remove with the tag declared `flag` and nothing tracked:
+/// the toggles, hand-kept lists of who joined and who left, each read by
+/// handle.
+struct ByHandTags {
+    p: Params,
+    game: Context,
+    entities: Vec<Entity>,
+    joined: HandList,
+    left: HandList,
+    seen_joined: Seen,
+    seen_left: Seen,
+    frames: usize,
+}
+
+impl ByHandTags {
+    fn new(p: &Params) -> Self {
+        let mut game = Context::new();
+        let entities = game
+            .create_entities_with((0..p.tag_entities as u64).map(|i| (Held(i),)))
+            .expect("no duplicate components");
+        ByHandTags {
+            p: p.clone(),
+            game,
+            entities,
+            joined: HandList::new(p.tag_entities),
+            left: HandList::new(p.tag_entities),
+            seen_joined: Seen::default(),
+            seen_left: Seen::default(),
+            frames: 0,
+        }
+    }
+}
+
+impl Cell for ByHandTags {
+    fn run(&mut self) {
+        for &e in self.entities.iter().step_by(2) {
+            self.game.add(e, FlagTag).expect("no tag yet");
+            self.joined.mark(e);
+        }
+        let (game, seen) = (&self.game, &mut self.seen_joined);
+        self.joined
+            .drain(|e| seen.visit(game.get::<Held>(e).expect("alive with Held").0 as f64));
+        for &e in self.entities.iter().step_by(2) {
+            self.game.remove::<FlagTag>(e).expect("has the tag");
+            self.left.mark(e);
+        }
+        let (game, seen) = (&self.game, &mut self.seen_left);
+        self.left
+            .drain(|e| seen.visit(game.get::<Held>(e).expect("alive with Held").0 as f64));
+        self.frames += 1;
+    }
+
+    fn verify(&mut self) -> Result<(), String> {
+        let still = self.entities.iter().filter(|&&e| self.game.has::<FlagTag>(e)).count();
+        work::check_tags(&self.p, self.frames, self.seen_joined, self.seen_left, still)?;
         checked(&self.game)
     }
 }
