@@ -210,9 +210,19 @@ fn storage_stats_count_stamps_only_while_a_collector_watches() {
     assert_eq!(collected(&mut game, id).len(), n);
     game.clear_collector(id).unwrap();
     assert_eq!(game.storage_stats().stamp_bytes, summaries);
-    // A row written at a later tick than the rest of its block: every row
-    // gets an entry of its own.
+    // A row written at a later tick than the rest of its block, which every
+    // collector has looked at since: the others' stamps are old news, no
+    // row needs an entry of its own.
     game.get_mut::<Position>(es[1]).unwrap().x = 5.0;
+    assert_eq!(game.storage_stats().stamp_bytes, summaries);
+    assert_eq!(collected(&mut game, id), [es[1]]);
+    // With a collector that has not looked since the whole-column write,
+    // the rest of the block keeps that write's tick: every row gets an
+    // entry of its own.
+    let lagging = game.add_collector(Matcher::all_of::<Position>().updated());
+    game.query_mut::<&mut Position>().unwrap().for_each(|p| p.x += 1.0);
+    game.clear_collector(id).unwrap();
+    game.get_mut::<Position>(es[1]).unwrap().x = 6.0;
     let stamped = game.storage_stats().stamp_bytes;
     assert!(stamped >= 4 * n, "{stamped}");
     assert!(
@@ -220,7 +230,13 @@ fn storage_stats_count_stamps_only_while_a_collector_watches() {
         "4 bytes per row (of the chunks' capacity) and a little per block: {stamped}"
     );
     assert_eq!(collected(&mut game, id), [es[1]]);
+    assert_eq!(
+        collected(&mut game, lagging).len(),
+        n,
+        "the lagging one sees both writes"
+    );
     game.remove_collector(id).unwrap();
+    game.remove_collector(lagging).unwrap();
     assert_eq!(game.storage_stats().stamp_bytes, 0, "dropped with the last watcher");
 }
 

@@ -137,7 +137,7 @@ impl Context {
                     &mut f,
                 );
             }
-            self.looked(id.key);
+            self.looked_now(id.key);
             return Ok(visited);
         }
         self.visit_gathered(id, |game, batch| {
@@ -195,7 +195,7 @@ impl Context {
         let pieces = rayon::current_num_threads() * 4;
         if let Some(place) = self.in_place::<Q>(id.key)? {
             let states = place.par_fold_blocks(pieces, &init, &f);
-            self.looked(id.key);
+            self.looked_now(id.key);
             return Ok(states);
         }
         self.visit_gathered(id, |game, batch| {
@@ -233,14 +233,6 @@ impl Context {
             archetypes,
             sparse,
         ))
-    }
-
-    /// Collector `key` looked at every change stamped until now.
-    fn looked(&mut self, key: CollectorKey) {
-        let seen = self.end_change_tick();
-        if let Some(data) = self.collectors.get_mut(key) {
-            data.seen = seen;
-        }
     }
 
     /// Gathers collector `id`'s batch and takes it out, lets `visit` read
@@ -335,7 +327,9 @@ impl Context {
             collector.active = false;
             self.invalidate_routes();
         }
-        self.clear_collector(id)
+        self.clear_collector(id)?;
+        self.raise_stamp_floor();
+        Ok(())
     }
 
     /// Empties the collector, releasing each entity it held (a destroyed
@@ -347,7 +341,7 @@ impl Context {
     pub fn clear_collector(&mut self, id: CollectorId) -> Result<(), Error> {
         self.collector_mut(id)?;
         // What was written so far is taken and let go of with the rest.
-        self.looked(id.key);
+        self.looked_now(id.key);
         let batch = self.take_collected(id)?;
         self.let_go(id, batch)
     }
@@ -366,6 +360,7 @@ impl Context {
             self.routes.detach_collector(index, id.key);
         }
         self.invalidate_routes();
+        self.raise_stamp_floor();
         Ok(())
     }
 

@@ -106,6 +106,7 @@ impl Context {
         self.collectors.rebase(oldest);
         self.archetypes.rebase_ticks(oldest);
         self.sparse.rebase_stamps(oldest);
+        self.raise_stamp_floor();
     }
 
     /// Collector `key` takes the entities stamped since it last looked, and
@@ -115,10 +116,34 @@ impl Context {
             return;
         }
         self.gather_rows(key);
+        self.looked_now(key);
+    }
+
+    /// Collector `key` remembers a look now (at the tick this ends), and
+    /// the stamps' floor follows the oldest look.
+    pub(super) fn looked_now(&mut self, key: CollectorKey) {
         let seen = self.end_change_tick();
         if let Some(data) = self.collectors.get_mut(key) {
             data.seen = seen;
         }
+        self.raise_stamp_floor();
+    }
+
+    /// Moves the stamps' floor (see `storage::Floor`) to the oldest last
+    /// look of an active collector (to the current tick if none is active):
+    /// a stamp at or below it is old news to every collector. Called
+    /// whenever a last look moves or a collector stops; a new or
+    /// re-activated collector looks now, above the floor.
+    pub(super) fn raise_stamp_floor(&mut self) {
+        let floor = self
+            .collectors
+            .iter()
+            .filter(|(_, data)| data.active)
+            .map(|(_, data)| data.seen)
+            .min()
+            .unwrap_or(self.archetypes.change_tick() - 1);
+        self.archetypes.set_floor(floor);
+        self.sparse.set_floor(floor);
     }
 
     /// Every collector gathers (see [`gather`](Context::gather)).

@@ -8,7 +8,7 @@ use super::chunk::{Chunk, ChunkLayout};
 use super::component_info::{ComponentInfo, ComponentRef};
 use super::edges::Edges;
 use super::location::{ArchetypeId, Location};
-use super::stamps::{Stamp, Stamps};
+use super::stamps::{Floor, Stamp, Stamps};
 use super::type_info::{ErasedRef, Recycler};
 use crate::entity::Entity;
 use crate::id::ComponentId;
@@ -122,14 +122,14 @@ impl Archetype {
         }
     }
 
-    /// Gives column `col` change stamps (every row unchanged), or drops
-    /// them.
-    pub(super) fn set_watched(&mut self, col: usize, watched: bool) {
+    /// Gives column `col` change stamps (every row unchanged, below the
+    /// context's `floor`), or drops them.
+    pub(super) fn set_watched(&mut self, col: usize, watched: bool, floor: &Floor) {
         let rows = self.stamp_capacity();
         let shift = self.stamp_shift;
         let column = &mut self.columns[col];
         match (watched, column.stamps.is_some()) {
-            (true, false) => column.stamps = Some(Stamps::new(rows, shift)),
+            (true, false) => column.stamps = Some(Stamps::new(rows, shift, floor.clone())),
             (false, true) => column.stamps = None,
             _ => {}
         }
@@ -278,15 +278,16 @@ impl Archetype {
         }
     }
 
-    /// Whether live `row` has a nonzero change stamp in any column (a
-    /// change not handed to its collectors yet, or already gathered).
+    /// Whether live `row` was stamped after the floor in any column: a
+    /// change some collector has not gathered yet (or has, since the
+    /// floor last moved).
     #[inline]
     pub(crate) fn row_stamped(&self, row: u32) -> bool {
         self.stamped
             && self
                 .columns
                 .iter()
-                .any(|c| c.stamps.as_ref().is_some_and(|s| s.peek(row) != 0))
+                .any(|c| c.stamps.as_ref().is_some_and(|s| s.is_live(row)))
     }
 
     /// This archetype's id.

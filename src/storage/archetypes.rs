@@ -17,6 +17,7 @@ use super::bundle_plan::{BundleId, BundlePlan};
 use super::component_info::ComponentInfo;
 use super::edges::TransitionId;
 use super::location::ArchetypeId;
+use super::stamps::Floor;
 use super::transition::Transition;
 use super::type_info::TypeIdHasher;
 use crate::id::ComponentId;
@@ -50,6 +51,8 @@ pub(crate) struct Archetypes {
     tick: u32,
     /// The components whose columns carry change stamps.
     watched: ComponentSet,
+    /// The stamps' floor (see [`Floor`]), shared by every stamped column.
+    floor: Floor,
 }
 
 impl Archetypes {
@@ -70,6 +73,7 @@ impl Archetypes {
             occupied: Vec::new(),
             tick: 1,
             watched: ComponentSet::new(),
+            floor: Floor::default(),
         };
         archetypes.find_or_create(&ComponentSet::new());
         archetypes
@@ -209,6 +213,12 @@ impl Archetypes {
         self.tick = tick;
     }
 
+    /// Moves the stamps' floor to `tick` (see [`Floor`]): at most the last
+    /// look of every active collector.
+    pub(crate) fn set_floor(&self, tick: u32) {
+        self.floor.set(tick);
+    }
+
     /// The components whose columns carry change stamps.
     #[inline]
     pub(crate) fn watched(&self) -> &ComponentSet {
@@ -226,7 +236,7 @@ impl Archetypes {
             for col in 0..archetype.column_count() {
                 let id = archetype.columns[col].info.id();
                 if watched.contains(id) != self.watched.contains(id) {
-                    archetype.set_watched(col, watched.contains(id));
+                    archetype.set_watched(col, watched.contains(id), &self.floor);
                 }
             }
         }
@@ -277,7 +287,7 @@ impl Archetypes {
         let mut archetype = Archetype::new(id, infos);
         for col in 0..archetype.column_count() {
             if self.watched.contains(archetype.columns[col].info.id()) {
-                archetype.set_watched(col, true);
+                archetype.set_watched(col, true, &self.floor);
             }
         }
         self.list.push(archetype);

@@ -16,7 +16,7 @@ use std::ptr::NonNull;
 
 use super::bitset::ComponentSet;
 use super::component_info::{ComponentInfo, ComponentRef};
-use super::stamps::{Stamp, Stamps};
+use super::stamps::{Floor, Stamp, Stamps};
 use super::type_info::{ErasedRef, Recycler};
 use crate::id::ComponentId;
 
@@ -133,10 +133,11 @@ impl SparseSet {
         }
     }
 
-    /// Gives the set change stamps (every slot unchanged), or drops them.
-    fn set_watched(&mut self, watched: bool) {
+    /// Gives the set change stamps (every slot unchanged, below the
+    /// context's `floor`), or drops them.
+    fn set_watched(&mut self, watched: bool, floor: &Floor) {
         match (watched, self.stamps.is_some()) {
-            (true, false) => self.stamps = Some(Stamps::new(self.stamp_capacity(), STAMP_SHIFT)),
+            (true, false) => self.stamps = Some(Stamps::new(self.stamp_capacity(), STAMP_SHIFT, floor.clone())),
             (false, true) => self.stamps = None,
             _ => {}
         }
@@ -458,6 +459,8 @@ pub(crate) struct SparseSets {
     /// The components whose sets carry change stamps, as a set and listed.
     watched: ComponentSet,
     watched_ids: Vec<ComponentId>,
+    /// The stamps' floor (see [`Floor`]), shared by every stamped set.
+    floor: Floor,
 }
 
 impl SparseSets {
@@ -499,11 +502,17 @@ impl SparseSets {
         }
         for &id in &self.ids {
             if let Some(set) = self.sets[id.index()].as_mut() {
-                set.set_watched(watched.contains(id));
+                set.set_watched(watched.contains(id), &self.floor);
             }
         }
         self.watched = watched.clone();
         self.watched_ids = watched.iter().collect();
+    }
+
+    /// Moves the stamps' floor to `tick` (see [`Floor`]): at most the last
+    /// look of every active collector.
+    pub(crate) fn set_floor(&self, tick: u32) {
+        self.floor.set(tick);
     }
 
     /// The components whose sets carry change stamps.
@@ -538,12 +547,13 @@ impl SparseSets {
             .sum()
     }
 
-    /// Whether `slot` has a nonzero change stamp in any watched set.
+    /// Whether `slot` was stamped after the floor (changed for some
+    /// consumer) in any watched set.
     #[inline]
     pub(crate) fn slot_stamped(&self, slot: u32) -> bool {
         self.watched_ids
             .iter()
-            .any(|&id| self.set(id).is_some_and(|set| set.stamp(slot) != 0))
+            .any(|&id| self.set(id).is_some_and(|set| set.stamp(slot) > self.floor.get()))
     }
 
     /// Gives `slot` the value `value` of component `info`; gives it back if
@@ -590,7 +600,7 @@ impl SparseSets {
         let at = self.ids.partition_point(|&have| have < id);
         self.ids.insert(at, id);
         let mut set = SparseSet::new::<T>(info);
-        set.set_watched(self.watched.contains(id));
+        set.set_watched(self.watched.contains(id), &self.floor);
         self.sets[id.index()].insert(set)
     }
 

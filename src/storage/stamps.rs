@@ -15,18 +15,20 @@
 //! A mark writes the block's summary only: a row's stamp is its block's
 //! largest (`tick`) when the block's `mask` holds the row, else the row's
 //! own entry, which is written only when the row leaves the mask (a later
-//! tick marks other rows of its block, or a move sets it). So a write to a
-//! whole column costs a store per block, not per row, and the rows' entries
-//! are allocated only when the first row needs one: a watched column costs
-//! 16 bytes per 64 rows until then, 4 bytes a row more after.
+//! tick marks other rows of its block, or a move sets it), and only if some
+//! consumer has not looked since (the stamp is above the [`Floor`]; below
+//! it, the old entry stands for it). So a write to a whole column costs a
+//! store per block, not per row, and the rows' entries are allocated only
+//! when the first row needs one: a watched column costs 16 bytes per 64
+//! rows until then, 4 bytes a row more after.
 //!
 //! Stamps are atomics so that a mark through a shared borrow of the
 //! archetype (a `ColumnAccess` made from an exclusive one, each row handed
 //! out once) is sound; marks use relaxed loads and stores (plain ones on
 //! every target).
 
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// One row's change stamp, to be set once a write is known to stand (a
 /// write whose observers may still refuse it, such as a primary index
@@ -66,6 +68,31 @@ impl<'a> Stamp<'a> {
     }
 }
 
+/// The change tick at or below which no stamp matters any more: every
+/// consumer that compares stamps (the active collectors) has looked at or
+/// after it, so a stamp at or below it reads as "unchanged" to each of
+/// them, whatever its exact value. The context keeps it (raising it as its
+/// oldest collector looks); the stamps of its columns and sparse sets
+/// share it. A mark lets rows that leave their block's mask at a tick at or
+/// below it keep no entry of their own (their old entries, lower still,
+/// stand for it): a scattered write, which moves most blocks' ticks every
+/// frame, then writes no entries at all.
+#[derive(Clone, Default)]
+pub(crate) struct Floor(Arc<AtomicU32>);
+
+impl Floor {
+    /// The floor now.
+    #[inline(always)]
+    pub(crate) fn get(&self) -> u32 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Moves the floor to `tick` (never past an active consumer's last look).
+    pub(crate) fn set(&self, tick: u32) {
+        self.0.store(tick, Ordering::Relaxed);
+    }
+}
+
 /// The change stamps of one column.
 pub(crate) struct Stamps {
     /// Per row (across chunks), the tick of its last mutable access, unless
@@ -78,6 +105,8 @@ pub(crate) struct Stamps {
     /// Per block of `1 << shift` rows, a summary of its rows' stamps.
     blocks: Box<[Block]>,
     shift: u32,
+    /// The context's floor (shared).
+    floor: Floor,
 }
 
 /// What one block of rows knows of its rows' stamps: the largest (`tick`),
@@ -126,15 +155,24 @@ fn zeroed_blocks(len: usize) -> Box<[Block]> {
 
 impl Stamps {
     /// Stamps for `rows` rows (a multiple of the block size), every one 0,
-    /// in blocks of `1 << shift` rows (at most 64).
-    pub(super) fn new(rows: usize, shift: u32) -> Self {
+    /// in blocks of `1 << shift` rows (at most 64), below the context's
+    /// `floor`.
+    pub(super) fn new(rows: usize, shift: u32, floor: Floor) -> Self {
         debug_assert!(shift <= 6, "a block's mask holds 64 rows");
         Stamps {
             rows: OnceLock::new(),
             capacity: rows,
             blocks: zeroed_blocks(rows >> shift),
             shift,
+            floor,
         }
+    }
+
+    /// Whether `row` (within the capacity) was stamped after the floor:
+    /// changed for some consumer.
+    #[inline]
+    pub(super) fn is_live(&self, row: u32) -> bool {
+        self.peek(row) > self.floor.get()
     }
 
     /// Every row's own entry, allocated now if it was not.
@@ -220,8 +258,10 @@ impl Stamps {
         if old == tick {
             summary.mask.store(mask | bits, Ordering::Relaxed);
         } else {
+            // Rows stamped `old` at or below the floor need no entry: their
+            // old entries (lower) read as unchanged to every consumer too.
             let leaving = mask & !bits;
-            if leaving != 0 {
+            if leaving != 0 && old > self.floor.get() {
                 self.keep_stamps(block, leaving, old);
             }
             summary.prev.store(old, Ordering::Relaxed);
@@ -241,7 +281,8 @@ impl Stamps {
         }
     }
 
-    /// The stamp of `row` (within the capacity), through a shared borrow.
+    /// The stamp of `row` (within the capacity), through a shared borrow:
+    /// exact above the floor; at or below it, some tick at or below it.
     #[inline]
     pub(super) fn peek(&self, row: u32) -> u32 {
         let row = row as usize;
@@ -257,7 +298,7 @@ impl Stamps {
         }
     }
 
-    /// The stamp of `row`.
+    /// The stamp of `row` (as [`peek`](Stamps::peek)).
     #[inline]
     pub(super) fn get(&mut self, row: u32) -> u32 {
         self.peek(row)
@@ -444,10 +485,12 @@ mod tests {
     #[test]
     fn changed_rows_match_a_naive_model_through_marks_moves_and_rebases() {
         // Blocks of 64 rows and of 4 (a chunk of few, large rows): 8 and
-        // 128 blocks, so the scan's groups of 64 blocks are crossed.
+        // 128 blocks, so the scan's groups of 64 blocks are crossed. The
+        // floor rises now and then; consumers look at or after it.
         for shift in [6, 2] {
             let capacity = 512;
-            let mut stamps = Stamps::new(capacity, shift);
+            let floor = Floor::default();
+            let mut stamps = Stamps::new(capacity, shift, floor.clone());
             let mut model = vec![0u32; capacity];
             let mut tick = 1;
             let mut len = capacity;
@@ -480,7 +523,14 @@ mod tests {
                         stamps.set(row as u32, stamp);
                         model[row] = stamp;
                     }
-                    4 => tick += 1,
+                    4 => {
+                        tick += 1;
+                        if next(3) == 0 {
+                            // The oldest consumer looked: the floor rises, not past
+                            // the last tick ended.
+                            floor.set(floor.get() + next((tick - floor.get()) as usize) as u32);
+                        }
+                    }
                     5 => {
                         // Rows leave and come back, fresh.
                         let new_len = 1 + next(capacity);
@@ -497,16 +547,25 @@ mod tests {
                             *stamp = stamp.saturating_sub(base);
                         }
                         tick -= base;
+                        floor.set(floor.get().saturating_sub(base));
                     }
                 }
-                let since = next(tick as usize + 1) as u32;
+                let since = floor.get() + next((tick - floor.get()) as usize + 1) as u32;
                 assert_eq!(
                     found(&mut stamps, len, since, shift),
                     naive(&model, len, since),
-                    "since {since}"
+                    "since {since}, floor {}",
+                    floor.get()
                 );
+                // Exact above the floor; at or below it, anything at or below.
                 for (row, &stamp) in model.iter().enumerate().take(len) {
-                    assert_eq!(stamps.get(row as u32), stamp);
+                    let got = stamps.get(row as u32);
+                    if stamp > floor.get() {
+                        assert_eq!(got, stamp, "row {row}");
+                    } else {
+                        assert!(got <= floor.get(), "row {row}: {got} above the floor for {stamp}");
+                    }
+                    assert_eq!(stamps.is_live(row as u32), stamp > floor.get());
                 }
             }
         }
@@ -514,7 +573,7 @@ mod tests {
 
     #[test]
     fn rows_get_entries_of_their_own_only_when_one_leaves_its_blocks_mask() {
-        let mut stamps = Stamps::new(256, 6);
+        let mut stamps = Stamps::new(256, 6, Floor::default());
         let blocks = 4 * size_of::<Block>();
         assert_eq!(stamps.bytes(), blocks, "a new column's stamps: the block summaries");
         // Whole blocks written, tick after tick: summaries only.
@@ -532,8 +591,34 @@ mod tests {
     }
 
     #[test]
+    fn rows_left_at_or_below_the_floor_get_no_entries() {
+        let floor = Floor::default();
+        let mut stamps = Stamps::new(256, 6, floor.clone());
+        let blocks = 4 * size_of::<Block>();
+        // A scattered write, a row per block per tick, the one consumer
+        // looking after each tick: every block's tick moves, no entry kept.
+        for tick in 1..10u32 {
+            for block in 0..4 {
+                stamps.mark(block * 64 + tick, tick);
+            }
+            floor.set(tick);
+        }
+        assert_eq!(stamps.bytes(), blocks, "no row entries");
+        for block in 0..4 {
+            stamps.mark(block * 64 + 10, 10);
+        }
+        assert_eq!(found(&mut stamps, 256, 9, 6), [10, 74, 138, 202]);
+        // The consumer has not looked since tick 10: rows leaving the mask
+        // at tick 11 keep 10 in entries of their own.
+        stamps.mark(5, 11);
+        assert_eq!(stamps.bytes(), blocks + 256 * size_of::<AtomicU32>());
+        assert_eq!((stamps.get(10), stamps.get(5)), (10, 11));
+        assert_eq!(found(&mut stamps, 256, 9, 6), [5, 10, 74, 138, 202]);
+    }
+
+    #[test]
     fn growing_keeps_every_stamp_and_block() {
-        let mut stamps = Stamps::new(64, 6);
+        let mut stamps = Stamps::new(64, 6, Floor::default());
         stamps.mark(3, 5);
         stamps.mark(60, 7);
         stamps.grow(200);
