@@ -131,11 +131,9 @@ impl Context {
             let mut visited = 0;
             for (archetype, col) in place.walk.iter().copied() {
                 let archetype = place.archetypes.get(archetype);
-                visited += place.visit_blocks::<Q>(
-                    archetype,
-                    |block| archetype.changed_blocks(col, place.since, block),
-                    &mut f,
-                );
+                if let Some(blocks) = archetype.changed_blocks(col, place.since) {
+                    visited += place.visit_blocks::<Q>(archetype, blocks, &mut f);
+                }
             }
             self.looked_now(id.key);
             return Ok(visited);
@@ -500,7 +498,7 @@ impl<'c> InPlace<'c> {
     fn visit_blocks<'a, Q: ReadOnlyQueryParam>(
         &'a self,
         archetype: &'a Archetype,
-        blocks: impl FnOnce(&mut dyn FnMut(usize, u64)),
+        blocks: impl IntoIterator<Item = (usize, u64)>,
         f: &mut impl FnMut(Q::Item<'a>),
     ) -> usize {
         let columns = ColumnAccess::shared(archetype, SparseLend::shared(self.sparse), self.plan.columns());
@@ -520,9 +518,9 @@ impl<'c> InPlace<'c> {
         use rayon::prelude::*;
         let mut blocks: Vec<(usize, usize, u64)> = Vec::new();
         for (at, &(archetype, col)) in self.walk.iter().enumerate() {
-            self.archetypes
-                .get(archetype)
-                .changed_blocks(col, self.since, |start, mask| blocks.push((at, start, mask)));
+            if let Some(changed) = self.archetypes.get(archetype).changed_blocks(col, self.since) {
+                blocks.extend(changed.map(|(start, mask)| (at, start, mask)));
+            }
         }
         let rows = |&(_, _, mask): &(usize, usize, u64)| mask.count_ones() as usize;
         let per_piece = blocks.iter().map(rows).sum::<usize>().div_ceil(pieces.max(1)).max(64);
@@ -545,7 +543,7 @@ impl<'c> InPlace<'c> {
                 let mut state = init();
                 self.visit_blocks::<Q>(
                     archetype,
-                    |block| piece.iter().for_each(|&(_, start, mask)| block(start, mask)),
+                    piece.iter().map(|&(_, start, mask)| (start, mask)),
                     &mut |item| f(&mut state, item),
                 );
                 state

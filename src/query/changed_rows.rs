@@ -7,16 +7,15 @@ use crate::storage::ColumnAccess;
 
 /// Calls `f` with the items of `Q` of the rows of one archetype (the one
 /// `columns` takes from, whose chunks hold `1 << shift` rows) that `blocks`
-/// names: `blocks` calls the closure it is given with each block's first
-/// row and a mask of its rows to read (bit `i`: the block's row `i`),
-/// blocks in increasing order, no block crossing a chunk boundary. Each
-/// run of set bits is read as one slice per column. Nothing if the
-/// archetype lacks a component `Q` requires. Gives how many rows it
-/// visited.
+/// names: each block's first row and a mask of its rows to read (bit `i`:
+/// the block's row `i`), blocks in increasing order, no block crossing a
+/// chunk boundary. Each run of set bits is read as one slice per column.
+/// Nothing if the archetype lacks a component `Q` requires. Gives how many
+/// rows it visited.
 pub(crate) fn for_each_in_blocks<'w, Q: QueryParam>(
     mut columns: ColumnAccess<'w, '_>,
     shift: u32,
-    blocks: impl FnOnce(&mut dyn FnMut(usize, u64)),
+    blocks: impl IntoIterator<Item = (usize, u64)>,
     f: &mut impl FnMut(Q::Item<'w>),
 ) -> usize {
     let mut lens = columns.chunk_lens();
@@ -29,7 +28,7 @@ pub(crate) fn for_each_in_blocks<'w, Q: QueryParam>(
     // the chunk that part starts at.
     let mut current: Option<(usize, Q::Chunk<'w>, usize)> = None;
     let mut next_chunk = 0;
-    blocks(&mut |start, mut mask| {
+    'blocks: for (start, mut mask) in blocks {
         let (chunk, offset) = (start >> shift, start & in_chunk);
         let (mut rest, mut at) = match current.take() {
             Some((index, rest, at)) if index == chunk => (rest, at),
@@ -38,13 +37,13 @@ pub(crate) fn for_each_in_blocks<'w, Q: QueryParam>(
                 let mut data = None;
                 while next_chunk <= chunk {
                     let Some(rows) = lens.next() else {
-                        return;
+                        break 'blocks;
                     };
                     data = Some(Q::next_chunk(&mut state, rows));
                     next_chunk += 1;
                 }
                 let Some(data) = data else {
-                    return;
+                    continue;
                 };
                 (data, 0)
             }
@@ -55,7 +54,13 @@ pub(crate) fn for_each_in_blocks<'w, Q: QueryParam>(
             let first = offset + skip;
             let (_, from_run) = Q::split_chunk(rest, first - at);
             let (run, after) = Q::split_chunk(from_run, ones);
-            Q::rows(run, ones).for_each(&mut *f);
+            // A lone row (the common run of a scattered write) without the
+            // set-up of a loop over a slice.
+            if ones == 1 {
+                Q::rows(run, 1).next().into_iter().for_each(&mut *f);
+            } else {
+                Q::rows(run, ones).for_each(&mut *f);
+            }
             visited += ones;
             (rest, at) = (after, first + ones);
             mask = if skip + ones >= 64 {
@@ -65,6 +70,6 @@ pub(crate) fn for_each_in_blocks<'w, Q: QueryParam>(
             };
         }
         current = Some((chunk, rest, at));
-    });
+    }
     visited
 }

@@ -204,16 +204,15 @@ impl Archetype {
         });
     }
 
-    /// Calls `f` with each block of rows holding live rows stamped after
-    /// `since` in column `col` (none if it has no stamps): its first row and
-    /// a mask of those rows, in increasing order. A block never crosses a
-    /// chunk boundary. Reads through a shared borrow, as the rows' values
-    /// are read meanwhile.
+    /// The blocks of rows holding live rows stamped after `since` in column
+    /// `col`, if it has stamps: each one's first row and a mask of those
+    /// rows, in increasing order. A block never crosses a chunk boundary.
+    /// Reads through a shared borrow, as the rows' values are read
+    /// meanwhile.
     #[inline]
-    pub(crate) fn changed_blocks(&self, col: usize, since: u32, f: impl FnMut(usize, u64)) {
-        if let Some(stamps) = &self.columns[col].stamps {
-            stamps.changed_blocks_shared(self.len, since, f);
-        }
+    pub(crate) fn changed_blocks(&self, col: usize, since: u32) -> Option<impl Iterator<Item = (usize, u64)> + '_> {
+        let stamps = self.columns[col].stamps.as_ref()?;
+        Some(stamps.changed_blocks_shared(self.len, since))
     }
 
     /// Rows per chunk, as a power of two: a row's chunk is `row >> shift`.

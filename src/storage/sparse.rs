@@ -184,12 +184,12 @@ impl SparseSet {
     pub(crate) fn changed_since(&self, since: u32, mut f: impl FnMut(u32)) {
         let len = self.index.len();
         if let Some(stamps) = &self.stamps {
-            stamps.changed_blocks_shared(len, since, |start, mut changed| {
+            for (start, mut changed) in stamps.changed_blocks_shared(len, since) {
                 while changed != 0 {
                     f((start + changed.trailing_zeros() as usize) as u32);
                     changed &= changed - 1;
                 }
-            });
+            }
         }
     }
 

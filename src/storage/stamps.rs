@@ -342,68 +342,28 @@ impl Stamps {
     /// stamped after `since`: its first row, and a mask of those rows, in
     /// increasing order.
     #[inline]
-    pub(super) fn changed_blocks(&mut self, len: usize, since: u32, f: impl FnMut(usize, u64)) {
-        self.scan(len, since, f, |rows| {
+    pub(super) fn changed_blocks(&mut self, len: usize, since: u32, mut f: impl FnMut(usize, u64)) {
+        let blocks = ChangedBlocks::new(self, len, since, |rows: &[AtomicU32]| {
             // SAFETY: `AtomicU32` has the size, alignment and bit validity
             // of `u32`; `&mut self` rules out any other access to these
             // stamps while the shared view lives.
             let rows: &[u32] = unsafe { std::slice::from_raw_parts(rows.as_ptr().cast::<u32>(), rows.len()) };
             newer_than(rows, since)
         });
+        blocks.for_each(|(start, mask)| f(start, mask));
     }
 
-    /// As [`changed_blocks`](Stamps::changed_blocks), through a shared
-    /// borrow (atomic loads, no SIMD): for sparse sets, scanned while other
-    /// parts of the context are read.
+    /// As [`changed_blocks`](Stamps::changed_blocks), as an iterator and
+    /// through a shared borrow (atomic loads, no SIMD): for rows read
+    /// meanwhile, and for sparse sets, scanned while other parts of the
+    /// context are read.
     #[inline]
-    pub(super) fn changed_blocks_shared(&self, len: usize, since: u32, f: impl FnMut(usize, u64)) {
-        self.scan(len, since, f, |rows| {
+    pub(super) fn changed_blocks_shared(&self, len: usize, since: u32) -> impl Iterator<Item = (usize, u64)> + '_ {
+        ChangedBlocks::new(self, len, since, move |rows: &[AtomicU32]| {
             rows.iter().enumerate().fold(0, |mask, (i, stamp)| {
                 mask | (u64::from(stamp.load(Ordering::Relaxed) > since) << i)
             })
-        });
-    }
-
-    /// The block walk of both: a block whose largest stamp is not after
-    /// `since` is skipped; one whose other rows are all at or before
-    /// `since` gives its mask; the rest are read with `newer`.
-    ///
-    /// Blocks are compared 64 at a time into a mask without a branch per
-    /// block (a scattered write leaves about every other block changed,
-    /// which no branch predictor guesses), then the changed ones are read.
-    #[inline(always)]
-    fn scan(&self, len: usize, since: u32, mut f: impl FnMut(usize, u64), newer: impl Fn(&[AtomicU32]) -> u64) {
-        let size = 1usize << self.shift;
-        let blocks = len.div_ceil(size).min(self.blocks.len());
-        for (group, summaries) in self.blocks[..blocks].chunks(64).enumerate() {
-            let mut touched = summaries.iter().enumerate().fold(0u64, |touched, (i, summary)| {
-                touched | (u64::from(summary.tick.load(Ordering::Relaxed) > since) << i)
-            });
-            while touched != 0 {
-                let block = group * 64 + touched.trailing_zeros() as usize;
-                touched &= touched - 1;
-                let summary = &self.blocks[block];
-                let start = block * size;
-                let end = (start + size).min(len);
-                let live = if end - start == 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << (end - start)) - 1
-                };
-                // The rows in the mask have the block's tick, after `since`;
-                // the others their own entries.
-                let mask = summary.mask.load(Ordering::Relaxed);
-                let changed = if summary.prev.load(Ordering::Relaxed) <= since {
-                    mask & live
-                } else {
-                    let own = self.rows.get().map_or(0, |rows| newer(&rows[start..end]));
-                    (own | mask) & live
-                };
-                if changed != 0 {
-                    f(start, changed);
-                }
-            }
-        }
+        })
     }
 
     /// Subtracts `base` from every stamp (0 for those at or below it).
@@ -423,6 +383,92 @@ impl Stamps {
     /// Bytes held.
     pub(super) fn bytes(&self) -> usize {
         self.rows.get().map_or(0, |rows| rows.len() * size_of::<AtomicU32>()) + self.blocks.len() * size_of::<Block>()
+    }
+}
+
+/// The blocks among a column's first `len` rows holding rows stamped
+/// after `since`, in increasing order: each block's first row and a mask of
+/// those rows. A block whose largest stamp is not after `since` is skipped;
+/// one whose other rows are all at or before `since` gives its mask; the
+/// rest are read with `newer`.
+///
+/// Blocks are compared 64 at a time into a mask without a branch per
+/// block (a scattered write leaves about every other block changed, which
+/// no branch predictor guesses), then the changed ones are read.
+struct ChangedBlocks<'a, N> {
+    stamps: &'a Stamps,
+    len: usize,
+    since: u32,
+    newer: N,
+    /// The next group of 64 blocks to compare, and how many blocks hold rows.
+    group: usize,
+    blocks: usize,
+    /// The blocks of the group compared last not read yet, and its first.
+    touched: u64,
+    first: usize,
+}
+
+impl<'a, N: Fn(&[AtomicU32]) -> u64> ChangedBlocks<'a, N> {
+    #[inline(always)]
+    fn new(stamps: &'a Stamps, len: usize, since: u32, newer: N) -> Self {
+        let blocks = len.div_ceil(1 << stamps.shift).min(stamps.blocks.len());
+        ChangedBlocks {
+            stamps,
+            len,
+            since,
+            newer,
+            group: 0,
+            blocks,
+            touched: 0,
+            first: 0,
+        }
+    }
+}
+
+impl<N: Fn(&[AtomicU32]) -> u64> Iterator for ChangedBlocks<'_, N> {
+    type Item = (usize, u64);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(usize, u64)> {
+        let stamps = self.stamps;
+        let size = 1usize << stamps.shift;
+        loop {
+            while self.touched != 0 {
+                let block = self.first + self.touched.trailing_zeros() as usize;
+                self.touched &= self.touched - 1;
+                let summary = &stamps.blocks[block];
+                let start = block * size;
+                let end = (start + size).min(self.len);
+                let live = if end - start == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << (end - start)) - 1
+                };
+                // The rows in the mask have the block's tick, after `since`;
+                // the others their own entries.
+                let mask = summary.mask.load(Ordering::Relaxed);
+                let changed = if summary.prev.load(Ordering::Relaxed) <= self.since {
+                    mask & live
+                } else {
+                    let own = stamps.rows.get().map_or(0, |rows| (self.newer)(&rows[start..end]));
+                    (own | mask) & live
+                };
+                if changed != 0 {
+                    return Some((start, changed));
+                }
+            }
+            let first = self.group * 64;
+            if first >= self.blocks {
+                return None;
+            }
+            let since = self.since;
+            let group = &stamps.blocks[first..(first + 64).min(self.blocks)];
+            self.touched = group.iter().enumerate().fold(0u64, |touched, (i, summary)| {
+                touched | (u64::from(summary.tick.load(Ordering::Relaxed) > since) << i)
+            });
+            self.first = first;
+            self.group += 1;
+        }
     }
 }
 
