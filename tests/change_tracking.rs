@@ -240,6 +240,37 @@ fn storage_stats_count_stamps_only_while_a_collector_watches() {
     assert_eq!(game.storage_stats().stamp_bytes, 0, "dropped with the last watcher");
 }
 
+#[test]
+fn a_lagging_collector_sees_the_writes_an_eager_one_already_took() {
+    // Scattered writes, a few rows of the same blocks each round: the eager
+    // collector takes each round's, the lagging one reads once at the end and
+    // must see every row written in any round, once (the rows its partner
+    // took keep their stamps for it).
+    let mut game = Context::new();
+    let es = game.create_entities_with((0..200).map(|i| pos(i as f32))).unwrap();
+    let eager = game.add_collector(Matcher::all_of::<Position>().updated());
+    let lagging = game.add_collector(Matcher::all_of::<Position>().updated());
+    let mut all = Vec::new();
+    for round in 0..6 {
+        let mut written: Vec<Entity> = (0..5).map(|k| es[(round * 7 + k * 37) % 200]).collect();
+        for &e in &written {
+            game.get_mut::<Position>(e).unwrap().x += 1.0;
+        }
+        let mut seen = collected(&mut game, eager);
+        seen.sort();
+        written.sort();
+        assert_eq!(seen, written, "round {round}");
+        game.clear_collector(eager).unwrap();
+        all.extend(written);
+    }
+    all.sort();
+    all.dedup();
+    let mut seen = collected(&mut game, lagging);
+    seen.sort();
+    assert_eq!(seen, all);
+    check(&game);
+}
+
 /// A value kept out of archetypes.
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Heat(u32);

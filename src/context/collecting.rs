@@ -65,6 +65,7 @@ impl Context {
             self.routes.attach_collector(index, key, trigger.takes());
         }
         self.invalidate_routes();
+        self.raise_stamp_floor();
         CollectorId {
             context: self.instance,
             key,
@@ -310,6 +311,7 @@ impl Context {
             let seen = self.end_change_tick();
             self.collector_mut(id)?.seen = seen;
             self.invalidate_routes();
+            self.raise_stamp_floor();
         }
         Ok(())
     }

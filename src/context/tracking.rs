@@ -120,20 +120,23 @@ impl Context {
     }
 
     /// Collector `key` remembers a look now (at the tick this ends), and
-    /// the stamps' floor follows the oldest look.
+    /// the stamps' floor follows the oldest look (found again only if this
+    /// collector's was it: a frame of many collectors stays linear).
     pub(super) fn looked_now(&mut self, key: CollectorKey) {
         let seen = self.end_change_tick();
         if let Some(data) = self.collectors.get_mut(key) {
-            data.seen = seen;
+            let was = std::mem::replace(&mut data.seen, seen);
+            if was <= self.archetypes.floor() {
+                self.raise_stamp_floor();
+            }
         }
-        self.raise_stamp_floor();
     }
 
     /// Moves the stamps' floor (see `storage::Floor`) to the oldest last
-    /// look of an active collector (to the current tick if none is active):
-    /// a stamp at or below it is old news to every collector. Called
-    /// whenever a last look moves or a collector stops; a new or
-    /// re-activated collector looks now, above the floor.
+    /// look of an active collector (to the last tick ended if none is
+    /// active): a stamp at or below it is old news to every collector.
+    /// Called whenever a collector starts, stops, or was the oldest to look,
+    /// so the floor is always the oldest look.
     pub(super) fn raise_stamp_floor(&mut self) {
         let floor = self
             .collectors

@@ -219,6 +219,12 @@ impl Archetypes {
         self.floor.set(tick);
     }
 
+    /// The stamps' floor now.
+    #[inline]
+    pub(crate) fn floor(&self) -> u32 {
+        self.floor.get()
+    }
+
     /// The components whose columns carry change stamps.
     #[inline]
     pub(crate) fn watched(&self) -> &ComponentSet {
