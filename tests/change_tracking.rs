@@ -326,3 +326,70 @@ fn writes_to_sparse_components_are_seen_through_every_path() {
     assert!(game.collector(hot).unwrap().is_empty());
     check(&game);
 }
+
+/// A zero-sized tag, kept in archetypes.
+#[derive(Clone, Debug, Default)]
+struct Marked;
+reactecs::component!(Marked);
+
+#[test]
+fn tags_are_never_updated_and_carry_no_stamps() {
+    let mut game = Context::new();
+    let es = game
+        .create_entities_with((0..4).map(|i| (pos(i as f32), Marked)))
+        .unwrap();
+    let lit_updates = game.add_collector(Matcher::all_of::<Lit>().updated());
+    let marked_updates = game.add_collector(Matcher::all_of::<Marked>().updated());
+    let lit_added = game.add_collector(Matcher::all_of::<Lit>().added());
+    // Only `Position`-free watching: nothing here can be updated, so no
+    // column or slot carries stamps.
+    assert_eq!(game.storage_stats().stamp_bytes, 0, "tags carry no change stamps");
+    for &e in &es {
+        game.add(e, Lit).unwrap();
+    }
+    assert_eq!(collected(&mut game, lit_added), es, "joins are collected");
+    game.clear_collector(lit_added).unwrap();
+    for &e in &es {
+        // Written through every door: none of it is an update.
+        game.replace(e, Lit).unwrap();
+        game.replace(e, Marked).unwrap();
+        game.modify(e, |_: &mut Marked| ()).unwrap();
+        let _ = game.get_mut::<Lit>(e).unwrap();
+        let _ = game.get_mut::<Marked>(e).unwrap();
+        game.remove::<Lit>(e).unwrap();
+        game.add(e, Lit).unwrap();
+    }
+    game.query_mut::<&mut Marked>().unwrap().for_each(|_| ());
+    assert!(
+        collected(&mut game, lit_updates).is_empty(),
+        "a tag toggled or set again is never an update"
+    );
+    assert!(collected(&mut game, marked_updates).is_empty());
+    assert_eq!(collected(&mut game, lit_added), es, "toggled off and on: joined again");
+    assert_eq!(game.storage_stats().stamp_bytes, 0);
+    check(&game);
+}
+
+#[test]
+fn replacing_a_tag_the_entity_has_fires_nothing_and_adds_one_it_lacks() {
+    let mut game = Context::new();
+    let heard = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = heard.clone();
+    game.subscribe(move |event: &ContextEvent<'_>| log.lock().unwrap().push(format!("{event:?}")));
+    let e = game.create_entity_with(pos(0.0)).unwrap();
+    heard.lock().unwrap().clear();
+    game.replace(e, Marked).unwrap();
+    assert_eq!(heard.lock().unwrap().len(), 1, "absent: an add");
+    assert!(game.has::<Marked>(e));
+    game.replace(e, Marked).unwrap();
+    game.replace(e, Lit).unwrap();
+    game.replace(e, Lit).unwrap();
+    assert_eq!(
+        heard.lock().unwrap().len(),
+        2,
+        "present: nothing fires: {:?}",
+        heard.lock().unwrap()
+    );
+    assert!(game.has::<Lit>(e));
+    check(&game);
+}

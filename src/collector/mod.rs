@@ -90,7 +90,8 @@ impl Matcher {
     }
 
     /// Collect entities whose matcher component is replaced while they are
-    /// members (joining does not count).
+    /// members (joining does not count). A zero-sized component (a tag or
+    /// flag) is never replaced: it is only added and removed.
     pub fn updated(self) -> TriggerOnEvent {
         self.on(Trigger::Updated)
     }

@@ -211,7 +211,9 @@ impl Context {
     /// Sets the entity's `T` to `value`. If it had a `T`, fires group `Updated`
     /// for each group watching `T` and `ComponentReplaced` (old and new value),
     /// then drops the old value (or pools it, for a `pooled` component); if
-    /// not, this is an [`add`](Context::add).
+    /// not, this is an [`add`](Context::add). A zero-sized `T` (a tag or
+    /// flag) is never updated: replacing one the entity has changes nothing
+    /// and fires nothing (as setting an Entitas flag that is already set).
     ///
     /// # Errors
     /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
@@ -236,6 +238,12 @@ impl Context {
             };
             Some(column)
         };
+        if T::component_info().is_tag() {
+            // A zero-sized value cannot differ from the one there: a tag is
+            // never updated (as an Entitas flag set again changes nothing).
+            drop(value);
+            return Ok(());
+        }
         // Borrowed apart by hand rather than through `split`, so the lean
         // paths never build a `Dispatch`: `split` here costs ~10 instructions
         // per call (~17 in `modify_with`), measured with callgrind.
@@ -290,6 +298,9 @@ impl Context {
     /// keyed on `T` re-keyed), for one entity lookup. The old value is cloned
     /// only when someone is to see it (a group handler, a subscriber) or an
     /// index keyed on `T` may refuse the new one. Returns what `f` returns.
+    ///
+    /// For a zero-sized `T` (a tag or flag), `f` runs and nobody hears of
+    /// it: a tag is never updated (see [`replace`](Context::replace)).
     ///
     /// If `f` panics, the value keeps what `f` wrote, no event fires and no
     /// collector sees it (the entity is stamped as changed only once the
@@ -372,7 +383,8 @@ impl Context {
             ..
         } = self;
         let mut skip = Skipped::new();
-        let route = if routes.is_idle() {
+        // A tag cannot change: nobody hears of `f`.
+        let route = if routes.is_idle() || T::component_info().is_tag() {
             None
         } else {
             let archetype = archetypes.get(at.archetype);

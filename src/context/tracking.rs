@@ -40,7 +40,9 @@ impl Context {
     /// Gives change stamps to the columns of the components some active
     /// collector watches for replacements (an `added()` or `updated()`
     /// trigger on a group whose AllOf or AnyOf names them), and drops the
-    /// others'. Called whenever consumers change.
+    /// others'. A zero-sized component (a tag or flag) is never watched: it
+    /// can be added and removed, never updated. Called whenever consumers
+    /// change.
     pub(super) fn sync_watched(&mut self) {
         let (mut watched, mut sparse) = (ComponentSet::new(), ComponentSet::new());
         for (_, data) in self.collectors.iter() {
@@ -53,6 +55,9 @@ impl Context {
                 }
                 let matcher = &self.routes.membership().group(group).matcher;
                 for id in matcher.watched() {
+                    if self.archetypes.is_tag(id) {
+                        continue;
+                    }
                     if self.archetypes.is_sparse(id) {
                         sparse.insert(id);
                     } else {

@@ -108,6 +108,13 @@ impl Archetypes {
             .is_some_and(|info| info.storage().is_sparse())
     }
 
+    /// Whether component `id` is zero-sized (a tag or flag: never updated,
+    /// see [`ComponentInfo::is_tag`]).
+    #[inline]
+    pub(crate) fn is_tag(&self, id: ComponentId) -> bool {
+        self.infos.get(id.index()).is_some_and(ComponentInfo::is_tag)
+    }
+
     /// The number of archetypes; grows as new component sets appear.
     #[inline]
     pub(crate) fn len(&self) -> usize {

@@ -298,6 +298,16 @@ impl ComponentInfo {
         self.ty.layout()
     }
 
+    /// Whether a value can differ from another of its type: false for a
+    /// zero-sized component (a tag or flag), which is only ever added or
+    /// removed, never updated. Such a component carries no change stamps,
+    /// and replacing it where present changes nothing (see
+    /// [`Context::replace`](crate::Context::replace)).
+    #[inline]
+    pub fn is_tag(&self) -> bool {
+        self.ty.layout().size() == 0
+    }
+
     /// Whether the component was declared `unique` (a singleton).
     pub fn is_unique(&self) -> bool {
         self.unique

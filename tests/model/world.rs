@@ -1320,7 +1320,11 @@ impl World {
                     return;
                 }
                 let mut after = values.clone();
-                let replaced = after.insert(kind, if kind.is_tag() { 0 } else { v }).map(|_| kind);
+                // A tag the entity has is never updated: nothing happens.
+                let replaced = after
+                    .insert(kind, if kind.is_tag() { 0 } else { v })
+                    .filter(|_| !kind.is_tag())
+                    .map(|_| kind);
                 self.change(e, after, replaced, result);
             }
             Op::SetUnique(v) => {
