@@ -228,7 +228,7 @@ pub use bundle::{Bundle, ComponentTuple};
 pub use collector::{Collector, CollectorId, CollectorSpec, RemovedView, Trigger, TriggerOnEvent};
 pub use command_buffer::CommandBuffer;
 pub use component::{Component, ComponentId};
-pub use context::{Context, ContextBuilder, EntityMut, Mut, View};
+pub use context::{Context, ContextBuilder, EntityMut, Mut, View, ViewMut};
 pub use contexts::{ContextId, ContextKind, ContextKinds, Contexts};
 pub use diff::{ContextDiff, DiffTuple};
 pub use entity::Entity;
@@ -263,7 +263,7 @@ pub mod prelude {
         ContextEntity, ContextEvent, ContextKind, Contexts, Deferred, DeferredSystem, Entity, EntityIndex, EntityMut,
         EntityRef, Error, Feature, Group, GroupEvent, GroupId, InContext, Index, IndexId, Matcher, MatcherChain,
         MultiReactive, MultiReactiveSystem, Mut, Owner, PrimaryEntityIndex, Query, QueryMut, Reactive, ReactiveSystem,
-        Recycle, System, SystemFailed, SystemResult, Systems, Trigger, TriggerOnEvent, View,
+        Recycle, System, SystemFailed, SystemResult, Systems, Trigger, TriggerOnEvent, View, ViewMut,
     };
 }
 

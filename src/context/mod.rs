@@ -62,11 +62,13 @@ mod singletons;
 mod sparse;
 mod tracking;
 mod view;
+mod view_mut;
 
 pub use builder::ContextBuilder;
 pub use entity_mut::EntityMut;
 pub use mut_ref::Mut;
 pub use view::View;
+pub use view_mut::ViewMut;
 
 /// A world of entities and their components.
 ///

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::Context;
-use super::View;
+use super::{View, ViewMut};
 use crate::error::Error;
 use crate::index::Indices;
 use crate::query::{Query, QueryMut, QueryParam, QueryPlan, QuerySource, ReadOnlyQueryParam};
@@ -168,6 +168,27 @@ impl Context {
     }
 
     /// The plan `query_mut` keeps for `Q`, or one worked out for the call.
+    /// Random access by handle to the components `Q` names, reading and
+    /// writing, prepared once for many entities: see [`ViewMut`]. Writes
+    /// through it are seen by collectors as [`get_mut`](Context::get_mut)'s
+    /// are.
+    ///
+    /// # Errors
+    /// [`Error::QueryAliasing`] if `Q` writes a component it also names
+    /// elsewhere; [`Error::KeyedWrite`] if `Q` writes a component an entity
+    /// index keys on (as [`query_mut`](Context::query_mut)).
+    pub fn view_mut<Q: QueryParam>(&mut self) -> Result<ViewMut<'_, Q>, Error> {
+        let plan = self.queries.current::<Q>(&self.archetypes, self.name)?;
+        refuse_keyed_writes(&self.indices, plan, self.name)?;
+        Ok(ViewMut::new(
+            &self.entities,
+            self.archetypes.lend(plan.columns()),
+            SparseLend::exclusive(&mut self.sparse, plan.columns()),
+            plan,
+            self.name,
+        ))
+    }
+
     fn read_plan<Q: ReadOnlyQueryParam>(&self) -> Cow<'_, QueryPlan> {
         match self.queries.get::<Q>() {
             Some(plan) => Cow::Borrowed(plan),

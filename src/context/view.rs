@@ -14,8 +14,8 @@ use crate::error::Error;
 use crate::id::{ComponentId, IndexId};
 use crate::index::{Index, Indices};
 use crate::query::{Access, QueryPlan};
-use crate::query_param::ReadOnlyQueryParam;
-use crate::storage::ReadLend;
+use crate::query_param::{QueryParam, ReadOnlyQueryParam};
+use crate::storage::{ArchetypeId, ComponentSet, ReadLend, SparseLend};
 
 /// Read-only access to the components `R` names (a tuple of `&T`,
 /// `Option<&T>` and `Entity`, as a query takes) of any entity of one
@@ -130,23 +130,33 @@ impl<'w, R: ReadOnlyQueryParam> View<'w, R> {
     #[cold]
     #[inline(never)]
     fn error(&self, entity: Entity) -> Error {
-        let access = Access::of::<R>();
-        let Some(location) = self.entities.location(entity) else {
-            return self
-                .entities
-                .why_dead(self.context, entity, access.first().map(ComponentId::name));
-        };
-        let set = self.read.set_of(location.archetype);
-        let sparse = self.read.sparse();
-        // A live entity with every required component gives its items, so
-        // `missing` finds one; were a column not of its component's type,
-        // it is refused as absent, like `get`.
-        let missing = access.missing(set, |id| sparse.contains(id, entity.index()));
-        let component = missing
-            .or(access.first())
-            .map_or(std::any::type_name::<R>(), ComponentId::name);
-        Error::absent(self.context, entity, component)
+        let read = self.read;
+        item_error::<R>(self.entities, |id| read.set_of(id), read.sparse(), self.context, entity)
     }
+}
+
+/// Why a view found no item of `Q` for `entity`: not alive here, or the
+/// first component `Q` requires that it lacks. `set_of` gives an
+/// archetype's components, `sparse` the flag and sparse ones.
+pub(super) fn item_error<'a, Q: QueryParam>(
+    entities: &Entities,
+    set_of: impl Fn(ArchetypeId) -> &'a ComponentSet,
+    sparse: SparseLend<'_>,
+    context: &'static str,
+    entity: Entity,
+) -> Error {
+    let access = Access::of::<Q>();
+    let Some(location) = entities.location(entity) else {
+        return entities.why_dead(context, entity, access.first().map(ComponentId::name));
+    };
+    // A live entity with every required component gives its items, so
+    // `missing` finds one; were a column not of its component's type, it
+    // is refused as absent, like `get`.
+    let missing = access.missing(set_of(location.archetype), |id| sparse.contains(id, entity.index()));
+    let component = missing
+        .or(access.first())
+        .map_or(std::any::type_name::<Q>(), ComponentId::name);
+    Error::absent(context, entity, component)
 }
 
 impl<R: ReadOnlyQueryParam> Clone for View<'_, R> {

@@ -41,6 +41,9 @@ pub struct ColumnPlan {
     /// Per placed archetype, per take: the column's offset in a chunk, or
     /// `ABSENT`.
     offsets: Vec<u32>,
+    /// By archetype index: where its offsets start in `offsets`, or
+    /// `ABSENT` if it is not placed (what a prepared view reads per handle).
+    offsets_of: Vec<u32>,
 }
 
 impl ColumnPlan {
@@ -95,6 +98,10 @@ impl ColumnPlan {
         let archetype = archetypes.get(id);
         // A plan of no takes keeps one unused offset per archetype, so every
         // placed archetype has as many offsets as `placed_offsets` walks.
+        if self.offsets_of.len() <= id.index() {
+            self.offsets_of.resize(id.index() + 1, ABSENT);
+        }
+        self.offsets_of[id.index()] = u32::try_from(self.offsets.len()).expect("fewer than 2^32 offsets");
         if self.takes.is_empty() {
             self.offsets.push(ABSENT);
         }
@@ -109,6 +116,19 @@ impl ColumnPlan {
             self.offsets.push(offset);
         }
         self.placed.push(id);
+    }
+
+    /// The offsets of the plan's columns in archetype `archetype` (an
+    /// archetype index), if the plan is placed there: one indexed load, for
+    /// access by handle.
+    #[inline(always)]
+    pub(super) fn offsets_in(&self, archetype: u32) -> Option<&[u32]> {
+        let start = *self.offsets_of.get(archetype as usize)?;
+        if start == ABSENT {
+            return None;
+        }
+        self.offsets
+            .get(start as usize..start as usize + self.takes.len().max(1))
     }
 
     /// The archetypes the plan is placed in, in creation order.

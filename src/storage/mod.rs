@@ -143,7 +143,7 @@ pub use columns::{
 pub use component_info::{ComponentInfo, ComponentRef, DebugFn, RegisteredComponent, Registration, StorageKind};
 pub(crate) use component_info::{UNASSIGNED, registry};
 pub(crate) use edges::TransitionId;
-pub(crate) use lend::{ArchetypesLend, ReadLend};
+pub(crate) use lend::{ArchetypeSets, ArchetypesLend, ReadLend};
 pub(crate) use location::{ArchetypeId, Location};
 pub(crate) use moves::Moved;
 pub(crate) use sparse::{SparseSet, SparseSets};
