@@ -146,13 +146,15 @@
 //! watching it (an `added()`, `updated()` or `added_or_removed()` trigger on
 //! a group whose AllOf or AnyOf names the component), and so by reactive
 //! systems: there is no fast-but-silent path. What differs is who else
-//! hears of it, and when.
+//! hears of it, and when. A zero-sized component (a tag or flag) is never
+//! updated: it is only added and removed, and replacing one the entity has
+//! changes nothing.
 //!
 //! | write | collectors (reactive systems) | group handlers, subscribers (old and new value) | entity indices keyed on the component |
 //! |---|---|---|---|
 //! | [`replace`](Context::replace), [`modify`](Context::modify), [`modify_with`](Context::modify_with), [`modify_each`](Context::modify_each), [`set_if_neq`](Context::set_if_neq) (a different value) | yes | yes, at the moment of the change | re-keyed at once (a clashing primary key refuses the write) |
 //! | [`get_mut`](Context::get_mut), [`EntityMut::get_mut`], [`unique_mut`](Context::unique_mut) (a [`Mut`], used as `&mut T`) | yes | no | re-keyed when the `Mut` drops (a clashing primary key: the write stands, the entity leaves the index, and the next read of the index reports [`Error::PrimaryKeyConflict`]) |
-//! | [`query_mut`](Context::query_mut) (`iter`, `for_each`, chunks, `par_for_each`), [`EntityMut::query`] | yes | no | refused: a query does not lend a key component mutably ([`Error::KeyedWrite`]) |
+//! | [`query_mut`](Context::query_mut) (`iter`, `for_each`, chunks, `par_for_each`), [`EntityMut::query`], [`view_mut`](Context::view_mut) ([`ViewMut::get_mut`] by handle) | yes | no | refused: a query does not lend a key component mutably ([`Error::KeyedWrite`]) |
 //! | [`get_mut_untracked`](Context::get_mut_untracked), [`EntityMut::get_mut_untracked`] | no | no | re-keyed, as `get_mut` |
 //! | `set_if_neq` with an equal value | no | no | nothing to do |
 //!

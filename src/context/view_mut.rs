@@ -1,5 +1,5 @@
 //! `ViewMut`: prepared random access by handle, reading and writing the
-//! components a query type names, for many entities: [`Context::view_mut`].
+//! components a query type names, for many entities: [`Context::view_mut`](crate::Context::view_mut).
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -13,14 +13,14 @@ use crate::storage::{ArchetypeSets, ArchetypesLend, SparseLend};
 
 /// Random access by handle to the components `Q` names (a tuple of `&T`,
 /// `&mut T`, `Option<&T>`, `Option<&mut T>` and `Entity`, as
-/// [`query_mut`](Context::query_mut) takes), prepared once and used for many
+/// [`query_mut`](crate::Context::query_mut) takes), prepared once and used for many
 /// entities: hecs' `view_mut`, bevy's `Query::get_mut`, shipyard's
-/// `ViewMut`. Made by [`Context::view_mut`].
+/// `ViewMut`. Made by [`Context::view_mut`](crate::Context::view_mut).
 ///
 /// Each [`get_mut`](ViewMut::get_mut) reads the entity's location and the
 /// column offsets the view's plan keeps for that archetype: no search by
 /// component and no plan per call. Its writes are seen by collectors as
-/// [`Context::get_mut`]'s are (an `added()` or `updated()` trigger on a group
+/// [`Context::get_mut`](crate::Context::get_mut)'s are (an `added()` or `updated()` trigger on a group
 /// naming the component collects the entity when next read): handing out
 /// `&mut T` counts as a change. Like `query_mut`, it refuses a component an
 /// entity index keys on (the index could not follow the write).

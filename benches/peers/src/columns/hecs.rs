@@ -60,7 +60,7 @@ pub fn columns() -> Vec<Column> {
         Column::timed(
             "reactive_replace_sparse",
             "hecs",
-            "query_one_mut::<(&mut Pos, &Vel)> per changed entity, pushed on a hand-kept list (flag per slot); consumer reads through a view",
+            "view_mut::<(&mut Pos, &Vel)>() borrowed once per frame, get_mut per changed entity (hecs' fastest random access), pushed on a hand-kept list (flag per slot); consumer reads through a view",
             |p| Box::new(Replace::new(p, true)),
         ),
         Column::timed(
@@ -339,9 +339,10 @@ impl Cell for Replace {
     fn run(&mut self) {
         match &self.plan {
             Some(plan) => {
+                let mut view = self.world.view_mut::<(&mut Pos, &Vel)>();
                 for &i in plan.frame(self.frames) {
                     let e = self.entities[i as usize];
-                    let (p, v) = self.world.query_one_mut::<(&mut Pos, &Vel)>(e).expect("alive");
+                    let (p, v) = view.get_mut(e).expect("alive");
                     p.0 = work::moved(&p.0, &v.0);
                     self.changed.mark(e);
                 }

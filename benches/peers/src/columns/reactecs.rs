@@ -152,6 +152,12 @@ pub fn columns() -> Vec<Column> {
         ),
         Column::timed(
             "reactive_replace_sparse",
+            "reactecs:view_mut+drain",
+            "view_mut::<(&mut Pos, &Vel)>() borrowed once per frame, get_mut per changed entity; drain_collected::<&Pos> reads the changed in place",
+            |p| Box::new(Sparse::new(p, Write::ViewMut, true)),
+        ),
+        Column::timed(
+            "reactive_replace_sparse",
             "reactecs:modify_with+drain",
             "modify_with::<Pos, &Vel> per changed entity; drain_collected::<&Pos> reads the changed in place",
             |p| Box::new(Sparse::new(p, Write::ModifyWith, true)),
@@ -526,6 +532,8 @@ enum Write {
     QueryMut,
     /// One parallel `query_mut` over every mover.
     ParForEach,
+    /// One `view_mut::<(&mut Pos, &Vel)>()` per frame, `get_mut` per entity.
+    ViewMut,
     /// A `get` and a `get_mut` per entity.
     GetMut,
 }
@@ -547,8 +555,8 @@ fn write_one(game: &mut Context, e: Entity, write: Write) {
             let mut p = game.get_mut::<Pos>(e).expect("alive");
             p.0 = work::moved(&p.0, &v);
         }
-        Write::ModifyEach | Write::QueryMut | Write::ParForEach => {
-            unreachable!("modify_each and the queries write every mover")
+        Write::ModifyEach | Write::QueryMut | Write::ParForEach | Write::ViewMut => {
+            unreachable!("modify_each, the queries and view_mut write in their own loops")
         }
     }
 }
@@ -657,8 +665,16 @@ impl Sparse {
 
 impl Cell for Sparse {
     fn run(&mut self) {
-        for &i in self.plan.frame(self.frames) {
-            write_one(&mut self.game, self.entities[i as usize], self.write);
+        if let Write::ViewMut = self.write {
+            let mut view = self.game.view_mut::<(&mut Pos, &Vel)>().expect("no aliasing");
+            for &i in self.plan.frame(self.frames) {
+                let (p, v) = view.get_mut(self.entities[i as usize]).expect("alive with Pos and Vel");
+                p.0 = work::moved(&p.0, &v.0);
+            }
+        } else {
+            for &i in self.plan.frame(self.frames) {
+                write_one(&mut self.game, self.entities[i as usize], self.write);
+            }
         }
         self.system.run(&mut self.game);
         self.frames += 1;
