@@ -14,7 +14,7 @@ use smallvec::SmallVec;
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::id::ComponentId;
-use crate::storage::{ColumnAccess, ColumnPlan, ComponentInfo, ComponentSet, EntityChunks, RowAccess};
+use crate::storage::{ColumnAccess, ColumnPlan, ComponentInfo, ComponentSet, EntityChunks, PlacedRow, RowAccess};
 
 pub(crate) mod sealed {
     pub trait Sealed {}
@@ -81,6 +81,11 @@ pub trait QueryParam: sealed::Sealed {
     /// column lent out, or it writes.
     #[doc(hidden)]
     fn read_row<'a>(row: &RowAccess<'a>) -> Option<Self::Item<'a>>;
+    /// The item of one row of a prepared view (columns at the offsets its
+    /// plan keeps); `None` if the archetype or the entity lacks a required
+    /// component.
+    #[doc(hidden)]
+    fn placed_row<'a>(row: &mut PlacedRow<'a, '_>) -> Option<Self::Item<'a>>;
 }
 
 /// A [`QueryParam`] that only reads: usable with [`Context::query`](crate::Context::query) on a
@@ -222,6 +227,11 @@ impl QueryParam for () {
         Some(())
     }
 
+    #[inline]
+    fn placed_row<'a>(_: &mut PlacedRow<'a, '_>) -> Option<Self::Item<'a>> {
+        Some(())
+    }
+
     fn split_chunk<'a>((): Self::Chunk<'a>, _: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
         ((), ())
     }
@@ -268,6 +278,11 @@ impl QueryParam for Entity {
     #[inline]
     fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
         columns.entity_at(row)
+    }
+
+    #[inline]
+    fn placed_row<'a>(row: &mut PlacedRow<'a, '_>) -> Option<Self::Item<'a>> {
+        row.entity()
     }
 
     #[inline]
@@ -386,6 +401,11 @@ macro_rules! tuple_query {
             #[inline]
             fn read_row<'a>(row: &RowAccess<'a>) -> Option<Self::Item<'a>> {
                 Some(($($name::read_row(row)?,)+))
+            }
+
+            #[inline(always)]
+            fn placed_row<'a>(row: &mut PlacedRow<'a, '_>) -> Option<Self::Item<'a>> {
+                Some(($($name::placed_row(row)?,)+))
             }
 
             fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {

@@ -203,3 +203,29 @@ fn view_mut_sees_archetypes_made_since_its_plan_was_last_used() {
     assert_eq!(game.get::<Position>(a).unwrap().x, 3.0);
     assert_eq!(game.get::<Position>(b).unwrap().x, 3.0);
 }
+
+#[test]
+fn view_mut_hands_out_entities_and_optional_components() {
+    let mut game = Context::new();
+    let hot = game.create_entity_with((pos(0.0), Heat(1))).unwrap();
+    let cold = game.create_entity_with(pos(0.0)).unwrap();
+    let heated = game.add_collector(Matcher::all_of::<Heat>().updated());
+    let mut view = game
+        .view_mut::<(Entity, Option<&mut Heat>, Option<&Velocity>)>()
+        .unwrap();
+    for e in [hot, cold] {
+        let (me, heat, velocity) = view.get_mut(e).unwrap();
+        assert_eq!(me, e);
+        assert!(velocity.is_none());
+        if let Some(heat) = heat {
+            heat.0 += 1;
+        }
+    }
+    assert_eq!(game.get::<Heat>(hot).unwrap(), &Heat(2));
+    assert_eq!(
+        game.collector(heated).unwrap().entities(),
+        [hot],
+        "the sparse write is collected"
+    );
+    game.check_invariants().unwrap();
+}

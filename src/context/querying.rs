@@ -180,13 +180,11 @@ impl Context {
     pub fn view_mut<Q: QueryParam>(&mut self) -> Result<ViewMut<'_, Q>, Error> {
         let plan = self.queries.current::<Q>(&self.archetypes, self.name)?;
         refuse_keyed_writes(&self.indices, plan, self.name)?;
-        Ok(ViewMut::new(
-            &self.entities,
-            self.archetypes.lend(plan.columns()),
+        let rows = self.archetypes.lend(plan.columns()).prepared(
+            plan.column_plan(),
             SparseLend::exclusive(&mut self.sparse, plan.columns()),
-            plan,
-            self.name,
-        ))
+        );
+        Ok(ViewMut::new(&self.entities, rows, self.name))
     }
 
     fn read_plan<Q: ReadOnlyQueryParam>(&self) -> Cow<'_, QueryPlan> {

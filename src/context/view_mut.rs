@@ -8,8 +8,8 @@ use super::view::item_error;
 use crate::entities::Entities;
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::query::{QueryParam, QueryPlan};
-use crate::storage::{ArchetypeSets, ArchetypesLend, SparseLend};
+use crate::query::QueryParam;
+use crate::storage::{PreparedRows, RowSets};
 
 /// Random access by handle to the components `Q` names (a tuple of `&T`,
 /// `&mut T`, `Option<&T>`, `Option<&mut T>` and `Entity`, as
@@ -52,27 +52,18 @@ use crate::storage::{ArchetypeSets, ArchetypesLend, SparseLend};
 /// ```
 pub struct ViewMut<'w, Q: QueryParam> {
     entities: &'w Entities,
-    archetypes: ArchetypesLend<'w>,
-    sparse: SparseLend<'w>,
-    /// `Q`'s plan, placed in every archetype with `Q`'s required components.
-    plan: &'w QueryPlan,
+    /// The archetypes and sparse sets, lent for `Q`'s plan (placed in every
+    /// archetype with `Q`'s required components).
+    rows: PreparedRows<'w>,
     context: &'static str,
     _q: PhantomData<fn() -> Q>,
 }
 
 impl<'w, Q: QueryParam> ViewMut<'w, Q> {
-    pub(super) fn new(
-        entities: &'w Entities,
-        archetypes: ArchetypesLend<'w>,
-        sparse: SparseLend<'w>,
-        plan: &'w QueryPlan,
-        context: &'static str,
-    ) -> Self {
+    pub(super) fn new(entities: &'w Entities, rows: PreparedRows<'w>, context: &'static str) -> Self {
         ViewMut {
             entities,
-            archetypes,
-            sparse,
-            plan,
+            rows,
             context,
             _q: PhantomData,
         }
@@ -87,18 +78,15 @@ impl<'w, Q: QueryParam> ViewMut<'w, Q> {
     /// (not behind an `Option`) that the entity lacks.
     #[inline]
     pub fn get_mut(&mut self, entity: Entity) -> Result<Q::Item<'_>, Error> {
-        let (entities, sets, sparse, context) = (self.entities, self.archetypes.sets(), self.sparse, self.context);
+        let (entities, sets, context) = (self.entities, self.rows.sets(), self.context);
         // A disabled entity's raw archetype id names no archetype.
-        if let Some((archetype, row)) = entities.raw_location(entity)
-            && let Some(mut columns) = self
-                .archetypes
-                .reborrow()
-                .placed_one(self.plan.column_plan(), sparse, archetype)
-            && let Some(item) = Q::fetch_row(&mut columns, row)
+        if let Some((archetype, row)) = self.entities.raw_location(entity)
+            && let Some(mut placed) = self.rows.row(archetype, row)
+            && let Some(item) = Q::placed_row(&mut placed)
         {
             return Ok(item);
         }
-        Err(error::<Q>(entities, sets, sparse, context, entity))
+        Err(error::<Q>(entities, sets, context, entity))
     }
 
     /// Whether `entity` is alive here and has every component `Q` requires.
@@ -111,14 +99,8 @@ impl<'w, Q: QueryParam> ViewMut<'w, Q> {
 /// Why [`ViewMut::get_mut`] found nothing.
 #[cold]
 #[inline(never)]
-fn error<Q: QueryParam>(
-    entities: &Entities,
-    sets: ArchetypeSets<'_>,
-    sparse: SparseLend<'_>,
-    context: &'static str,
-    entity: Entity,
-) -> Error {
-    item_error::<Q>(entities, |id| sets.set_of(id), sparse, context, entity)
+fn error<Q: QueryParam>(entities: &Entities, sets: RowSets<'_>, context: &'static str, entity: Entity) -> Error {
+    item_error::<Q>(entities, |id| sets.set_of(id), sets.sparse(), context, entity)
 }
 
 /// The parameters and the context: `ViewMut { params: "(&mut game::Position,

@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 
 use crate::component::Component;
 use crate::query_param::{Access, FetchKind, QueryParam, sealed};
-use crate::storage::{ColumnAccess, ColumnChunks, ColumnChunksMut, RowAccess};
+use crate::storage::{ColumnAccess, ColumnChunks, ColumnChunksMut, PlacedRow, RowAccess};
 
 /// The fetches of components stored in archetype columns: chunks as slices.
 #[doc(hidden)]
@@ -45,7 +45,7 @@ macro_rules! column_params {
     (
         $required:ident, $optional:ident, write: $write:literal,
         item: $item:ty, chunk: $chunk:ty, rows: $rows:ty, state: $state:ty,
-        take: $take:ident, take_row: $take_row:ident, iter: $iter:ident, split: $split:ident,
+        take: $take:ident, take_row: $take_row:ident, placed: $placed:ident, iter: $iter:ident, split: $split:ident,
         read_row: |$row:ident| $read_row:expr,
         read_row_optional: |$opt_row:ident| $read_row_optional:expr $(,)?
     ) => {
@@ -85,6 +85,11 @@ macro_rules! column_params {
             #[inline]
             fn fetch_row<'a>(columns: &mut ColumnAccess<'a, '_>, row: u32) -> Option<Self::Item<'a>> {
                 columns.$take_row(row).flatten()
+            }
+
+            #[inline(always)]
+            fn placed_row<'a>(row: &mut PlacedRow<'a, '_>) -> Option<Self::Item<'a>> {
+                row.$placed::<T>().flatten()
             }
 
             #[inline]
@@ -135,6 +140,11 @@ macro_rules! column_params {
                 columns.$take_row(row)
             }
 
+            #[inline(always)]
+            fn placed_row<'a>(row: &mut PlacedRow<'a, '_>) -> Option<Self::Item<'a>> {
+                row.$placed::<T>()
+            }
+
             #[inline]
             fn read_row<'a>($opt_row: &RowAccess<'a>) -> Option<Self::Item<'a>> {
                 $read_row_optional
@@ -156,7 +166,7 @@ macro_rules! column_params {
 column_params!(
     ColumnRef, ColumnOpt, write: false,
     item: &'a T, chunk: &'a [T], rows: std::slice::Iter<'a, T>, state: ColumnChunks<'a, T>,
-    take: read, take_row: read_row, iter: iter, split: split_at,
+    take: read, take_row: read_row, placed: read, iter: iter, split: split_at,
     read_row: |row| row.read(T::component_id()),
     read_row_optional: |row| {
         let id = T::component_id();
@@ -172,7 +182,7 @@ column_params!(
 column_params!(
     ColumnMut, ColumnOptMut, write: true,
     item: &'a mut T, chunk: &'a mut [T], rows: std::slice::IterMut<'a, T>, state: ColumnChunksMut<'a, T>,
-    take: write, take_row: write_row, iter: iter_mut, split: split_at_mut,
+    take: write, take_row: write_row, placed: write, iter: iter_mut, split: split_at_mut,
     read_row: |_row| None,
     read_row_optional: |_row| None,
 );

@@ -5,7 +5,7 @@
 
 use crate::component::Component;
 use crate::query_param::{Access, FetchKind, QueryParam, ReadOnlyQueryParam, sealed};
-use crate::storage::{ColumnAccess, RowAccess};
+use crate::storage::{ColumnAccess, PlacedRow, RowAccess};
 
 /// The `QueryParam` of `&T`, `&mut T`, `Option<&T>` or `Option<&mut T>`:
 /// the one for `T`'s storage kind (`$kind`, a [`FetchKind`] type), which it
@@ -58,6 +58,11 @@ macro_rules! by_kind {
             #[inline(always)]
             fn read_row<'a>(row: &RowAccess<'a>) -> Option<Self::Item<'a>> {
                 $kind::<T>::read_row(row)
+            }
+
+            #[inline(always)]
+            fn placed_row<'a>(row: &mut PlacedRow<'a, '_>) -> Option<Self::Item<'a>> {
+                $kind::<T>::placed_row(row)
             }
         }
 

@@ -13,7 +13,8 @@ use std::marker::PhantomData;
 use crate::component::Component;
 use crate::query_param::{Access, FetchKind, QueryParam, sealed};
 use crate::storage::{
-    ColumnAccess, RowAccess, SparseChunk, SparseChunkMut, SparseChunks, SparseChunksMut, SparseRows, SparseRowsMut,
+    ColumnAccess, PlacedRow, RowAccess, SparseChunk, SparseChunkMut, SparseChunks, SparseChunksMut, SparseRows,
+    SparseRowsMut,
 };
 
 /// The fetches of flag and sparse components: values looked up row by row.
@@ -71,7 +72,8 @@ macro_rules! sparse_fetch {
     (
         $param:ident, $item:ty, $chunk:ident, $state:ident, $rows:ty, $take:ident, $write:literal, $required:literal,
         rows: |$c:ident| $make_rows:expr,
-        row: |$columns:ident, $row:ident| $fetch_row:expr $(,)?
+        row: |$columns:ident, $row:ident| $fetch_row:expr,
+        placed: |$placed:ident| $placed_row:expr $(,)?
     ) => {
         impl<T: Component> sealed::Sealed for $param<T> {}
 
@@ -112,6 +114,11 @@ macro_rules! sparse_fetch {
             }
 
             #[inline]
+            fn placed_row<'a>($placed: &mut PlacedRow<'a, '_>) -> Option<Self::Item<'a>> {
+                $placed_row
+            }
+
+            #[inline]
             fn split_chunk<'a>(chunk: Self::Chunk<'a>, mid: usize) -> (Self::Chunk<'a>, Self::Chunk<'a>) {
                 chunk.split_at(mid)
             }
@@ -130,19 +137,23 @@ sparse_fetch!(
     SparseRef, &'a T, SparseChunk, SparseChunks, Present<SparseRows<'a, T>>, read_sparse, false, true,
     rows: |chunk| Present(chunk.into_iter()),
     row: |columns, row| columns.read_sparse_row(row).flatten(),
+    placed: |row| row.read_sparse::<T>().flatten(),
 );
 sparse_fetch!(
     SparseMut, &'a mut T, SparseChunkMut, SparseChunksMut, Present<SparseRowsMut<'a, T>>, write_sparse, true, true,
     rows: |chunk| Present(chunk.into_iter()),
     row: |columns, row| columns.write_sparse_row(row).flatten(),
+    placed: |row| row.write_sparse::<T>().flatten(),
 );
 sparse_fetch!(
     SparseOpt, Option<&'a T>, SparseChunk, SparseChunks, SparseRows<'a, T>, read_sparse, false, false,
     rows: |chunk| chunk.into_iter(),
     row: |columns, row| columns.read_sparse_row(row),
+    placed: |row| row.read_sparse::<T>(),
 );
 sparse_fetch!(
     SparseOptMut, Option<&'a mut T>, SparseChunkMut, SparseChunksMut, SparseRowsMut<'a, T>, write_sparse, true, false,
     rows: |chunk| chunk.into_iter(),
     row: |columns, row| columns.write_sparse_row(row),
+    placed: |row| row.write_sparse::<T>(),
 );

@@ -101,7 +101,7 @@ impl ColumnPlan {
         if self.offsets_of.len() <= id.index() {
             self.offsets_of.resize(id.index() + 1, ABSENT);
         }
-        self.offsets_of[id.index()] = u32::try_from(self.offsets.len()).expect("fewer than 2^32 offsets");
+        self.offsets_of[id.index()] = u32::try_from(self.offsets.len()).expect("a plan keeps fewer than 2^32 offsets: one per take (at most 10) per archetype, and 400 million archetypes do not fit in memory");
         if self.takes.is_empty() {
             self.offsets.push(ABSENT);
         }
@@ -120,15 +120,22 @@ impl ColumnPlan {
 
     /// The offsets of the plan's columns in archetype `archetype` (an
     /// archetype index), if the plan is placed there: one indexed load, for
-    /// access by handle.
+    /// access by handle. `width` is the number of offsets per archetype,
+    /// [`width`](Self::width) (which a caller keeps).
     #[inline(always)]
-    pub(super) fn offsets_in(&self, archetype: u32) -> Option<&[u32]> {
-        let start = *self.offsets_of.get(archetype as usize)?;
-        if start == ABSENT {
+    pub(super) fn offsets_in(&self, archetype: u32, width: usize) -> Option<&[u32]> {
+        let start = *self.offsets_of.get(archetype as usize)? as usize;
+        if start == ABSENT as usize {
             return None;
         }
-        self.offsets
-            .get(start as usize..start as usize + self.takes.len().max(1))
+        self.offsets.get(start..start + width)
+    }
+
+    /// The number of offsets kept per placed archetype: one per take, at
+    /// least one.
+    #[inline]
+    pub(super) fn width(&self) -> usize {
+        self.takes.len().max(1)
     }
 
     /// The archetypes the plan is placed in, in creation order.
@@ -143,7 +150,7 @@ impl ColumnPlan {
         PlacedOffsets {
             ids: self.placed.iter(),
             offsets: &self.offsets,
-            width: self.takes.len().max(1),
+            width: self.width(),
         }
     }
 

@@ -185,21 +185,6 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
         Self::served(archetype, sparse, plan, Some(tick), None)
     }
 
-    /// Read and write access to `archetype`'s columns as `plan` says, at
-    /// `offsets` (where `plan` was placed in `archetype`), for one access of
-    /// an [`ArchetypesLend`](super::lend::ArchetypesLend) lent for `plan`
-    /// (`ArchetypesLend::placed_one`), stamping writes with `tick`.
-    #[inline(always)]
-    pub(super) fn placed(
-        archetype: &'a Archetype,
-        sparse: SparseLend<'a>,
-        plan: PlannedColumns<'p>,
-        tick: u32,
-        offsets: &'p [u32],
-    ) -> Self {
-        Self::new(archetype, sparse, plan, Some(tick), Some(offsets))
-    }
-
     /// Read and write access to one row's worth of `archetype`'s columns and
     /// `sparse`'s values, as `plan` says (the sets are lent to this access
     /// alone).

@@ -26,6 +26,7 @@ use super::bitset::ComponentSet;
 use super::column_plan::{ColumnPlan, PlannedColumns};
 use super::columns::{ColumnAccess, PlacedMut, RowAccess};
 use super::location::ArchetypeId;
+use super::placed_row::PreparedRows;
 use super::sparse::SparseSets;
 use super::sparse_access::SparseLend;
 use crate::id::ComponentId;
@@ -174,60 +175,30 @@ impl<'a> ArchetypesLend<'a> {
         plan.walk_placed_mut(self.archetypes, sparse, keep)
     }
 
-    /// The archetypes' component sets, for as long as the lend: what no
-    /// access writes (an error path reads them while an access is alive).
-    #[inline(always)]
-    pub(crate) fn sets(&self) -> ArchetypeSets<'a> {
-        ArchetypeSets(self.archetypes)
-    }
-
-    /// Read and write access, as `plan` says, to archetype `archetype` (an
-    /// archetype index, as an entity's raw location gives it), if `plan` is
-    /// placed there: the per-handle access of a prepared view, with no
-    /// lookup by component. Consumes the lend (reborrow it for one entity at
-    /// a time), so two accesses of one lend are never alive together.
+    /// Random access by handle to the archetypes, as `plan` says (see
+    /// [`PreparedRows`]): the plan's placing and the lends are checked here,
+    /// once, not per row.
     ///
     /// # Panics
-    /// If the lend was made for another plan, or `plan` is placed in another
-    /// `Archetypes`.
-    #[inline(always)]
-    pub(crate) fn placed_one<'p>(
-        self,
-        plan: &'p ColumnPlan,
-        sparse: SparseLend<'a>,
-        archetype: u32,
-    ) -> Option<ColumnAccess<'a, 'p>> {
+    /// If the lend or `sparse` was made for another plan, or `plan` is
+    /// placed in another `Archetypes`.
+    #[inline]
+    pub(crate) fn prepared(self, plan: &'a ColumnPlan, sparse: SparseLend<'a>) -> PreparedRows<'a> {
         assert!(
             self.serves(plan.columns()),
             "archetypes lent to write are accessed by the plan they were lent for"
         );
+        assert!(
+            sparse.serves(plan.columns()),
+            "sparse sets lent exclusively are used with the plan they were lent for"
+        );
         plan.check_placed_in(self.archetypes);
-        let offsets = plan.offsets_in(archetype)?;
-        let found = self.archetypes.try_get(archetype)?;
-        Some(ColumnAccess::placed(
-            found,
-            sparse,
-            plan.columns(),
-            self.archetypes.change_tick(),
-            offsets,
-        ))
+        PreparedRows::new(self.archetypes, sparse, plan)
     }
 
     #[inline(always)]
     fn serves(&self, plan: PlannedColumns<'_>) -> bool {
         self.plan == plan.identity()
-    }
-}
-
-/// The component sets of lent archetypes: [`ArchetypesLend::sets`].
-#[derive(Clone, Copy)]
-pub(crate) struct ArchetypeSets<'a>(&'a Archetypes);
-
-impl<'a> ArchetypeSets<'a> {
-    /// Archetype `id`'s components.
-    #[inline]
-    pub(crate) fn set_of(self, id: ArchetypeId) -> &'a ComponentSet {
-        self.0.get(id).set()
     }
 }
 

@@ -1,0 +1,237 @@
+//! Prepared random access: `PreparedRows`, archetypes lent for one placed
+//! plan and read by handle, and `PlacedRow`, one live row of one archetype
+//! read and written as the plan says. The row's chunk is found once; each
+//! column is a load of the offset the plan keeps for that archetype and a
+//! type check; nothing is looked up by component.
+
+use std::any::TypeId;
+use std::marker::PhantomData;
+
+use super::archetype::Archetype;
+use super::archetypes::Archetypes;
+use super::bitset::ComponentSet;
+use super::column_plan::{ABSENT, ColumnPlan, Take};
+use super::location::ArchetypeId;
+use super::sparse_access::SparseLend;
+use crate::entity::Entity;
+
+/// Archetypes (and the sparse sets) lent for one placed plan, read and
+/// written row by row: made by
+/// [`ArchetypesLend::prepared`](super::lend::ArchetypesLend::prepared),
+/// which checked that both lends serve the plan and that the plan is placed
+/// in these archetypes. One row at a time is handed out
+/// ([`row`](Self::row) borrows it mutably), so no two rows' values alias.
+pub(crate) struct PreparedRows<'a> {
+    archetypes: &'a Archetypes,
+    sparse: SparseLend<'a>,
+    plan: &'a ColumnPlan,
+    /// The plan's takes, and the offsets it keeps per archetype.
+    takes: &'a [Take],
+    width: usize,
+    /// The change tick writes stamp.
+    tick: u32,
+    _unique: PhantomData<&'a mut Archetypes>,
+}
+
+impl<'a> PreparedRows<'a> {
+    /// The lends' checks are the caller's (`ArchetypesLend::prepared`).
+    #[inline]
+    pub(super) fn new(archetypes: &'a Archetypes, sparse: SparseLend<'a>, plan: &'a ColumnPlan) -> Self {
+        PreparedRows {
+            tick: archetypes.change_tick(),
+            archetypes,
+            sparse,
+            plan,
+            takes: plan.columns().0,
+            width: plan.width(),
+            _unique: PhantomData,
+        }
+    }
+
+    /// Row `row` of archetype `archetype` (an archetype index, as an
+    /// entity's raw location gives it), if the plan is placed there and the
+    /// row is live.
+    #[inline(always)]
+    pub(crate) fn row(&mut self, archetype: u32, row: u32) -> Option<PlacedRow<'_, 'a>> {
+        let offsets = self.plan.offsets_in(archetype, self.width)?;
+        let found = self.archetypes.try_get(archetype)?;
+        PlacedRow::new(found, self.sparse, self.takes, offsets, row, self.tick)
+    }
+
+    /// What an error path reads while a row's values may be alive: the
+    /// archetypes' component sets and the sparse sets' membership, which no
+    /// row access writes.
+    #[inline]
+    pub(crate) fn sets(&self) -> RowSets<'a> {
+        RowSets {
+            archetypes: self.archetypes,
+            sparse: self.sparse,
+        }
+    }
+}
+
+/// The component sets of the archetypes and the sparse sets of a
+/// [`PreparedRows`]: [`PreparedRows::sets`].
+#[derive(Clone, Copy)]
+pub(crate) struct RowSets<'a> {
+    archetypes: &'a Archetypes,
+    sparse: SparseLend<'a>,
+}
+
+impl<'a> RowSets<'a> {
+    /// Archetype `id`'s components.
+    #[inline]
+    pub(crate) fn set_of(self, id: ArchetypeId) -> &'a ComponentSet {
+        self.archetypes.get(id).set()
+    }
+
+    /// The flag and sparse components, as lent.
+    #[inline]
+    pub(crate) fn sparse(self) -> SparseLend<'a> {
+        self.sparse
+    }
+}
+
+/// One live row, handed out column by column in the order of a placed
+/// plan: each call takes the plan's next column, once. Made only by
+/// [`PreparedRows::row`], from lends made for the same plan (so the
+/// archetype and the sparse sets are held as `&mut` would be, and the plan
+/// names a written column once): no two values it hands out alias.
+pub struct PlacedRow<'a, 'p> {
+    archetype: &'a Archetype,
+    sparse: SparseLend<'a>,
+    /// The row's chunk's first byte, and the row's place in it.
+    base: *mut u8,
+    in_chunk: usize,
+    row: u32,
+    /// The plan's columns not taken yet, and their offsets in this archetype.
+    takes: std::slice::Iter<'p, Take>,
+    offsets: std::slice::Iter<'p, u32>,
+    /// The change tick a write stamps (0: the archetype's columns have no
+    /// stamps).
+    tick: u32,
+    /// The change tick a write to a flag or sparse component stamps.
+    sparse_tick: u32,
+}
+
+impl<'a, 'p> PlacedRow<'a, 'p> {
+    /// Row `row` of `archetype`, if live, taken as a plan's `takes` say at
+    /// `offsets` (where the plan was placed in `archetype`), writes stamped
+    /// with `tick`.
+    #[inline(always)]
+    pub(super) fn new(
+        archetype: &'a Archetype,
+        sparse: SparseLend<'a>,
+        takes: &'p [Take],
+        offsets: &'p [u32],
+        row: u32,
+        tick: u32,
+    ) -> Option<Self> {
+        if !archetype.contains_row(row) {
+            return None;
+        }
+        Some(PlacedRow {
+            archetype,
+            sparse,
+            base: archetype.chunk_base(row),
+            in_chunk: archetype.row_in_chunk(row),
+            row,
+            takes: takes.iter(),
+            offsets: offsets.iter(),
+            tick: if archetype.is_stamped() { tick } else { 0 },
+            sparse_tick: tick,
+        })
+    }
+
+    /// The entity of the row (`None` never: the row is live).
+    #[inline]
+    pub(crate) fn entity(&self) -> Option<Entity> {
+        self.archetype.entity_at(self.row)
+    }
+
+    /// Takes the plan's next column: the take, and its offset here (or
+    /// `ABSENT`); `None` if the plan is used up or holds another type than
+    /// `T`, or `write` and the plan does not write it.
+    #[inline(always)]
+    fn take<T: 'static>(&mut self, write: bool) -> Option<(&'p Take, u32)> {
+        let take = self.takes.next()?;
+        let offset = *self.offsets.next()?;
+        (take.ty == TypeId::of::<T>() && (!write || take.write)).then_some((take, offset))
+    }
+
+    /// The row's value of the plan's next column, for reading: `None` if
+    /// refused (see [`take`](Self::take)), `Some(None)` if the archetype
+    /// lacks it.
+    #[inline]
+    pub(crate) fn read<T: 'static>(&mut self) -> Option<Option<&'a T>> {
+        let (_, offset) = self.take::<T>(false)?;
+        if offset == ABSENT {
+            return Some(None);
+        }
+        let at = self
+            .base
+            .wrapping_add(offset as usize)
+            .cast::<T>()
+            .wrapping_add(self.in_chunk);
+        // SAFETY: the row is live (checked by `new`), so its chunk is
+        // allocated and `base` is its first byte; placing the plan checked
+        // that the column at `offset` holds the take's type, which is `T`
+        // (checked by `take`): the value is initialised and aligned. No
+        // `&mut` to it exists for `'a`: the plan names no column both
+        // written and read, and the archetype is lent to this row alone.
+        Some(Some(unsafe { &*at }))
+    }
+
+    /// The row's value of the plan's next column, for writing, the row
+    /// stamped as changed: `None` if refused (see [`take`](Self::take)),
+    /// `Some(None)` if the archetype lacks it.
+    #[inline]
+    pub(crate) fn write<T: 'static>(&mut self) -> Option<Option<&'a mut T>> {
+        let (take, offset) = self.take::<T>(true)?;
+        if offset == ABSENT {
+            return Some(None);
+        }
+        if self.tick != 0
+            && let Some(stamps) = self.archetype.stamps_of(take.id)
+        {
+            stamps.mark(self.row, self.tick);
+        }
+        let at = self
+            .base
+            .wrapping_add(offset as usize)
+            .cast::<T>()
+            .wrapping_add(self.in_chunk);
+        // SAFETY: as in `read` for type, initialisation and alignment. The
+        // row is made only from a lend held as `&mut` for `'a` and handed
+        // out one row at a time, and the plan names a written column once:
+        // this is the only reference to the value for `'a`.
+        Some(Some(unsafe { &mut *at }))
+    }
+
+    /// The entity's value of the plan's next component, a flag or sparse
+    /// one, for reading: `None` if refused, `Some(None)` if it has none.
+    #[inline]
+    pub(crate) fn read_sparse<T: 'static>(&mut self) -> Option<Option<&'a T>> {
+        let (take, _) = self.take::<T>(false)?;
+        let slot = self.entity()?.index();
+        Some(self.sparse.read::<T>(take.id)?.get(slot))
+    }
+
+    /// The entity's value of the plan's next component, a flag or sparse
+    /// one, for writing, its slot stamped as changed: `None` if refused or
+    /// the sets are not lent exclusively, `Some(None)` if it has none.
+    #[inline]
+    pub(crate) fn write_sparse<T: 'static>(&mut self) -> Option<Option<&'a mut T>> {
+        let (take, _) = self.take::<T>(true)?;
+        let slot = self.entity()?.index();
+        // A view for this one row, asked for one slot.
+        let values = self.sparse.write::<T>(take.id, self.sparse_tick)?;
+        let stamp = values.stamp(slot);
+        // SAFETY: a fresh view, asked for one slot.
+        let value = unsafe { values.take(slot) };
+        if value.is_some() {
+            stamp.mark();
+        }
+        Some(value)
+    }
+}
