@@ -6,7 +6,7 @@ use crate::component::Component;
 use crate::entity::Entity;
 use crate::id::ComponentId;
 use crate::query_param::{Access, ReadOnlyQueryParam};
-use crate::storage::{Archetype, ColumnAccess, ComponentRef, SparseLend, SparseSets};
+use crate::storage::{Archetype, ColumnAccess, ComponentRef, RowAccess, SparseLend, SparseSets};
 
 /// A read-only view of a live entity: its handle and its components.
 ///
@@ -114,6 +114,11 @@ impl<'a> EntityRef<'a> {
     /// # Ok::<(), reactecs::Error>(())
     /// ```
     pub fn query<Q: ReadOnlyQueryParam>(&self) -> Option<Q::Item<'a>> {
+        if !Q::SPARSE {
+            // Only archetype columns: read from the row, each column found
+            // by its component id (no plan to make).
+            return RowAccess::shared(self.archetype, self.row).and_then(|row| Q::read_row(&row));
+        }
         let access = Access::of::<Q>();
         let slot = self.entity.index();
         if access

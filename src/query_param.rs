@@ -154,11 +154,6 @@ impl Access {
         })
     }
 
-    /// The components the query writes.
-    pub(crate) fn written(&self) -> impl Iterator<Item = ComponentId> + '_ {
-        self.entries.iter().filter(|e| e.write).map(|e| e.id)
-    }
-
     /// Whether it names a flag or sparse component (kept out of archetypes).
     pub(crate) fn keeps_out_any(&self) -> bool {
         self.entries.iter().any(|e| e.sparse)

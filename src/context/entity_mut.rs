@@ -8,9 +8,8 @@ use crate::component::Component;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
-use crate::id::ComponentId;
-use crate::query::{Access, QueryParam};
-use crate::storage::{ColumnAccess, Location};
+use crate::query::QueryParam;
+use crate::storage::Location;
 
 /// A view of one live entity that reads, writes and changes it, from
 /// [`Context::entity_mut`]: the handle is checked once, when the view is
@@ -104,30 +103,8 @@ impl<'a> EntityMut<'a> {
     /// [`get_mut`](EntityMut::get_mut), whose [`Mut`] re-keys the entity
     /// when dropped, or [`modify`](EntityMut::modify)).
     pub fn query<Q: QueryParam>(&mut self) -> Result<Q::Item<'_>, Error> {
-        let (name, entity) = (self.context.name, self.entity);
-        let access = Access::of::<Q>();
-        let plan = access.plan(name)?;
-        let slot = entity.index();
-        let context = &mut *self.context;
-        let archetype = context.archetypes.lend_mut(self.at.archetype);
-        if let Some(missing) = access.missing(archetype.set(), |id| context.sparse.contains(id, slot)) {
-            return Err(Error::absent(name, entity, missing.name()));
-        }
-        if let Some((component, index)) = access.written().find_map(|id| context.indices.keyed_by(id)) {
-            return Err(Error::KeyedWrite {
-                context: name,
-                component,
-                index,
-            });
-        }
-        let mut columns = ColumnAccess::exclusive_row(archetype, &mut context.sparse, plan.columns());
-        // Present and not aliased (checked above), so `None` only if a column
-        // is not of its component's type: refused as absent, like `get`.
-        Q::fetch_row(&mut columns, self.at.row).ok_or_else(|| Error::ComponentAbsent {
-            context: name,
-            entity,
-            component: access.first().map_or(std::any::type_name::<Q>(), ComponentId::name),
-        })
+        // The context's plan of `Q`, placed in its archetypes: one lookup.
+        self.context.view_mut::<Q>()?.into_item(self.entity)
     }
 
     /// A read-only view of the entity (as bevy_ecs' `EntityMut::as_readonly`).

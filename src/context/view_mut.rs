@@ -89,6 +89,20 @@ impl<'w, Q: QueryParam> ViewMut<'w, Q> {
         Err(error::<Q>(entities, sets, context, entity))
     }
 
+    /// As [`get_mut`](ViewMut::get_mut), for as long as the view would
+    /// have lived (the view is used up): one entity's items.
+    #[inline]
+    pub(super) fn into_item(self, entity: Entity) -> Result<Q::Item<'w>, Error> {
+        let (entities, sets, context) = (self.entities, self.rows.sets(), self.context);
+        if let Some((archetype, row)) = entities.raw_location(entity)
+            && let Some(mut placed) = self.rows.into_row(archetype, row)
+            && let Some(item) = Q::placed_row(&mut placed)
+        {
+            return Ok(item);
+        }
+        Err(error::<Q>(entities, sets, context, entity))
+    }
+
     /// Whether `entity` is alive here and has every component `Q` requires.
     #[inline]
     pub fn contains(&mut self, entity: Entity) -> bool {

@@ -58,6 +58,15 @@ impl<'a> PreparedRows<'a> {
         PlacedRow::new(found, self.sparse, self.takes, offsets, row, self.tick)
     }
 
+    /// As [`row`](Self::row), for the rest of the lend: the rows are not
+    /// lent again.
+    #[inline(always)]
+    pub(crate) fn into_row(self, archetype: u32, row: u32) -> Option<PlacedRow<'a, 'a>> {
+        let offsets = self.plan.offsets_in(archetype, self.width)?;
+        let found = self.archetypes.try_get(archetype)?;
+        PlacedRow::new(found, self.sparse, self.takes, offsets, row, self.tick)
+    }
+
     /// What an error path reads while a row's values may be alive: the
     /// archetypes' component sets and the sparse sets' membership, which no
     /// row access writes.
