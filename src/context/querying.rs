@@ -132,7 +132,14 @@ impl Context {
         };
         Ok((
             QueryMut::new(write, source, name, plan),
-            View::new(entities, indices, *instance, read, Cow::Borrowed(read_plan), name),
+            View::new(
+                entities,
+                indices,
+                *instance,
+                read,
+                (Cow::Borrowed(read_plan), true),
+                name,
+            ),
         ))
     }
 
@@ -157,12 +164,14 @@ impl Context {
     /// ```
     pub fn view<R: ReadOnlyQueryParam>(&self) -> View<'_, R> {
         let plan = self.read_plan::<R>();
+        // A plan a query or view of `R` placed in every archetype so far.
+        let current = plan.is_current(&self.archetypes);
         View::new(
             &self.entities,
             &self.indices,
             self.instance,
             ReadLend::shared(&self.archetypes, &self.sparse),
-            plan,
+            (plan, current),
             self.name,
         )
     }

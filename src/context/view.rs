@@ -15,7 +15,7 @@ use crate::id::{ComponentId, IndexId};
 use crate::index::{Index, Indices};
 use crate::query::{Access, QueryPlan};
 use crate::query_param::{QueryParam, ReadOnlyQueryParam};
-use crate::storage::{ArchetypeId, ComponentSet, ReadLend, SparseLend};
+use crate::storage::{ArchetypeId, ComponentSet, ReadLend, SharedRows, SparseLend};
 
 /// Read-only access to the components `R` names (a tuple of `&T`,
 /// `Option<&T>` and `Entity`, as a query takes) of any entity of one
@@ -60,24 +60,34 @@ pub struct View<'w, R: ReadOnlyQueryParam> {
     /// `R` names no flag or sparse component: its items are read from the
     /// row found once (`RowAccess`), rather than through a column access.
     by_row: bool,
+    /// If `plan` is placed in every archetype: rows read at the offsets it
+    /// keeps (no lookup by component).
+    rows: Option<SharedRows<'w>>,
     context: &'static str,
     _r: PhantomData<fn() -> R>,
 }
 
 impl<'w, R: ReadOnlyQueryParam> View<'w, R> {
+    /// `plan` is `R`'s; borrowed and placed in every archetype of `read`'s
+    /// (`current`), rows are read at its offsets.
     pub(super) fn new(
         entities: &'w Entities,
         indices: &'w Indices,
         instance: u64,
         read: ReadLend<'w>,
-        plan: Cow<'w, QueryPlan>,
+        (plan, current): (Cow<'w, QueryPlan>, bool),
         context: &'static str,
     ) -> Self {
+        let rows = match &plan {
+            Cow::Borrowed(plan) if current => Some(read.prepared(plan.column_plan())),
+            _ => None,
+        };
         View {
             entities,
             indices,
             instance,
             by_row: !Access::of::<R>().keeps_out_any(),
+            rows,
             read,
             plan,
             context,
@@ -96,7 +106,9 @@ impl<'w, R: ReadOnlyQueryParam> View<'w, R> {
     pub fn get(&self, entity: Entity) -> Result<R::Item<'w>, Error> {
         // A disabled entity's raw archetype id names no archetype.
         if let Some((archetype, row)) = self.entities.raw_location(entity) {
-            let item = if self.by_row {
+            let item = if let Some(rows) = self.rows {
+                rows.row(archetype, row).and_then(|mut row| R::placed_row(&mut row))
+            } else if self.by_row {
                 self.read.row(archetype, row).and_then(|row| R::read_row(&row))
             } else {
                 self.read
@@ -168,6 +180,7 @@ impl<R: ReadOnlyQueryParam> Clone for View<'_, R> {
             read: self.read,
             plan: self.plan.clone(),
             by_row: self.by_row,
+            rows: self.rows,
             context: self.context,
             _r: PhantomData,
         }

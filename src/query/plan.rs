@@ -89,7 +89,7 @@ impl QueryPlan {
     /// Whether `archetypes` (the list it was made for) has no archetype the
     /// plan has not looked at.
     #[inline]
-    pub(super) fn is_current(&self, archetypes: &Archetypes) -> bool {
+    pub(crate) fn is_current(&self, archetypes: &Archetypes) -> bool {
         self.seen == archetypes.len()
     }
 

@@ -26,7 +26,7 @@ use super::bitset::ComponentSet;
 use super::column_plan::{ColumnPlan, PlannedColumns};
 use super::columns::{ColumnAccess, PlacedMut, RowAccess};
 use super::location::ArchetypeId;
-use super::placed_row::PreparedRows;
+use super::placed_row::{PreparedRows, SharedRows};
 use super::sparse::SparseSets;
 use super::sparse_access::SparseLend;
 use crate::id::ComponentId;
@@ -254,5 +254,23 @@ impl<'a> ReadLend<'a> {
     #[inline(always)]
     pub(crate) fn sparse(&self) -> SparseLend<'a> {
         self.sparse
+    }
+
+    /// Random access by handle, reading as `plan` says (see
+    /// [`SharedRows`]): a split's read side only by the plan it was lent
+    /// for.
+    ///
+    /// # Panics
+    /// If the lend is a split's read side lent for another plan, or `plan`
+    /// is placed in another `Archetypes`.
+    #[inline]
+    pub(crate) fn prepared(&self, plan: &'a ColumnPlan) -> SharedRows<'a> {
+        assert!(
+            self.reads
+                .is_none_or(|lent| lent.columns().identity() == plan.columns().identity()),
+            "a split's read side reads by the plan it was lent for"
+        );
+        plan.check_placed_in(self.archetypes);
+        SharedRows::new(self.archetypes, self.sparse, plan)
     }
 }

@@ -148,7 +148,7 @@ pub(crate) use lend::{ArchetypesLend, ReadLend};
 pub(crate) use location::{ArchetypeId, Location};
 pub(crate) use moves::Moved;
 pub use placed_row::PlacedRow;
-pub(crate) use placed_row::{PreparedRows, RowSets};
+pub(crate) use placed_row::{PreparedRows, RowSets, SharedRows};
 pub(crate) use sparse::{SparseSet, SparseSets};
 pub(crate) use sparse_access::SparseLend;
 pub use sparse_access::{SparseChunk, SparseChunkMut, SparseRows, SparseRowsMut};

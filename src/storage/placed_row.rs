@@ -79,6 +79,45 @@ impl<'a> PreparedRows<'a> {
     }
 }
 
+/// Archetypes (and the sparse sets) read row by row as one placed plan
+/// says, through a shared borrow: made by
+/// [`ReadLend::prepared`](super::lend::ReadLend::prepared). Its rows only
+/// read (a [`PlacedRow`] it makes refuses every write), so any number may be
+/// alive at once, on any thread.
+#[derive(Clone, Copy)]
+pub(crate) struct SharedRows<'a> {
+    archetypes: &'a Archetypes,
+    sparse: SparseLend<'a>,
+    plan: &'a ColumnPlan,
+    takes: &'a [Take],
+    width: usize,
+}
+
+impl<'a> SharedRows<'a> {
+    /// The lend's checks are the caller's (`ReadLend::prepared`).
+    #[inline]
+    pub(super) fn new(archetypes: &'a Archetypes, sparse: SparseLend<'a>, plan: &'a ColumnPlan) -> Self {
+        SharedRows {
+            archetypes,
+            sparse,
+            plan,
+            takes: plan.columns().0,
+            width: plan.width(),
+        }
+    }
+
+    /// Row `row` of archetype `archetype` (an archetype index), for
+    /// reading, if the plan is placed there and the row is live.
+    #[inline(always)]
+    pub(crate) fn row(self, archetype: u32, row: u32) -> Option<PlacedRow<'a, 'a>> {
+        let offsets = self.plan.offsets_in(archetype, self.width)?;
+        let found = self.archetypes.try_get(archetype)?;
+        let mut placed = PlacedRow::new(found, self.sparse, self.takes, offsets, row, 0)?;
+        placed.writable = false;
+        Some(placed)
+    }
+}
+
 /// The component sets of the archetypes and the sparse sets of a
 /// [`PreparedRows`]: [`PreparedRows::sets`].
 #[derive(Clone, Copy)]
@@ -121,6 +160,9 @@ pub struct PlacedRow<'a, 'p> {
     tick: u32,
     /// The change tick a write to a flag or sparse component stamps.
     sparse_tick: u32,
+    /// Whether the row was lent to write (by [`PreparedRows`]) or only to
+    /// read (by [`SharedRows`]).
+    writable: bool,
 }
 
 impl<'a, 'p> PlacedRow<'a, 'p> {
@@ -149,6 +191,7 @@ impl<'a, 'p> PlacedRow<'a, 'p> {
             offsets: offsets.iter(),
             tick: if archetype.is_stamped() { tick } else { 0 },
             sparse_tick: tick,
+            writable: true,
         })
     }
 
@@ -160,12 +203,13 @@ impl<'a, 'p> PlacedRow<'a, 'p> {
 
     /// Takes the plan's next column: the take, and its offset here (or
     /// `ABSENT`); `None` if the plan is used up or holds another type than
-    /// `T`, or `write` and the plan does not write it.
+    /// `T`, or `write` and the plan does not write it or the row is only
+    /// lent to read.
     #[inline(always)]
     fn take<T: 'static>(&mut self, write: bool) -> Option<(&'p Take, u32)> {
         let take = self.takes.next()?;
         let offset = *self.offsets.next()?;
-        (take.ty == TypeId::of::<T>() && (!write || take.write)).then_some((take, offset))
+        (take.ty == TypeId::of::<T>() && (!write || (take.write && self.writable))).then_some((take, offset))
     }
 
     /// The row's value of the plan's next column, for reading: `None` if
@@ -187,7 +231,9 @@ impl<'a, 'p> PlacedRow<'a, 'p> {
         // that the column at `offset` holds the take's type, which is `T`
         // (checked by `take`): the value is initialised and aligned. No
         // `&mut` to it exists for `'a`: the plan names no column both
-        // written and read, and the archetype is lent to this row alone.
+        // written and read; a writable row's archetype is lent to it alone,
+        // and a shared one's is borrowed shared (or is a split lend's read
+        // side, whose plan names nothing the write side writes).
         Some(Some(unsafe { &*at }))
     }
 
@@ -210,10 +256,11 @@ impl<'a, 'p> PlacedRow<'a, 'p> {
             .wrapping_add(offset as usize)
             .cast::<T>()
             .wrapping_add(self.in_chunk);
-        // SAFETY: as in `read` for type, initialisation and alignment. The
-        // row is made only from a lend held as `&mut` for `'a` and handed
-        // out one row at a time, and the plan names a written column once:
-        // this is the only reference to the value for `'a`.
+        // SAFETY: as in `read` for type, initialisation and alignment. A
+        // row that writes (`writable`, checked by `take`) is made only from
+        // a lend held as `&mut` for `'a` and handed out one row at a time,
+        // and the plan names a written column once: this is the only
+        // reference to the value for `'a`.
         Some(Some(unsafe { &mut *at }))
     }
 
