@@ -1291,3 +1291,98 @@ fn a_batch_whose_entity_maker_panics_keeps_the_rows_before_and_drops_the_refused
     drop(f);
     assert_eq!(live(), before);
 }
+
+#[test]
+fn prepared_rows_read_and_write_the_row_asked_at_the_plans_offsets() {
+    let mut f = Fixture::new();
+    // Rows of two archetypes holding `U64` (one with `BIG`, one with `U8`,
+    // across several chunks), one archetype without it, and a sparse value
+    // for some.
+    let mut with_big = Vec::new();
+    let mut with_u8 = Vec::new();
+    for i in 0..100u64 {
+        with_big.push(f.spawn(&[U64, BIG], |w| {
+            w.put(i).unwrap();
+            w.put(Big([i; 64])).unwrap();
+        }));
+        with_u8.push(f.spawn(&[U8, U64], |w| {
+            w.put(i as u8).unwrap();
+            w.put(i + 1000).unwrap();
+        }));
+    }
+    let without = f.spawn(&[U8], |w| w.put(7u8).unwrap());
+    for &e in with_big.iter().step_by(3) {
+        f.sparse
+            .insert_with(id(SPARSE_TRACKED), e.index(), Tracked::new("hot"), || {
+                &infos()[SPARSE_TRACKED]
+            })
+            .unwrap();
+    }
+    f.storage.set_watched(&set(&[U64]));
+    let tick = f.storage.change_tick();
+    // Writes `U64`, reads `BIG` if present and the sparse value.
+    let mut plan = ColumnPlan::new([take(U64, true), take(BIG, false), take(SPARSE_TRACKED, false)]).unwrap();
+    for archetype in f
+        .storage
+        .iter()
+        .filter(|a| a.set().contains(id(U64)))
+        .map(Archetype::id)
+        .collect::<Vec<_>>()
+    {
+        plan.place(&f.storage, archetype);
+    }
+    let locs: Vec<(Entity, Location)> = with_big.iter().chain(&with_u8).map(|&e| (e, f.loc(e))).collect();
+    let without_at = f.loc(without);
+    {
+        let sparse = SparseLend::exclusive(&mut f.sparse, plan.columns());
+        let mut rows = f.storage.lend(plan.columns()).prepared(&plan, sparse);
+        for &(e, at) in locs.iter().rev() {
+            let mut row = rows.row(at.archetype.index() as u32, at.row).expect("placed and live");
+            assert_eq!(row.entity(), Some(e));
+            let value = row.write::<u64>().unwrap().unwrap();
+            let big = row.read::<Big>().unwrap();
+            let hot = row.read_sparse::<Tracked>().unwrap();
+            match big {
+                Some(big) => assert_eq!(big.0[0], *value),
+                None => assert!(*value >= 1000),
+            }
+            assert_eq!(hot.is_some(), with_big.iter().step_by(3).any(|&x| x == e));
+            *value += 1;
+            assert!(row.read::<u64>().is_none(), "each column is taken once");
+        }
+        // Not placed there; past the last row; another type than planned.
+        assert!(rows.row(without_at.archetype.index() as u32, without_at.row).is_none());
+        let at = locs[0].1;
+        assert!(rows.row(at.archetype.index() as u32, 100).is_none());
+        assert!(rows.row(u32::MAX, 0).is_none());
+        let mut row = rows.row(at.archetype.index() as u32, at.row).unwrap();
+        assert!(row.read::<u8>().is_none(), "the plan's first column holds `u64`s");
+    }
+    for (i, &e) in with_big.iter().enumerate() {
+        assert_eq!(f.get::<u64>(e, U64), Some(&(i as u64 + 1)));
+        let at = f.loc(e);
+        let col = f.storage.get(at.archetype).column_index(id(U64)).unwrap();
+        assert_eq!(f.storage.row_stamp(at, col), tick, "a write is stamped");
+    }
+    for (i, &e) in with_u8.iter().enumerate() {
+        assert_eq!(f.get::<u64>(e, U64), Some(&(i as u64 + 1001)));
+    }
+    // Read only: every write refused, any number of rows alive at once.
+    let read = ReadLend::shared(&f.storage, &f.sparse);
+    let shared = read.prepared(&plan);
+    let (a, b) = (f.loc(with_big[0]), f.loc(with_u8[0]));
+    let mut first = shared.row(a.archetype.index() as u32, a.row).unwrap();
+    let mut second = shared.row(b.archetype.index() as u32, b.row).unwrap();
+    assert!(first.write::<u64>().is_none(), "a shared row does not write");
+    assert!(second.write::<u64>().is_none());
+    assert_eq!(first.read::<Big>().unwrap().unwrap().0[0], 0);
+    // A plan placed elsewhere is refused.
+    let other = Archetypes::new(infos());
+    let wrong = catch_unwind(AssertUnwindSafe(|| {
+        ReadLend::shared(&other, &f.sparse).prepared(&plan);
+    }));
+    assert!(wrong.is_err(), "a plan placed in another context's archetypes panics");
+    f.check();
+    drop(f);
+    assert_eq!(live(), 0);
+}
