@@ -215,7 +215,7 @@ impl<'a, 'p> PlacedRow<'a, 'p> {
     /// The row's value of the plan's next column, for reading: `None` if
     /// refused (see [`take`](Self::take)), `Some(None)` if the archetype
     /// lacks it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read<T: 'static>(&mut self) -> Option<Option<&'a T>> {
         let (_, offset) = self.take::<T>(false)?;
         if offset == ABSENT {
@@ -240,7 +240,7 @@ impl<'a, 'p> PlacedRow<'a, 'p> {
     /// The row's value of the plan's next column, for writing, the row
     /// stamped as changed: `None` if refused (see [`take`](Self::take)),
     /// `Some(None)` if the archetype lacks it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn write<T: 'static>(&mut self) -> Option<Option<&'a mut T>> {
         let (take, offset) = self.take::<T>(true)?;
         if offset == ABSENT {
