@@ -73,7 +73,12 @@ fn by_get(game: &mut Context, e: Entity) -> Result<(f32, u32, bool), Error> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 4 } else { 128 }, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: if cfg!(miri) { 4 } else { 128 },
+        // Miri isolates the file system, where failures are kept.
+        failure_persistence: if cfg!(miri) { None } else { ProptestConfig::default().failure_persistence },
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn view_mut_matches_get_and_get_mut(shapes in prop::collection::vec(0u8..64, 1..40), picks in prop::collection::vec(0usize..64, 0..80)) {

@@ -30,6 +30,10 @@ pub(crate) struct PreparedRows<'a> {
     width: usize,
     /// The change tick writes stamp.
     tick: u32,
+    /// The archetype of the row handed out last (its index), with its
+    /// offsets and the tick its rows' writes stamp (0: no stamps there):
+    /// consecutive rows of one archetype look nothing up again.
+    last: Option<(u32, &'a Archetype, &'a [u32], u32)>,
     _unique: PhantomData<&'a mut Archetypes>,
 }
 
@@ -44,7 +48,24 @@ impl<'a> PreparedRows<'a> {
             plan,
             takes: plan.columns().0,
             width: plan.width(),
+            last: None,
             _unique: PhantomData,
+        }
+    }
+
+    /// Archetype `archetype` (an archetype index), its offsets and the tick
+    /// its rows' writes stamp, if the plan is placed there.
+    #[inline(always)]
+    fn archetype(&mut self, archetype: u32) -> Option<(&'a Archetype, &'a [u32], u32)> {
+        match self.last {
+            Some((index, found, offsets, tick)) if index == archetype => Some((found, offsets, tick)),
+            _ => {
+                let offsets = self.plan.offsets_in(archetype, self.width)?;
+                let found = self.archetypes.try_get(archetype)?;
+                let tick = if found.is_stamped() { self.tick } else { 0 };
+                self.last = Some((archetype, found, offsets, tick));
+                Some((found, offsets, tick))
+            }
         }
     }
 
@@ -53,18 +74,16 @@ impl<'a> PreparedRows<'a> {
     /// row is live.
     #[inline(always)]
     pub(crate) fn row(&mut self, archetype: u32, row: u32) -> Option<PlacedRow<'_, 'a>> {
-        let offsets = self.plan.offsets_in(archetype, self.width)?;
-        let found = self.archetypes.try_get(archetype)?;
-        PlacedRow::new(found, self.sparse, self.takes, offsets, row, self.tick)
+        let (found, offsets, tick) = self.archetype(archetype)?;
+        PlacedRow::new(found, self.sparse, self.takes, offsets, row, (tick, self.tick))
     }
 
     /// As [`row`](Self::row), for the rest of the lend: the rows are not
     /// lent again.
     #[inline(always)]
-    pub(crate) fn into_row(self, archetype: u32, row: u32) -> Option<PlacedRow<'a, 'a>> {
-        let offsets = self.plan.offsets_in(archetype, self.width)?;
-        let found = self.archetypes.try_get(archetype)?;
-        PlacedRow::new(found, self.sparse, self.takes, offsets, row, self.tick)
+    pub(crate) fn into_row(mut self, archetype: u32, row: u32) -> Option<PlacedRow<'a, 'a>> {
+        let (found, offsets, tick) = self.archetype(archetype)?;
+        PlacedRow::new(found, self.sparse, self.takes, offsets, row, (tick, self.tick))
     }
 
     /// What an error path reads while a row's values may be alive: the
@@ -112,7 +131,7 @@ impl<'a> SharedRows<'a> {
     pub(crate) fn row(self, archetype: u32, row: u32) -> Option<PlacedRow<'a, 'a>> {
         let offsets = self.plan.offsets_in(archetype, self.width)?;
         let found = self.archetypes.try_get(archetype)?;
-        let mut placed = PlacedRow::new(found, self.sparse, self.takes, offsets, row, 0)?;
+        let mut placed = PlacedRow::new(found, self.sparse, self.takes, offsets, row, (0, 0))?;
         placed.writable = false;
         Some(placed)
     }
@@ -167,8 +186,9 @@ pub struct PlacedRow<'a, 'p> {
 
 impl<'a, 'p> PlacedRow<'a, 'p> {
     /// Row `row` of `archetype`, if live, taken as a plan's `takes` say at
-    /// `offsets` (where the plan was placed in `archetype`), writes stamped
-    /// with `tick`.
+    /// `offsets` (where the plan was placed in `archetype`); writes to
+    /// archetype columns stamped with `tick` (0 if the archetype has no
+    /// stamps), to flag or sparse components with `sparse_tick`.
     #[inline(always)]
     pub(super) fn new(
         archetype: &'a Archetype,
@@ -176,7 +196,7 @@ impl<'a, 'p> PlacedRow<'a, 'p> {
         takes: &'p [Take],
         offsets: &'p [u32],
         row: u32,
-        tick: u32,
+        (tick, sparse_tick): (u32, u32),
     ) -> Option<Self> {
         if !archetype.contains_row(row) {
             return None;
@@ -189,8 +209,8 @@ impl<'a, 'p> PlacedRow<'a, 'p> {
             row,
             takes: takes.iter(),
             offsets: offsets.iter(),
-            tick: if archetype.is_stamped() { tick } else { 0 },
-            sparse_tick: tick,
+            tick,
+            sparse_tick,
             writable: true,
         })
     }

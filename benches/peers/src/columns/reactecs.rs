@@ -134,6 +134,12 @@ pub fn columns() -> Vec<Column> {
         ),
         Column::timed(
             "reactive_replace",
+            "reactecs:view_mut+drain",
+            "view_mut::<(&mut Pos, &Vel)>() borrowed once per frame, get_mut per entity from a kept entity list; drain_collected::<&Pos> reads the moved in place",
+            |p| Box::new(Replace::new(p, Write::ViewMut, true)),
+        ),
+        Column::timed(
+            "reactive_replace",
             "reactecs:get_mut+drain",
             "get::<Vel> and get_mut::<Pos> per entity from a kept entity list; drain_collected::<&Pos> reads the moved in place",
             |p| Box::new(Replace::new(p, Write::GetMut, true)),
@@ -623,6 +629,12 @@ impl Cell for Replace {
                 .query_mut::<(&mut Pos, &Vel)>()
                 .expect("no aliasing")
                 .par_for_each(|(p, v)| p.0 = work::moved(&p.0, &v.0));
+        } else if let Write::ViewMut = self.write {
+            let mut view = self.game.view_mut::<(&mut Pos, &Vel)>().expect("no aliasing");
+            for &e in &self.entities {
+                let (p, v) = view.get_mut(e).expect("alive with Pos and Vel");
+                p.0 = work::moved(&p.0, &v.0);
+            }
         } else {
             for &e in &self.entities {
                 write_one(&mut self.game, e, self.write);
