@@ -1565,3 +1565,59 @@ fn the_plain_execute_of_a_failing_reactive_system_panics_with_its_error() {
     game.create_entity_with(pos(1.0)).unwrap();
     freeze.execute(&mut game);
 }
+
+#[test]
+fn a_reactive_system_whose_collector_was_removed_fails_its_run_then_makes_a_new_one() {
+    let mut game = game();
+    let probe = Probe::added();
+    let record = probe.record();
+    let mut system = Reactive::new(probe);
+    system.initialize(&mut game);
+    let first = record.collector();
+    let e = game.create_entity_with(pos(1.0)).unwrap();
+    game.remove_collector(first).unwrap();
+    let failed = System::try_execute(&mut system, &mut game).expect_err("its collector is gone");
+    assert_eq!(
+        failed.downcast_ref::<Error>(),
+        Some(&Error::UnknownCollector {
+            context: "Game",
+            collector: first,
+        }),
+        "{failed}"
+    );
+    assert!(record.runs().is_empty(), "nothing executed");
+    // The next run makes a new collector, which sees what happens from then.
+    System::try_execute(&mut system, &mut game).unwrap();
+    assert_ne!(record.collector(), first);
+    game.replace(e, pos(2.0)).unwrap();
+    System::try_execute(&mut system, &mut game).unwrap();
+    assert_eq!(record.runs(), [vec![e]]);
+    check(&game);
+}
+
+#[test]
+fn a_multi_reactive_system_with_a_removed_collector_runs_the_others_and_fails() {
+    let mut contexts = Contexts::new();
+    let (draw, runs, _) = draw();
+    let mut multi = MultiReactive::new(draw);
+    multi.initialize(&mut contexts);
+    // `Draw` makes Ui's collector first, then Game's.
+    let drawn_ui = multi.collectors()[0];
+    let game_entity = contexts.context_mut::<Game>().create_entity_with(Sprite(1)).unwrap();
+    contexts.context_mut::<Ui>().remove_collector(drawn_ui).unwrap();
+    let failed = System::try_execute(&mut multi, &mut contexts).expect_err("a collector is gone");
+    assert!(
+        matches!(failed.downcast_ref::<Error>(), Some(Error::UnknownCollector { .. })),
+        "{failed}"
+    );
+    let game_id = contexts.context::<Game>().id();
+    assert_eq!(
+        *runs.lock().unwrap(),
+        [vec![ContextEntity {
+            context: game_id,
+            entity: game_entity
+        }]],
+        "the other collector's entities were executed"
+    );
+    check_all(&contexts);
+}

@@ -152,8 +152,11 @@ pub trait MultiReactiveSystem {
 
 /// Runs a [`MultiReactiveSystem`] as a `System<Contexts>`.
 /// `teardown` removes its collectors; a later run makes new ones. A collector
-/// the user removes is skipped from then on. An entity gathered by two of
-/// its collectors is executed once.
+/// the user removes ([`Context::remove_collector`](crate::Context::remove_collector))
+/// makes every later run fail with
+/// [`Error::UnknownCollector`](crate::Error::UnknownCollector), after the
+/// entities its other collectors gathered are executed. An entity gathered
+/// by two of its collectors is executed once.
 pub struct MultiReactive<S> {
     system: S,
     collectors: Option<Vec<CollectorId>>,
@@ -246,7 +249,7 @@ impl<S: MultiReactiveSystem> MultiReactive<S> {
 
     /// Releases what is held, then applies `f` to each collector in its
     /// context.
-    fn each_collector(&mut self, contexts: &mut Contexts, f: impl Fn(&mut Context, CollectorId)) {
+    fn each_collector(&mut self, contexts: &mut Contexts, mut f: impl FnMut(&mut Context, CollectorId)) {
         self.release_buffer(contexts);
         self.ensure_collectors(contexts);
         for &id in self.collectors() {
@@ -320,15 +323,20 @@ impl<S: MultiReactiveSystem> System<Contexts> for MultiReactive<S> {
             seen,
         } = self;
         let include_destroyed = system.include_destroyed();
+        // A removed collector drains nothing; the run fails with the error
+        // once the others' entities are executed.
+        let mut gone = None;
         for &id in collectors.as_deref().unwrap_or_default() {
             let Some(context) = contexts.by_id_mut(id.context()) else {
                 continue;
             };
             *scratch_context = Some(id.context());
-            // An unknown (removed) collector drains nothing.
-            let _ = context.drain_collector(id, *owner, include_destroyed, scratch, |context, entity| {
+            let drained = context.drain_collector(id, *owner, include_destroyed, scratch, |context, entity| {
                 system.filter(context, entity)
             });
+            if let Err(error) = drained {
+                gone.get_or_insert(error);
+            }
             let context = id.context();
             buffer.extend(scratch.drain(..).map(|entity| ContextEntity { context, entity }));
             *scratch_context = None;
@@ -351,9 +359,11 @@ impl<S: MultiReactiveSystem> System<Contexts> for MultiReactive<S> {
             self.release_buffer(contexts);
         }
         self.each_collector(contexts, |context, id| {
-            let _ = context.finish_batch(id);
+            if let Err(error) = context.finish_batch(id) {
+                gone.get_or_insert(error);
+            }
         });
-        result
+        result.and(gone.map_or(Ok(()), |error| Err(error.into())))
     }
 
     fn try_cleanup(&mut self, contexts: &mut Contexts) -> SystemResult {

@@ -161,7 +161,10 @@ pub trait ReactiveSystem {
 /// [`in_context`](Reactive::in_context) and
 /// [when collection starts](crate::system#when-collection-starts)); on
 /// another context the system does nothing. `teardown` removes the collector
-/// (releasing what it held); a later run makes a new one. Entities a
+/// (releasing what it held); a later run makes a new one. A collector
+/// removed otherwise ([`Context::remove_collector`]) makes the next run fail
+/// with [`Error::UnknownCollector`] (the changes it held are gone); the run
+/// after that makes a new collector. Entities a
 /// panicking `filter` or `execute` left retained are released by the next
 /// `execute`, `teardown` or switch (`activate_reactive_systems`, ...).
 pub struct Reactive<S> {
@@ -339,9 +342,11 @@ impl<S: ReactiveSystem> System<Context> for Reactive<S> {
         let drained = context.drain_collector(id, *owner, include_destroyed, buffer, |context, entity| {
             system.filter(context, entity)
         });
-        if drained.is_err() {
+        // A collector removed behind the system's back is an error of this
+        // run; the next run makes a new one.
+        if let Err(error) = drained {
             self.collector = None;
-            return Ok(());
+            return Err(error.into());
         }
         let mut result = Ok(());
         if !self.buffer.is_empty() {
@@ -349,8 +354,9 @@ impl<S: ReactiveSystem> System<Context> for Reactive<S> {
             context.release_all(&mut self.buffer);
         }
         // Unknown only if `execute` removed the collector.
-        if context.finish_batch(id).is_err() {
+        if let Err(error) = context.finish_batch(id) {
             self.collector = None;
+            result = result.and(Err(error.into()));
         }
         result
     }
