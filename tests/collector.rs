@@ -827,3 +827,38 @@ fn a_panicking_modify_each_has_collected_the_entities_it_wrote_before() {
     assert_eq!(game.retain_count(entities[3]), Ok(0));
     check(&game);
 }
+
+#[test]
+fn reset_is_heard_by_subscribers_not_collectors_and_destroy_all_first_lets_collectors_hear() {
+    let mut game = game();
+    let removed = game.add_collector(Matcher::all_of::<Position>().removed());
+    let spy = Spy::attach(&mut game);
+    let e = game.create_entity_with(pos(0.0)).unwrap();
+    spy.take();
+    game.reset().unwrap();
+    assert_eq!(
+        spy.take(),
+        [
+            format!("will destroy {e} {{Position {{ x: 0.0, y: 0.0 }}}}"),
+            format!("removed {e} Position {{ x: 0.0, y: 0.0 }}"),
+            format!("destroyed {e}"),
+            format!("released {e}"),
+        ],
+        "subscribers hear each destruction"
+    );
+    assert!(game.collector(removed).unwrap().is_empty(), "collectors are emptied");
+
+    // The recipe the docs give: destroy everything, let the collectors be
+    // read, then reset.
+    let f = game.create_entity_with(pos(1.0)).unwrap();
+    game.destroy_all_entities();
+    assert_eq!(
+        game.collector(removed).unwrap().entities(),
+        [f],
+        "the removal is collected"
+    );
+    game.clear_collector(removed).unwrap();
+    game.reset().unwrap();
+    assert_ne!(e, f);
+    check(&game);
+}

@@ -500,7 +500,15 @@ impl Context {
     /// Destroys every entity (with events) and restarts creation indices at 0.
     /// Groups, entity indices and subscriptions are kept, and so are
     /// collectors, emptied after the destruction (what they collected from it
-    /// is released, so every slot is free), and the storage's memory. The
+    /// is released, so every slot is free), and the storage's memory.
+    ///
+    /// What hears of it: subscribers and group handlers get every event of
+    /// each destruction, as [`destroy_entity`](Context::destroy_entity)
+    /// fires them; collectors, and so reactive systems, do not: their batch
+    /// is emptied, so a renderer is not told that its entities went away.
+    /// To let reactive systems see the destruction, call
+    /// [`destroy_all_entities`](Context::destroy_all_entities), run them,
+    /// then `reset`. The
     /// component pools are emptied (their values dropped); their bounds stay.
     /// New entities then take slots in the order a new context gives them,
     /// so they iterate in creation order, as in a new context.

@@ -148,6 +148,16 @@ impl Context {
 
     /// How many retains hold the entity (enabled or destroyed).
     ///
+    /// A collector's retain counts from when it collects the entity: at
+    /// once for what is pushed to it (the entity joins or leaves its group,
+    /// a `replace` or `modify*`), but for a write through `&mut`
+    /// ([`get_mut`](Context::get_mut), queries, views), which only stamps
+    /// the row, when the collector next looks (it is read, or its reactive
+    /// system runs), or when the entity moves to another archetype or is
+    /// destroyed before then (the stamped change is handed to the collector
+    /// at that moment, so nothing is lost). Until then such a write adds
+    /// nothing here.
+    ///
     /// # Errors
     /// [`Error::StaleEntity`] if the slot is free.
     pub fn retain_count(&self, entity: Entity) -> Result<usize, Error> {
