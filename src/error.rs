@@ -360,6 +360,25 @@ pub enum Error {
         entity: Entity,
     },
 
+    /// The key function of index `index` panicked while it re-keyed
+    /// `entity` after a write through `&mut` (a [`Mut`](crate::Mut)
+    /// dropped), and the thread was already unwinding from another panic, so
+    /// the key function's panic could not go on. Reported by the next read
+    /// of the index: `entity` is out of the index until a later change files
+    /// it again. The index stays usable; the read after this one answers
+    /// normally.
+    #[error(
+        "index `{index}` in context `{context}`: its key function panicked re-keying entity {entity}          while the thread was unwinding from another panic; {entity} is out of the index until its key changes"
+    )]
+    KeyFunctionPanicked {
+        /// The context asked.
+        context: &'static str,
+        /// The index's name.
+        index: &'static str,
+        /// The entity being re-keyed, now out of the index.
+        entity: Entity,
+    },
+
     /// An [`IndexId`](crate::IndexId) or a name that is not (or no longer)
     /// one of this context's indices.
     #[error(

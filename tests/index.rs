@@ -1144,3 +1144,35 @@ fn a_refused_add_index_makes_no_group_and_fires_nothing() {
     assert_eq!(game.group(existing).unwrap().len(), 3);
     game.check_invariants().unwrap();
 }
+
+#[test]
+fn a_key_function_panicking_in_a_mut_dropped_while_unwinding_is_reported_not_an_abort() {
+    let mut game = game();
+    let picky = game.add_index(picky()).unwrap();
+    let e = game.create_entity_with(Cell(1, 0)).unwrap();
+    let other = game.create_entity_with(Cell(2, 0)).unwrap();
+    // User code panics while a `Mut` of the key component is alive; the
+    // `Mut`'s drop re-keys during the unwinding, and the key function
+    // panics too. Before, the second panic left the drop and aborted.
+    assert_panics("user code", || {
+        let mut cell = game.get_mut::<Cell>(e).unwrap();
+        cell.0 = -1;
+        panic!("user code");
+    });
+    assert_eq!(game.get::<Cell>(e).unwrap(), &Cell(-1, 0), "the write stands");
+    match game.index(picky) {
+        Err(Error::KeyFunctionPanicked { index, entity, .. }) => {
+            assert_eq!(index, "Picky");
+            assert_eq!(entity, e);
+        }
+        other => panic!("expected KeyFunctionPanicked, got {other:?}"),
+    }
+    // Reported once; the entity is out of the index, the rest is intact.
+    assert!(game.index(picky).unwrap().get(&Cell(1, 0)).is_empty());
+    assert_eq!(at(&game, picky, Cell(2, 0)), [other]);
+    assert_eq!(game.retain_count(e).unwrap(), 0, "the index let it go");
+    // A later change files it again.
+    game.replace(e, Cell(4, 0)).unwrap();
+    assert_eq!(at(&game, picky, Cell(4, 0)), [e]);
+    check(&game);
+}

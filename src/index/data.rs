@@ -265,7 +265,9 @@ impl Indices {
     /// and the next read of the index reports
     /// [`Error::PrimaryKeyConflict`]. If a key function panics, `entity`
     /// leaves that index (its old keys no longer describe its value) and
-    /// the panic goes on.
+    /// the panic goes on, unless the thread is already unwinding (a `Mut`
+    /// dropped during a panic): then the next read of the index reports
+    /// [`Error::KeyFunctionPanicked`].
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn rekey(
         &mut self,
@@ -394,7 +396,18 @@ fn rekey_one(
             if store.unfile(entity) {
                 release(retains, entity);
             }
-            panic::resume_unwind(payload);
+            if !std::thread::panicking() {
+                panic::resume_unwind(payload);
+            }
+            // A `Mut` dropped while the thread unwinds: a panic leaving
+            // this drop would abort the process. The first panic goes on;
+            // this one is reported by the next read of the index.
+            drop(payload);
+            entry.conflicts.push(Error::KeyFunctionPanicked {
+                context,
+                index: store.name(),
+                entity,
+            });
         }
     }
 }
