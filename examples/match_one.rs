@@ -283,7 +283,9 @@ impl System for DestroyFlagged {
 }
 
 /// The trigger of `Fall` and `Fill`: pieces that left the board (were
-/// destroyed), keeping the cell each one left.
+/// destroyed), keeping the cell each one left. A trigger that collects
+/// removals hands its systems destroyed entities too (as Entitas does):
+/// here they are all destroyed, and only the cells they left matter.
 fn left_the_board() -> CollectorSpec {
     Matcher::all_of::<(Piece, Position)>()
         .removed()
@@ -315,12 +317,6 @@ struct Fall {
 impl ReactiveSystem for Fall {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
         *self.left.insert(game.add_collector(left_the_board()))
-    }
-
-    /// The pieces are destroyed by the time this runs: keep them anyway,
-    /// only the cells they left matter.
-    fn include_destroyed(&self) -> bool {
-        true
     }
 
     fn try_execute(&mut self, game: &mut Context, left: &[Entity]) -> SystemResult {
@@ -377,10 +373,6 @@ impl Fill {
 impl ReactiveSystem for Fill {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
         *self.left.insert(game.add_collector(left_the_board()))
-    }
-
-    fn include_destroyed(&self) -> bool {
-        true
     }
 
     fn try_initialize(&mut self, game: &mut Context) -> SystemResult {

@@ -250,8 +250,10 @@ impl ReactiveSystem for CountLandings {
     }
 }
 
-/// Counts the expired particles by colour. They are destroyed when it runs;
-/// its collector kept each one's `Colour` as it was when it left the group.
+/// Counts the expired particles by colour. They are destroyed when it runs
+/// (retained, disabled, until it has run): a `removed()` trigger hands them
+/// over; its collector kept each one's `Colour` as it was when it left the
+/// group.
 struct Obituary {
     stats: Shared,
     collector: Option<CollectorId>,
@@ -261,12 +263,6 @@ impl ReactiveSystem for Obituary {
     fn trigger(&mut self, game: &mut Context) -> CollectorId {
         let spec = Matcher::all_of::<Colour>().removed().keep_removed::<Colour>();
         *self.collector.insert(game.add_collector(spec))
-    }
-
-    /// Destroyed entities are what this system is about: keep them (they
-    /// stay retained, disabled, until it has run).
-    fn include_destroyed(&self) -> bool {
-        true
     }
 
     fn execute(&mut self, game: &mut Context, dead: &[Entity]) {

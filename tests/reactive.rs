@@ -494,7 +494,7 @@ fn a_removed_trigger_including_destroyed_reads_a_destroyed_entitys_removed_value
 }
 
 #[test]
-fn a_removed_trigger_without_include_destroyed_skips_a_destroyed_entity() {
+fn a_removed_trigger_hands_a_destroyed_entity_to_its_filter_as_entitas_does() {
     let mut game = game();
     let read = Arc::new(Mutex::new(Vec::new()));
     let probe = health_watcher(false, read.clone());
@@ -505,7 +505,29 @@ fn a_removed_trigger_without_include_destroyed_skips_a_destroyed_entity() {
     game.destroy_entity(doomed).unwrap();
 
     reactive.execute(&mut game);
-    assert_eq!(record.runs(), Vec::<Vec<Entity>>::new());
+    assert_eq!(record.filtered(), [doomed], "the filter decides");
+    assert_eq!(record.runs(), [vec![doomed]], "the default filter keeps it");
+    assert_eq!(*read.lock().unwrap(), [(doomed, Some(Health(7)))], "its removed value");
+    assert_eq!(game.is_enabled(doomed), Err(stale(doomed)), "released after the run");
+    check(&game);
+}
+
+#[test]
+fn a_removed_trigger_whose_filter_wants_enabled_entities_skips_a_destroyed_one() {
+    let mut game = game();
+    let read = Arc::new(Mutex::new(Vec::new()));
+    let probe = health_watcher(false, read.clone()).filter(|game, e| game.is_enabled(e) == Ok(true));
+    let record = probe.record();
+    let mut reactive = Reactive::new(probe);
+    reactive.initialize(&mut game);
+    let doomed = game.create_entity_with(Health(7)).unwrap();
+    let survivor = game.create_entity_with(Health(3)).unwrap();
+    game.destroy_entity(doomed).unwrap();
+    game.remove::<Health>(survivor).unwrap();
+
+    reactive.execute(&mut game);
+    assert_eq!(record.filtered(), [doomed, survivor]);
+    assert_eq!(record.runs(), [vec![survivor]]);
     assert_eq!(game.is_enabled(doomed), Err(stale(doomed)));
     check(&game);
 }

@@ -384,8 +384,10 @@ impl Context {
 
     /// Moves the collector's entities into `out` for a reactive system that
     /// holds retains as `to` (an internal owner): entities that pass `filter`
-    /// (and are enabled, unless `include_destroyed`) are handed over from the
-    /// collector's retain to `to`'s; the rest are released. The collector is empty
+    /// (and are enabled, unless `include_destroyed` or the collector has a
+    /// trigger that collects removals, as Entitas hands destroyed entities
+    /// to the filter) are handed over from the collector's retain to `to`'s;
+    /// the rest are released. The collector is empty
     /// afterwards, and its kept removed values become the batch's until
     /// [`finish_batch`](Context::finish_batch).
     pub(crate) fn drain_collector(
@@ -401,6 +403,7 @@ impl Context {
         self.gather(id.key);
         let collector = self.collector_mut(id)?;
         debug_assert!(collector.owner.is_internal() && to.is_internal());
+        let include_destroyed = include_destroyed || collector.triggers.iter().any(|(_, trigger)| trigger.takes().left);
         let batch = collector.take_batch();
         if let Some(store) = &mut collector.removed {
             store.start_batch();

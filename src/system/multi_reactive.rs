@@ -70,8 +70,12 @@ pub trait MultiReactiveSystem {
         true
     }
 
-    /// Whether destroyed entities go to `filter` and `execute` too (default:
-    /// no).
+    /// Whether destroyed entities go to `filter` and `execute` too, from a
+    /// collector whose trigger does not collect removals (default: no). A
+    /// collector whose trigger collects removals hands them over whatever
+    /// this says, as
+    /// [`ReactiveSystem::include_destroyed`](crate::system::ReactiveSystem::include_destroyed)
+    /// explains.
     fn include_destroyed(&self) -> bool {
         false
     }

@@ -62,17 +62,23 @@ pub trait ReactiveSystem {
     fn trigger(&mut self, context: &mut Context) -> CollectorId;
 
     /// Whether to execute for `entity` (default: yes). Called at the start of
-    /// each run, for enabled entities only unless
-    /// [`include_destroyed`](ReactiveSystem::include_destroyed) says otherwise.
+    /// each run, for every collected entity that is enabled; for destroyed
+    /// ones too when the trigger collects removals (a `removed()` or
+    /// `added_or_removed()` trigger, as Entitas hands them to its filter) or
+    /// [`include_destroyed`](ReactiveSystem::include_destroyed) says so. To
+    /// leave destroyed entities out there, filter with
+    /// [`Context::is_enabled`].
     fn filter(&self, context: &Context, entity: Entity) -> bool {
         let _ = (context, entity);
         true
     }
 
     /// Whether entities destroyed since they were collected go to
-    /// [`filter`](ReactiveSystem::filter) (and `execute`) too (default: no,
-    /// they are dropped). A `Removed` trigger that wants to see destroyed
-    /// entities says yes; their components are gone, but a collector made
+    /// [`filter`](ReactiveSystem::filter) (and `execute`) even when the
+    /// trigger does not collect removals (default: no, they are dropped: an
+    /// `added()` or `updated()` system is not handed entities that lost
+    /// every component). A trigger that collects removals hands them over
+    /// whatever this says; their components are gone, but a collector made
     /// with [`keep_removed`](crate::CollectorSpec::keep_removed) still has
     /// the removed values.
     fn include_destroyed(&self) -> bool {
