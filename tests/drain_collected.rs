@@ -312,3 +312,102 @@ fn par_drain_collected_pieces_come_in_batch_order() {
     }
     check(&parallel);
 }
+
+/// Drains `id` with a visitor that panics on the entity `stop`, then drains
+/// again without panicking: what the two visitors were handed, in order.
+fn drain_with_a_panic_at(game: &mut Context, id: CollectorId, stop: Entity) -> (Vec<Entity>, Vec<Entity>) {
+    let mut first = Vec::new();
+    assert_panics("visitor", || {
+        game.drain_collected::<(Entity, &Position)>(id, |(e, _)| {
+            first.push(e);
+            assert!(e != stop, "visitor");
+        })
+    });
+    let mut second = Vec::new();
+    game.drain_collected::<(Entity, &Position)>(id, |(e, _)| second.push(e))
+        .unwrap();
+    (first, second)
+}
+
+#[test]
+fn a_panicking_visitor_consumes_what_it_was_handed_and_leaves_the_rest_in_place_read() {
+    let mut game = Context::new();
+    let es = game.create_entities_with((0..10).map(|i| (pos(i as f32),))).unwrap();
+    let id = game.add_collector(Matcher::all_of::<Position>().updated());
+    game.query_mut::<&mut Position>().unwrap().for_each(|p| p.x += 1.0);
+    let (first, second) = drain_with_a_panic_at(&mut game, id, es[3]);
+    assert_eq!(first, es[..4], "handed up to the panic, which counts as handed");
+    assert_eq!(second, es[4..], "the rest, in order, once");
+    for &e in &es {
+        assert_eq!(game.retain_count(e), Ok(0));
+    }
+    assert!(game.collector(id).unwrap().is_empty());
+    check(&game);
+}
+
+#[test]
+fn a_panicking_visitor_consumes_what_it_was_handed_and_leaves_the_rest_gathered() {
+    let mut game = Context::new();
+    let id = game.add_collector(Matcher::all_of::<Position>().added());
+    // Joins are pushed: the batch is gathered, and one of it lacks nothing.
+    let es = game.create_entities_with((0..10).map(|i| (pos(i as f32),))).unwrap();
+    game.get_mut::<Position>(es[0]).unwrap().x = 7.0;
+    let (first, second) = drain_with_a_panic_at(&mut game, id, es[5]);
+    assert_eq!(first, es[..6]);
+    assert_eq!(second, es[6..]);
+    for &e in &es {
+        assert_eq!(game.retain_count(e), Ok(0));
+    }
+    check(&game);
+}
+
+#[cfg(feature = "parallel")]
+#[test]
+fn a_panicking_parallel_visitor_consumes_what_it_was_handed_and_leaves_the_rest() {
+    use std::sync::Mutex;
+    // In place (query writes) and gathered (joins), each large enough for
+    // several pieces.
+    let n = if cfg!(miri) { 300 } else { 3000 };
+    for gathered in [false, true] {
+        let mut game = Context::new();
+        let mut es = Vec::new();
+        let id = if gathered {
+            let id = game.add_collector(Matcher::all_of::<Position>().added());
+            es = game.create_entities_with((0..n).map(|i| (pos(i as f32),))).unwrap();
+            id
+        } else {
+            es.extend(game.create_entities_with((0..n).map(|i| (pos(i as f32),))).unwrap());
+            let id = game.add_collector(Matcher::all_of::<Position>().updated());
+            game.query_mut::<&mut Position>().unwrap().for_each(|p| p.x += 1.0);
+            id
+        };
+        let stop = es[n / 2];
+        let handed = Mutex::new(Vec::new());
+        assert_panics("visitor", || {
+            game.par_drain_collected::<(Entity, &Position), _>(
+                id,
+                || (),
+                |(), (e, _)| {
+                    handed.lock().unwrap().push(e);
+                    assert!(e != stop, "visitor");
+                },
+            )
+        });
+        let mut seen = handed.into_inner().unwrap();
+        let rest: Vec<Entity> = game
+            .par_drain_collected::<(Entity, &Position), _>(id, Vec::new, |piece, (e, _)| piece.push(e))
+            .unwrap()
+            .concat();
+        // The rest comes in batch order.
+        let mut in_order = rest.clone();
+        in_order.sort_by_key(|e| es.iter().position(|x| x == e));
+        assert_eq!(rest, in_order, "gathered: {gathered}");
+        seen.extend(rest);
+        seen.sort_by_key(|e| es.iter().position(|x| x == e));
+        assert_eq!(seen, es, "each entity exactly once (gathered: {gathered})");
+        for &e in &es {
+            assert_eq!(game.retain_count(e), Ok(0));
+        }
+        check(&game);
+    }
+}

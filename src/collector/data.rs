@@ -205,6 +205,21 @@ impl CollectorData {
         std::mem::replace(&mut self.entities, next)
     }
 
+    /// Puts entities taken with `take_batch` (still retained by the
+    /// collector) back, in their order, ahead of nothing (the collector is
+    /// empty: nothing can be collected while a batch is read); gives those
+    /// already collected again, whose retain the caller lets go.
+    pub(crate) fn put_back(&mut self, entities: &[Entity]) -> Vec<Entity> {
+        let mut twice = Vec::new();
+        for &entity in entities {
+            if self.insert(entity) {
+                continue;
+            }
+            twice.push(entity);
+        }
+        twice
+    }
+
     /// Gives back the memory of a batch taken with `take_batch`.
     pub(crate) fn return_batch(&mut self, mut batch: Vec<Entity>) {
         batch.clear();

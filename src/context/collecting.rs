@@ -1,8 +1,7 @@
 //! The context's side of collectors: making them, reading them, switching
-//! them, removing them, and draining them (for reactive systems, and in
-//! place with `drain_collected`).
-
-use std::panic::{self, AssertUnwindSafe};
+//! them, removing them, and draining them for reactive systems (the
+//! visitor drains, `drain_collected` and `par_drain_collected`, are in
+//! `drain.rs`).
 
 use smallvec::SmallVec;
 
@@ -12,10 +11,6 @@ use crate::collector::{Collector, CollectorData, CollectorId, CollectorSpec, Rem
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::id::CollectorKey;
-use crate::query::{QueryPlan, ReadOnlyQueryParam, for_each_in_blocks};
-use crate::routes::Membership;
-use crate::storage::{Archetype, ArchetypeId, Archetypes, ColumnAccess, SparseLend, SparseSets};
 
 impl Context {
     /// Makes a collector: from now on it gathers the entities that the
@@ -87,167 +82,9 @@ impl Context {
         Ok(Collector::new(id, data, self.routes.membership(), &self.entities))
     }
 
-    /// Calls `f` with `Q`'s items of each entity collector `id` holds, then
-    /// clears the collector (as a reactive system's run does, releasing
-    /// what it held): the batch [`collector`](Context::collector) would
-    /// give, in its order, with the components read where they are rather
-    /// than looked up entity by entity. Entities of the batch that are
-    /// destroyed, or lack a component `Q` requires, are skipped (as a
-    /// reactive system's `filter` would). Returns how many were visited.
-    ///
-    /// For a collector of one group's updates (an `added()` or `updated()`
-    /// trigger) with nothing pushed since its last look (no entity joined
-    /// or left its group, none was handed over at a structural change),
-    /// the rows written since that look are read in place, run by run,
-    /// without listing or retaining them: the way to consume many changes
-    /// per frame. Otherwise the batch is gathered and each entity looked
-    /// up.
-    ///
-    /// # Errors
-    /// [`Error::UnknownCollector`].
-    ///
-    /// # Example
-    /// ```
-    /// use reactecs::prelude::*;
-    /// #[derive(Debug, PartialEq)] struct Position(f32);
-    /// reactecs::component!(Position);
-    ///
-    /// let mut game = Context::new();
-    /// let moved = game.add_collector(Matcher::all_of::<Position>().updated());
-    /// game.create_entities_with((0..4).map(|i| (Position(i as f32),)))?;
-    /// game.query_mut::<&mut Position>()?.for_each(|p| p.0 += 10.0);
-    /// let mut sum = 0.0;
-    /// let visited = game.drain_collected::<&Position>(moved, |p| sum += p.0)?;
-    /// assert_eq!((visited, sum), (4, 46.0));
-    /// assert_eq!(game.drain_collected::<&Position>(moved, |_| {})?, 0, "drained");
-    /// # Ok::<(), reactecs::Error>(())
-    /// ```
-    pub fn drain_collected<Q: ReadOnlyQueryParam>(
-        &mut self,
-        id: CollectorId,
-        mut f: impl FnMut(Q::Item<'_>),
-    ) -> Result<usize, Error> {
-        self.collector_data(id)?;
-        if let Some(place) = self.in_place::<Q>(id.key)? {
-            let mut visited = 0;
-            for (archetype, col) in place.walk.iter().copied() {
-                let archetype = place.archetypes.get(archetype);
-                if let Some(blocks) = archetype.changed_blocks(col, place.since) {
-                    visited += place.visit_blocks::<Q>(archetype, blocks, &mut f);
-                }
-            }
-            self.looked_now(id.key);
-            return Ok(visited);
-        }
-        self.visit_gathered(id, |game, batch| {
-            let mut visited = 0;
-            for item in batch.iter().filter_map(|&e| game.entity(e).ok()?.query::<Q>()) {
-                visited += 1;
-                f(item);
-            }
-            visited
-        })
-    }
-
-    /// As [`drain_collected`](Context::drain_collected), the batch split
-    /// into pieces of consecutive entities visited in parallel on rayon's
-    /// thread pool: each piece folded into a state `init` makes, the states
-    /// given in batch order (so their concatenation follows
-    /// `drain_collected`'s order, whatever the threads did). Entitas'
-    /// `JobSystem`, without its races: `f` gets shared access only. Needs
-    /// the `parallel` feature.
-    ///
-    /// # Errors
-    /// [`Error::UnknownCollector`].
-    ///
-    /// # Example
-    /// ```
-    /// use reactecs::prelude::*;
-    /// #[derive(Debug)] struct Position(f32);
-    /// reactecs::component!(Position);
-    ///
-    /// let mut game = Context::new();
-    /// let moved = game.add_collector(Matcher::all_of::<Position>().updated());
-    /// game.create_entities_with((0..1000).map(|i| (Position(i as f32),)))?;
-    /// game.query_mut::<&mut Position>()?.par_for_each(|p| p.0 += 1.0);
-    /// // One command buffer per piece, played back in batch order.
-    /// let buffers = game.par_drain_collected::<(Entity, &Position), _>(moved, CommandBuffer::new, |commands, (e, p)| {
-    ///     if p.0 > 500.0 {
-    ///         commands.destroy_entity(e);
-    ///     }
-    /// })?;
-    /// for mut buffer in buffers {
-    ///     buffer.playback(&mut game)?;
-    /// }
-    /// assert_eq!(game.len(), 500);
-    /// # Ok::<(), reactecs::Error>(())
-    /// ```
-    #[cfg(feature = "parallel")]
-    pub fn par_drain_collected<Q: ReadOnlyQueryParam, S: Send>(
-        &mut self,
-        id: CollectorId,
-        init: impl Fn() -> S + Send + Sync,
-        f: impl Fn(&mut S, Q::Item<'_>) + Send + Sync,
-    ) -> Result<Vec<S>, Error> {
-        use rayon::prelude::*;
-        self.collector_data(id)?;
-        let pieces = rayon::current_num_threads() * 4;
-        if let Some(place) = self.in_place::<Q>(id.key)? {
-            let states = place.par_fold_blocks(pieces, &init, &f);
-            self.looked_now(id.key);
-            return Ok(states);
-        }
-        self.visit_gathered(id, |game, batch| {
-            let piece = batch.len().div_ceil(pieces).max(64);
-            batch
-                .par_chunks(piece)
-                .map(|entities| {
-                    let mut state = init();
-                    for item in entities.iter().filter_map(|&e| game.entity(e).ok()?.query::<Q>()) {
-                        f(&mut state, item);
-                    }
-                    state
-                })
-                .collect()
-        })
-    }
-
-    /// How [`drain_collected`](Context::drain_collected) reads collector
-    /// `key` in place, if it can (see [`InPlace::of`]).
-    fn in_place<Q: ReadOnlyQueryParam>(&mut self, key: CollectorKey) -> Result<Option<InPlace<'_>>, Error> {
-        let Context {
-            archetypes,
-            sparse,
-            routes,
-            collectors,
-            queries,
-            name,
-            ..
-        } = self;
-        let plan = queries.current::<Q>(archetypes, name)?;
-        Ok(InPlace::of(
-            plan,
-            collectors.get(key),
-            routes.membership(),
-            archetypes,
-            sparse,
-        ))
-    }
-
-    /// Gathers collector `id`'s batch and takes it out, lets `visit` read
-    /// it beside the context, then lets the batch go (released even if
-    /// `visit` panics, so no slot stays held).
-    fn visit_gathered<R>(&mut self, id: CollectorId, visit: impl FnOnce(&Context, &[Entity]) -> R) -> Result<R, Error> {
-        self.gather(id.key);
-        let batch = self.take_collected(id)?;
-        let visited = panic::catch_unwind(AssertUnwindSafe(|| visit(self, &batch)));
-        self.let_go(id, batch)?;
-        visited.map_err(|payload| panic::resume_unwind(payload))
-    }
-
     /// Takes collector `id`'s entities out (still retained) and forgets its
     /// kept removed values: the collector is empty.
-    fn take_collected(&mut self, id: CollectorId) -> Result<Vec<Entity>, Error> {
+    pub(super) fn take_collected(&mut self, id: CollectorId) -> Result<Vec<Entity>, Error> {
         let collector = self.collector_mut(id)?;
         let batch = collector.take_batch();
         if let Some(store) = &mut collector.removed {
@@ -258,7 +95,7 @@ impl Context {
 
     /// Releases the entities [`take_collected`](Context::take_collected)
     /// took out, and gives their list's memory back to collector `id`.
-    fn let_go(&mut self, id: CollectorId, mut batch: Vec<Entity>) -> Result<(), Error> {
+    pub(super) fn let_go(&mut self, id: CollectorId, mut batch: Vec<Entity>) -> Result<(), Error> {
         self.release_all(&mut batch);
         self.collector_mut(id)?.return_batch(batch);
         Ok(())
@@ -364,7 +201,7 @@ impl Context {
         Ok(())
     }
 
-    fn collector_data(&self, id: CollectorId) -> Result<&CollectorData, Error> {
+    pub(super) fn collector_data(&self, id: CollectorId) -> Result<&CollectorData, Error> {
         let found = (id.context == self.instance)
             .then(|| self.collectors.get(id.key))
             .flatten();
@@ -374,7 +211,7 @@ impl Context {
         })
     }
 
-    fn collector_mut(&mut self, id: CollectorId) -> Result<&mut CollectorData, Error> {
+    pub(super) fn collector_mut(&mut self, id: CollectorId) -> Result<&mut CollectorData, Error> {
         let context = self.name;
         let found = (id.context == self.instance)
             .then(|| self.collectors.get_mut(id.key))
@@ -435,124 +272,5 @@ impl Context {
             store.end_batch();
         }
         Ok(())
-    }
-}
-
-/// What reading a collector's batch in place needs: its query's plan, the
-/// storage, the collector's last look, and the archetypes to walk, each
-/// with its watched column, in order.
-struct InPlace<'c> {
-    plan: &'c QueryPlan,
-    archetypes: &'c Archetypes,
-    sparse: &'c SparseSets,
-    since: u32,
-    walk: SmallVec<[(ArchetypeId, usize); 8]>,
-}
-
-impl<'c> InPlace<'c> {
-    /// Whether collector `data`'s batch can be read in place: one group,
-    /// updates taken, nothing pushed or kept, no per-entity membership
-    /// check, no watched flag or sparse component, one watched column per
-    /// archetype, and `plan` (its query's) requiring no flag or sparse
-    /// component. If so, the walk: the group's archetypes with stamps and
-    /// `plan`'s components.
-    fn of(
-        plan: &'c QueryPlan,
-        data: Option<&CollectorData>,
-        membership: &Membership,
-        archetypes: &'c Archetypes,
-        sparse: &'c SparseSets,
-    ) -> Option<Self> {
-        let data = data?;
-        let &[(group, trigger)] = &data.triggers[..] else {
-            return None;
-        };
-        if !data.active || !trigger.takes().updated || !data.entities.is_empty() || data.removed.is_some() {
-            return None;
-        }
-        let member = membership.group(group);
-        let watched = || member.matcher.watched();
-        if member.is_gated() || plan.requires_sparse() || watched().any(|id| sparse.watched().contains(id)) {
-            return None;
-        }
-        let mut walk = SmallVec::new();
-        for &id in &member.archetypes {
-            let archetype = archetypes.get(id);
-            let mut columns = watched().filter_map(|id| archetype.column_index(id));
-            let col = match (columns.next(), columns.next()) {
-                (Some(col), None) => col,
-                // Two watched columns here: their rows would need merging.
-                (Some(_), Some(_)) => return None,
-                (None, _) => continue,
-            };
-            if !archetype.is_empty() && archetype.is_stamped() && plan.fits(archetype.set()) {
-                walk.push((id, col));
-            }
-        }
-        Some(InPlace {
-            plan,
-            archetypes,
-            sparse,
-            since: data.seen,
-            walk,
-        })
-    }
-
-    /// Calls `f` with `Q`'s items of the rows of `archetype` that `blocks`
-    /// names (see [`for_each_in_blocks`]); gives how many.
-    fn visit_blocks<'a, Q: ReadOnlyQueryParam>(
-        &'a self,
-        archetype: &'a Archetype,
-        blocks: impl IntoIterator<Item = (usize, u64)>,
-        f: &mut impl FnMut(Q::Item<'a>),
-    ) -> usize {
-        let columns = ColumnAccess::shared(archetype, SparseLend::shared(self.sparse), self.plan.columns());
-        for_each_in_blocks::<Q>(columns, archetype.chunk_shift(), blocks, f)
-    }
-
-    /// The stamped rows cut into about `pieces` pieces of blocks (about the
-    /// same rows each, one archetype each), each folded in parallel into a
-    /// state `init` makes; the states in row order.
-    #[cfg(feature = "parallel")]
-    fn par_fold_blocks<Q: ReadOnlyQueryParam, S: Send>(
-        &self,
-        pieces: usize,
-        init: &(impl Fn() -> S + Send + Sync),
-        f: &(impl Fn(&mut S, Q::Item<'_>) + Send + Sync),
-    ) -> Vec<S> {
-        use rayon::prelude::*;
-        let mut blocks: Vec<(usize, usize, u64)> = Vec::new();
-        for (at, &(archetype, col)) in self.walk.iter().enumerate() {
-            if let Some(changed) = self.archetypes.get(archetype).changed_blocks(col, self.since) {
-                blocks.extend(changed.map(|(start, mask)| (at, start, mask)));
-            }
-        }
-        let rows = |&(_, _, mask): &(usize, usize, u64)| mask.count_ones() as usize;
-        let per_piece = blocks.iter().map(rows).sum::<usize>().div_ceil(pieces.max(1)).max(64);
-        let mut cuts = vec![0];
-        let mut filled = 0;
-        for (i, block) in blocks.iter().enumerate() {
-            let new_archetype = i > 0 && blocks[i - 1].0 != block.0;
-            if filled >= per_piece || (new_archetype && filled > 0) {
-                cuts.push(i);
-                filled = 0;
-            }
-            filled += rows(block);
-        }
-        cuts.push(blocks.len());
-        cuts.par_windows(2)
-            .filter(|cut| cut[0] < cut[1])
-            .map(|cut| {
-                let piece = &blocks[cut[0]..cut[1]];
-                let archetype = self.archetypes.get(self.walk[piece[0].0].0);
-                let mut state = init();
-                self.visit_blocks::<Q>(
-                    archetype,
-                    piece.iter().map(|&(_, start, mask)| (start, mask)),
-                    &mut |item| f(&mut state, item),
-                );
-                state
-            })
-            .collect()
     }
 }

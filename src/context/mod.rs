@@ -49,6 +49,7 @@ mod bulk_change;
 mod change;
 mod collecting;
 mod dispatch;
+mod drain;
 mod entity_mut;
 mod grouping;
 mod indexing;
