@@ -22,12 +22,10 @@ use crate::entity::Entity;
 /// in these archetypes. One row at a time is handed out
 /// ([`row`](Self::row) borrows it mutably), so no two rows' values alias.
 pub(crate) struct PreparedRows<'a> {
-    archetypes: &'a Archetypes,
-    sparse: SparseLend<'a>,
-    plan: &'a ColumnPlan,
-    /// The plan's takes, and the offsets it keeps per archetype.
-    takes: &'a [Take],
-    width: usize,
+    /// The archetypes, the sparse sets and the plan, as a read-only
+    /// [`SharedRows`] would hold them (its rows are never made: this lend
+    /// makes its own, which write).
+    lent: SharedRows<'a>,
     /// The change tick writes stamp.
     tick: u32,
     /// The archetype of the row handed out last (its index), with its
@@ -43,11 +41,7 @@ impl<'a> PreparedRows<'a> {
     pub(super) fn new(archetypes: &'a Archetypes, sparse: SparseLend<'a>, plan: &'a ColumnPlan) -> Self {
         PreparedRows {
             tick: archetypes.change_tick(),
-            archetypes,
-            sparse,
-            plan,
-            takes: plan.columns().0,
-            width: plan.width(),
+            lent: SharedRows::new(archetypes, sparse, plan),
             last: None,
             _unique: PhantomData,
         }
@@ -60,8 +54,7 @@ impl<'a> PreparedRows<'a> {
         match self.last {
             Some((index, found, offsets, tick)) if index == archetype => Some((found, offsets, tick)),
             _ => {
-                let offsets = self.plan.offsets_in(archetype, self.width)?;
-                let found = self.archetypes.try_get(archetype)?;
+                let (found, offsets) = self.lent.locate(archetype)?;
                 let tick = if found.is_stamped() { self.tick } else { 0 };
                 self.last = Some((archetype, found, offsets, tick));
                 Some((found, offsets, tick))
@@ -75,7 +68,14 @@ impl<'a> PreparedRows<'a> {
     #[inline(always)]
     pub(crate) fn row(&mut self, archetype: u32, row: u32) -> Option<PlacedRow<'_, 'a>> {
         let (found, offsets, tick) = self.archetype(archetype)?;
-        PlacedRow::new(found, self.sparse, self.takes, offsets, row, (tick, self.tick))
+        PlacedRow::new(
+            found,
+            self.lent.sparse,
+            self.lent.takes,
+            offsets,
+            row,
+            (tick, self.tick),
+        )
     }
 
     /// As [`row`](Self::row), for the rest of the lend: the rows are not
@@ -83,7 +83,14 @@ impl<'a> PreparedRows<'a> {
     #[inline(always)]
     pub(crate) fn into_row(mut self, archetype: u32, row: u32) -> Option<PlacedRow<'a, 'a>> {
         let (found, offsets, tick) = self.archetype(archetype)?;
-        PlacedRow::new(found, self.sparse, self.takes, offsets, row, (tick, self.tick))
+        PlacedRow::new(
+            found,
+            self.lent.sparse,
+            self.lent.takes,
+            offsets,
+            row,
+            (tick, self.tick),
+        )
     }
 
     /// What an error path reads while a row's values may be alive: the
@@ -92,8 +99,8 @@ impl<'a> PreparedRows<'a> {
     #[inline]
     pub(crate) fn sets(&self) -> RowSets<'a> {
         RowSets {
-            archetypes: self.archetypes,
-            sparse: self.sparse,
+            archetypes: self.lent.archetypes,
+            sparse: self.lent.sparse,
         }
     }
 }
@@ -108,6 +115,7 @@ pub(crate) struct SharedRows<'a> {
     archetypes: &'a Archetypes,
     sparse: SparseLend<'a>,
     plan: &'a ColumnPlan,
+    /// The plan's takes, and the offsets it keeps per archetype.
     takes: &'a [Take],
     width: usize,
 }
@@ -125,12 +133,19 @@ impl<'a> SharedRows<'a> {
         }
     }
 
+    /// Archetype `archetype` (an archetype index) and the plan's offsets
+    /// there, if the plan is placed there.
+    #[inline(always)]
+    fn locate(self, archetype: u32) -> Option<(&'a Archetype, &'a [u32])> {
+        let offsets = self.plan.offsets_in(archetype, self.width)?;
+        Some((self.archetypes.try_get(archetype)?, offsets))
+    }
+
     /// Row `row` of archetype `archetype` (an archetype index), for
     /// reading, if the plan is placed there and the row is live.
     #[inline(always)]
     pub(crate) fn row(self, archetype: u32, row: u32) -> Option<PlacedRow<'a, 'a>> {
-        let offsets = self.plan.offsets_in(archetype, self.width)?;
-        let found = self.archetypes.try_get(archetype)?;
+        let (found, offsets) = self.locate(archetype)?;
         let mut placed = PlacedRow::new(found, self.sparse, self.takes, offsets, row, (0, 0))?;
         placed.writable = false;
         Some(placed)
