@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::id::CollectorKey;
 use crate::query::{QueryPlan, ReadOnlyQueryParam, for_each_in_blocks};
 use crate::routes::Membership;
-use crate::storage::{Archetype, ArchetypeId, Archetypes, ColumnAccess, SparseLend, SparseSets};
+use crate::storage::{Archetype, ArchetypeId, Archetypes, ColumnAccess, ReadLend, SparseLend, SparseSets};
 
 impl Context {
     /// Calls `f` with `Q`'s items of each entity collector `id` holds, then
@@ -419,8 +419,15 @@ impl<'c> InPlace<'c> {
         blocks: impl IntoIterator<Item = (usize, u64)>,
         f: &mut impl FnMut(Q::Item<'a>),
     ) -> usize {
-        let columns = ColumnAccess::shared(archetype, SparseLend::shared(self.sparse), self.plan.columns());
-        for_each_in_blocks::<Q>(columns, archetype.chunk_shift(), blocks, f)
+        let sparse = SparseLend::shared(self.sparse);
+        let columns = ColumnAccess::shared(archetype, sparse, self.plan.columns());
+        // A lone changed row is read at the plan's offsets (the plan is
+        // current: `in_place` brought it up to date).
+        let rows = ReadLend::shared(self.archetypes, self.sparse)
+            .prepared(self.plan.column_plan())
+            .in_archetype(archetype.id().index() as u32);
+        let lone = |row: u32| rows?.row(row).and_then(|mut placed| Q::placed_row(&mut placed));
+        for_each_in_blocks::<Q>(columns, archetype.chunk_shift(), blocks, lone, f)
     }
 
     /// The entities of the rows an in-place read visits, in its order.

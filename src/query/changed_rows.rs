@@ -9,13 +9,16 @@ use crate::storage::ColumnAccess;
 /// `columns` takes from, whose chunks hold `1 << shift` rows) that `blocks`
 /// names: each block's first row and a mask of its rows to read (bit `i`:
 /// the block's row `i`), blocks in increasing order, no block crossing a
-/// chunk boundary. Each run of set bits is read as one slice per column.
-/// Nothing if the archetype lacks a component `Q` requires. Gives how many
-/// rows it visited.
+/// chunk boundary. Each run of set bits is read as one slice per column,
+/// but the row of a block with one changed row alone is read with `lone`
+/// (the item of one row, without the chunk cursor's set-up; `None` if that
+/// cannot read it, then it is read as a run). Nothing if the archetype
+/// lacks a component `Q` requires. Gives how many rows it visited.
 pub(crate) fn for_each_in_blocks<'w, Q: QueryParam>(
     mut columns: ColumnAccess<'w, '_>,
     shift: u32,
     blocks: impl IntoIterator<Item = (usize, u64)>,
+    lone: impl Fn(u32) -> Option<Q::Item<'w>>,
     f: &mut impl FnMut(Q::Item<'w>),
 ) -> usize {
     let mut lens = columns.chunk_lens();
@@ -29,6 +32,15 @@ pub(crate) fn for_each_in_blocks<'w, Q: QueryParam>(
     let mut current: Option<(usize, Q::Chunk<'w>, usize)> = None;
     let mut next_chunk = 0;
     'blocks: for (start, mut mask) in blocks {
+        if mask != 0
+            && mask & (mask - 1) == 0
+            && let Some(item) = lone((start + mask.trailing_zeros() as usize) as u32)
+        {
+            // A scattered write's common block: one row, read where it is.
+            f(item);
+            visited += 1;
+            continue;
+        }
         let (chunk, offset) = (start >> shift, start & in_chunk);
         let (mut rest, mut at) = match current.take() {
             Some((index, rest, at)) if index == chunk => (rest, at),

@@ -145,8 +145,38 @@ impl<'a> SharedRows<'a> {
     /// reading, if the plan is placed there and the row is live.
     #[inline(always)]
     pub(crate) fn row(self, archetype: u32, row: u32) -> Option<PlacedRow<'a, 'a>> {
+        self.in_archetype(archetype)?.row(row)
+    }
+
+    /// The rows of archetype `archetype` (an archetype index), if the plan
+    /// is placed there: for many rows of one archetype, found once.
+    #[inline]
+    pub(crate) fn in_archetype(self, archetype: u32) -> Option<ArchetypeRows<'a>> {
         let (found, offsets) = self.locate(archetype)?;
-        let mut placed = PlacedRow::new(found, self.sparse, self.takes, offsets, row, (0, 0))?;
+        Some(ArchetypeRows {
+            archetype: found,
+            sparse: self.sparse,
+            takes: self.takes,
+            offsets,
+        })
+    }
+}
+
+/// The rows of one archetype a [`SharedRows`] reads:
+/// [`SharedRows::in_archetype`].
+#[derive(Clone, Copy)]
+pub(crate) struct ArchetypeRows<'a> {
+    archetype: &'a Archetype,
+    sparse: SparseLend<'a>,
+    takes: &'a [Take],
+    offsets: &'a [u32],
+}
+
+impl<'a> ArchetypeRows<'a> {
+    /// Row `row`, for reading, if it is live.
+    #[inline(always)]
+    pub(crate) fn row(self, row: u32) -> Option<PlacedRow<'a, 'a>> {
+        let mut placed = PlacedRow::new(self.archetype, self.sparse, self.takes, self.offsets, row, (0, 0))?;
         placed.writable = false;
         Some(placed)
     }
