@@ -220,7 +220,7 @@ impl Context {
         };
         // The read's order, as the same walk gives it again (the visitor
         // could not change the context).
-        let order = self.in_place::<Q>(key)?.map_or_else(Vec::new, |place| place.entities());
+        let order = (self.in_place::<Q>(key).ok().flatten()).map_or_else(Vec::new, |place| place.entities());
         let Context {
             collectors, retains, ..
         } = self;
@@ -265,10 +265,14 @@ impl Context {
                 rest.push(entity);
             }
         }
-        // Back in the collector, still retained by it.
-        consumed.extend(self.collector_mut(id)?.put_back(&rest));
-        self.let_go(id, consumed)?;
-        self.collector_mut(id)?.return_batch(batch);
+        // Back in the collector, still retained by it. (The collector
+        // exists: the visitor could not remove it. Nothing here returns
+        // early, so the panic always goes on.)
+        if let Ok(collector) = self.collector_mut(id) {
+            consumed.extend(collector.put_back(&rest));
+            collector.return_batch(batch);
+        }
+        self.release_all(&mut consumed);
         panic::resume_unwind(payload)
     }
 }

@@ -67,21 +67,21 @@ impl<'a> PreparedRows<'a> {
     /// row is live.
     #[inline(always)]
     pub(crate) fn row(&mut self, archetype: u32, row: u32) -> Option<PlacedRow<'_, 'a>> {
-        let (found, offsets, tick) = self.archetype(archetype)?;
-        PlacedRow::new(
-            found,
-            self.lent.sparse,
-            self.lent.takes,
-            offsets,
-            row,
-            (tick, self.tick),
-        )
+        self.make_row(archetype, row)
     }
 
     /// As [`row`](Self::row), for the rest of the lend: the rows are not
     /// lent again.
     #[inline(always)]
     pub(crate) fn into_row(mut self, archetype: u32, row: u32) -> Option<PlacedRow<'a, 'a>> {
+        self.make_row(archetype, row)
+    }
+
+    /// The row, its values borrowed for all of `'a`: only `row` (which
+    /// narrows them to its borrow of the lend) and `into_row` (which uses
+    /// the lend up) hand it out, so no two rows' values are alive at once.
+    #[inline(always)]
+    fn make_row(&mut self, archetype: u32, row: u32) -> Option<PlacedRow<'a, 'a>> {
         let (found, offsets, tick) = self.archetype(archetype)?;
         PlacedRow::new(
             found,
