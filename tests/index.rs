@@ -1176,3 +1176,159 @@ fn a_key_function_panicking_in_a_mut_dropped_while_unwinding_is_reported_not_an_
     assert_eq!(at(&game, picky, Cell(4, 0)), [e]);
     check(&game);
 }
+
+/// The order rules an `EntityIndex` documents, kept by hand: a filed
+/// entity goes last in its key's list; taking one out moves the last of
+/// that list into its place; keys are in the order first used, and an
+/// emptied key is taken out the same way.
+#[derive(Default)]
+struct OrderModel {
+    keys: Vec<(Cell, Vec<Entity>)>,
+}
+
+impl OrderModel {
+    fn file(&mut self, key: Cell, e: Entity) {
+        match self.keys.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, list)) => list.push(e),
+            None => self.keys.push((key, vec![e])),
+        }
+    }
+
+    fn unfile(&mut self, key: Cell, e: Entity) {
+        let at = self.keys.iter().position(|(k, _)| *k == key).expect("filed");
+        let list = &mut self.keys[at].1;
+        let spot = list.iter().position(|&x| x == e).expect("filed");
+        list.swap_remove(spot);
+        if list.is_empty() {
+            self.keys.swap_remove(at);
+        }
+    }
+
+    fn refile(&mut self, old: Cell, new: Cell, e: Entity) {
+        if old != new {
+            self.unfile(old, e);
+            self.file(new, e);
+        }
+    }
+}
+
+/// One write to the index's key component, by one of the paths that
+/// re-key.
+#[derive(Clone, Debug)]
+enum KeyOp {
+    Create(i32),
+    Replace(usize, i32),
+    GetMut(usize, i32),
+    Modify(usize, i32),
+    /// Replaces recorded into a command buffer, played back at once.
+    Buffered(Vec<(usize, i32)>),
+    Remove(usize),
+    Add(usize, i32),
+    Destroy(usize),
+}
+
+fn key_op() -> impl proptest::strategy::Strategy<Value = KeyOp> {
+    use proptest::prelude::*;
+    let pick = 0usize..24;
+    // Few keys, so that keys empty and come back often (and the others
+    // move in the map when one is taken out).
+    let key = 0i32..5;
+    prop_oneof![
+        key.clone().prop_map(KeyOp::Create),
+        (pick.clone(), key.clone()).prop_map(|(p, k)| KeyOp::Replace(p, k)),
+        (pick.clone(), key.clone()).prop_map(|(p, k)| KeyOp::GetMut(p, k)),
+        (pick.clone(), key.clone()).prop_map(|(p, k)| KeyOp::Modify(p, k)),
+        prop::collection::vec((pick.clone(), key.clone()), 0..12).prop_map(KeyOp::Buffered),
+        pick.clone().prop_map(KeyOp::Remove),
+        (pick.clone(), key).prop_map(|(p, k)| KeyOp::Add(p, k)),
+        pick.prop_map(KeyOp::Destroy),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: if cfg!(miri) { 4 } else { 256 },
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Every path that re-keys (replace, get_mut, modify, a command
+    /// buffer's playback, remove, add, destroy) leaves the keys and their
+    /// lists exactly in the documented order, also when an emptied key
+    /// moves another key in the map (each entity's key position is a hint
+    /// checked before use).
+    #[test]
+    fn an_entity_index_keeps_its_documented_order_under_every_write(ops in proptest::collection::vec(key_op(), 1..60)) {
+        let mut game = game();
+        let id = cells(&mut game);
+        let mut model = OrderModel::default();
+        let mut made: Vec<Entity> = Vec::new();
+        // Each live entity's key, as the model has it.
+        let mut shadow: std::collections::HashMap<Entity, Cell> = std::collections::HashMap::new();
+        let cell = |k: i32| Cell(k, 0);
+        for op in ops {
+            let live = |i: usize| made.get(i).copied().filter(|&e| game.is_alive(e));
+            match op {
+                KeyOp::Create(k) => {
+                    let e = game.create_entity_with(cell(k)).unwrap();
+                    model.file(cell(k), e);
+                    shadow.insert(e, cell(k));
+                    made.push(e);
+                }
+                KeyOp::Replace(i, k) | KeyOp::GetMut(i, k) | KeyOp::Modify(i, k) => {
+                    let Some(e) = live(i) else { continue };
+                    let Some(old) = shadow.insert(e, cell(k)) else {
+                        shadow.remove(&e);
+                        continue;
+                    };
+                    match op {
+                        KeyOp::Replace(..) => game.replace(e, cell(k)).unwrap(),
+                        KeyOp::GetMut(..) => *game.get_mut::<Cell>(e).unwrap() = cell(k),
+                        _ => game.modify(e, |c: &mut Cell| *c = cell(k)).unwrap(),
+                    }
+                    model.refile(old, cell(k), e);
+                }
+                KeyOp::Buffered(moves) => {
+                    let mut commands = CommandBuffer::new();
+                    for (i, k) in moves {
+                        let Some(e) = live(i) else { continue };
+                        commands.replace(e, cell(k));
+                        // The model follows each command in recorded order
+                        // (a replace of an absent component adds it).
+                        match shadow.insert(e, cell(k)) {
+                            Some(old) => model.refile(old, cell(k), e),
+                            None => model.file(cell(k), e),
+                        }
+                    }
+                    commands.playback(&mut game).unwrap();
+                }
+                KeyOp::Remove(i) => {
+                    let Some(e) = live(i) else { continue };
+                    if let Some(old) = shadow.remove(&e) {
+                        game.remove::<Cell>(e).unwrap();
+                        model.unfile(old, e);
+                    }
+                }
+                KeyOp::Add(i, k) => {
+                    let Some(e) = live(i) else { continue };
+                    if let std::collections::hash_map::Entry::Vacant(absent) = shadow.entry(e) {
+                        game.add(e, cell(k)).unwrap();
+                        model.file(cell(k), e);
+                        absent.insert(cell(k));
+                    }
+                }
+                KeyOp::Destroy(i) => {
+                    let Some(e) = live(i) else { continue };
+                    if let Some(old) = shadow.remove(&e) {
+                        model.unfile(old, e);
+                    }
+                    game.destroy_entity(e).unwrap();
+                }
+            }
+            let index = game.index(id).unwrap();
+            let got: Vec<(Cell, Vec<Entity>)> = index.iter().map(|(k, list)| (*k, list.to_vec())).collect();
+            proptest::prop_assert_eq!(&got, &model.keys);
+        }
+        game.check_invariants().unwrap();
+    }
+}

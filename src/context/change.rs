@@ -758,12 +758,17 @@ fn replace_routed<T: Component>(
 /// groups not in `skip`).
 #[inline]
 fn reached<'r>(route: &'r ReplaceRoute, skip: &'r [u32]) -> impl Iterator<Item = crate::id::IndexKey> + 'r {
+    let groups = if skip.is_empty() {
+        &[][..]
+    } else {
+        &route.index_groups[..]
+    };
     route
         .indices
         .iter()
-        .zip(route.index_groups.iter())
-        .filter(move |(_, group)| !skip.contains(group))
-        .map(|(&key, _)| key)
+        .enumerate()
+        .filter(move |&(at, _)| groups.get(at).is_none_or(|group| !skip.contains(group)))
+        .map(|(_, &key)| key)
 }
 
 /// After `value`, component `id` of `entity`, was changed in place from

@@ -237,6 +237,12 @@ impl<'a> Dispatch<'a> {
     /// member of).
     #[inline]
     pub(super) fn refile(&mut self, route: &ReplaceRoute, skip: &[u32], entity: Entity) {
+        if skip.is_empty() {
+            for &key in &route.indices {
+                self.indices.refile(key, entity, self.retains);
+            }
+            return;
+        }
         for (&key, group) in route.indices.iter().zip(route.index_groups.iter()) {
             if !skip.contains(group) {
                 self.indices.refile(key, entity, self.retains);

@@ -58,13 +58,22 @@ pub struct EntityIndex<K> {
     keys: KeyFn<K>,
     /// Key -> its entities (never empty: an emptied key is removed).
     map: IndexMap<K, Vec<Entity>, KeyHasher>,
-    /// The keys each entity is filed under, and its position in each key's
-    /// list.
-    filed: FiledKeys<K, u32>,
+    /// The keys each entity is filed under, and where it is in each.
+    filed: FiledKeys<K, Spot>,
     /// Emptied entity lists, kept so that churn does not allocate.
     spare: Vec<Vec<Entity>>,
     /// The keys made for the entity a change is about.
     prepared: Prepared<K>,
+}
+
+/// Where a filed entity is under one of its keys: its position in the
+/// key's list, and where the key was in the map when the entity was filed
+/// (a hint: right unless an emptied key was taken out of the map since,
+/// moving another into its place; a wrong one costs a hash lookup).
+#[derive(Clone, Copy, Debug, Default)]
+struct Spot {
+    at: u32,
+    key: u32,
 }
 
 impl<K> EntityIndex<K>
@@ -161,29 +170,58 @@ where
     }
 
     /// Adds `entity` to `key`'s list (the entity is being filed).
-    fn push(&mut self, key: K, entity: Entity) -> u32 {
+    fn push(&mut self, key: K, entity: Entity) -> Spot {
         let spare = &mut self.spare;
-        let list = self.map.entry(key).or_insert_with(|| spare.pop().unwrap_or_default());
+        let entry = self.map.entry(key);
+        // A position past `u32::MAX` is no hint: the lookup falls back to the hash.
+        let key = u32::try_from(entry.index()).unwrap_or(u32::MAX);
+        let list = entry.or_insert_with(|| spare.pop().unwrap_or_default());
         list.push(entity);
-        u32::try_from(list.len() - 1).expect("fewer than 2^32 entities per key: entity slots are u32s")
+        let at = u32::try_from(list.len() - 1).expect("fewer than 2^32 entities per key: entity slots are u32s");
+        Spot { at, key }
     }
 
-    /// Takes the entity at `at` out of `key`'s list, mending the position of
-    /// the entity moved into its place.
-    fn pull(&mut self, key: &K, at: u32) {
-        let Some(list) = self.map.get_mut(key) else {
+    /// Takes the entity at `spot` out of `key`'s list, mending the position
+    /// of the entity moved into its place. The key is found at the spot's
+    /// hint when it is still there, without hashing it.
+    fn pull(&mut self, key: &K, spot: Spot) {
+        let hinted = self.map.get_index(spot.key as usize).is_some_and(|(k, _)| k == key);
+        let Some(position) = (if hinted {
+            Some(spot.key as usize)
+        } else {
+            self.map.get_index_of(key)
+        }) else {
             debug_assert!(false, "a filed key has a list");
             return;
         };
-        list.swap_remove(at as usize);
-        if let Some(&moved) = list.get(at as usize) {
-            if let Some(position) = self.filed.beside_mut(moved, key) {
-                *position = at;
+        let Some((_, list)) = self.map.get_index_mut(position) else {
+            return;
+        };
+        list.swap_remove(spot.at as usize);
+        if let Some(&moved) = list.get(spot.at as usize) {
+            if let Some(beside) = self.filed.beside_mut(moved, key) {
+                beside.at = spot.at;
             }
         } else if list.is_empty()
-            && let Some(empty) = self.map.swap_remove(key)
+            && let Some((_, empty)) = self.map.swap_remove_index(position)
         {
             self.spare.push(empty);
+        }
+    }
+
+    /// Moves `entity` from the one key it is filed under to `new`, another
+    /// single key, in place: the same as unfiling and filing it again (its
+    /// old list mended the same way, the entity last in its new one),
+    /// without either's bookkeeping.
+    fn move_key(&mut self, entity: Entity, new: K) {
+        let Some(pair) = self.filed.single_mut(entity) else {
+            return;
+        };
+        let (old, spot) = std::mem::replace(pair, (new.clone(), Spot::default()));
+        self.pull(&old, spot);
+        let spot = self.push(new, entity);
+        if let Some(pair) = self.filed.single_mut(entity) {
+            pair.1 = spot;
         }
     }
 
@@ -240,7 +278,17 @@ where
 
     fn refile_prepared(&mut self, entity: Entity) -> Filing {
         let mut keys = self.prepared.take();
-        let filing = if self.filed.unchanged(entity, &keys) {
+        // One key before and after (the common case): moved in place.
+        let single = match (keys.as_slice(), self.filed.single_mut(entity)) {
+            ([new], Some((old, _))) => Some(old == new),
+            _ => None,
+        };
+        let filing = if let Some(unchanged) = single {
+            if !unchanged && let Some(new) = keys.pop() {
+                self.move_key(entity, new);
+            }
+            Filing::Unchanged
+        } else if self.filed.unchanged(entity, &keys) {
             Filing::Unchanged
         } else {
             let was = self.unfile(entity);
@@ -271,7 +319,7 @@ where
     }
 
     fn check(&self) -> Result<Vec<Entity>, String> {
-        let (held, pairs) = self.filed.check(|entity, key, &at| {
+        let (held, pairs) = self.filed.check(|entity, key, &Spot { at, .. }| {
             if self.map.get(key).and_then(|list| list.get(at as usize)) == Some(&entity) {
                 Ok(())
             } else {

@@ -209,6 +209,20 @@ impl<K: PartialEq, P> FiledKeys<K, P> {
         Some(beside)
     }
 
+    /// The one key `entity` is filed under, with what is kept beside it,
+    /// when it is filed under exactly one (`None` otherwise): a move to
+    /// another single key is then made in place.
+    pub(crate) fn single_mut(&mut self, entity: Entity) -> Option<&mut (K, P)> {
+        let filed = self
+            .slots
+            .get_mut(entity.index() as usize)
+            .filter(|filed| filed.entity == entity)?;
+        match filed.keys.as_mut_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+
     /// The list to file `entity` (not filed yet) under: its slot's, empty,
     /// which keeps the memory of the slot's earlier entities. Give it back
     /// filled with [`FiledKeys::file`].
