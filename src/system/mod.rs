@@ -247,7 +247,6 @@ pub use in_context::InContext;
 pub use multi_reactive::{ContextEntity, MultiReactive, MultiReactiveSystem};
 pub use parallel::Parallel;
 pub use phase::Phase;
-pub(crate) use phase::run;
 pub use reactive::{Reactive, ReactiveSystem};
 #[doc(hidden)]
 pub use registry::SystemRegistration;

@@ -1,22 +1,20 @@
-//! The four phases of a system, and running one phase of a container's
-//! child (inside a `tracing` span when that feature is on).
+//! The four phases of a system, and the phase methods a container of
+//! systems implements by its own `try_` ones.
 
 use std::fmt;
 
-use super::{System, SystemResult};
-
-/// One of the four phases of a [`System`], as named in a
+/// One of the four phases of a [`System`](super::System), as named in a
 /// [`SystemFailed`](super::SystemFailed) report and in `tracing` spans.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Phase {
-    /// [`System::initialize`]: once, before the first frame.
+    /// [`System::initialize`](super::System::initialize): once, before the first frame.
     Initialize,
-    /// [`System::execute`]: every frame.
+    /// [`System::execute`](super::System::execute): every frame.
     Execute,
-    /// [`System::cleanup`]: every frame, after `execute`.
+    /// [`System::cleanup`](super::System::cleanup): every frame, after `execute`.
     Cleanup,
-    /// [`System::teardown`]: once, at the end.
+    /// [`System::teardown`](super::System::teardown): once, at the end.
     Teardown,
 }
 
@@ -39,21 +37,7 @@ impl fmt::Display for Phase {
     }
 }
 
-/// Runs `phase` of `system` (its `try_` method). With the `tracing` feature,
-/// inside a span `system` with fields `name` (the system's name) and `phase`.
-#[inline]
-pub(crate) fn run<W>(system: &mut dyn System<W>, phase: Phase, world: &mut W) -> SystemResult {
-    #[cfg(feature = "tracing")]
-    let _span = tracing::info_span!("system", name = system.name(), phase = phase.name()).entered();
-    match phase {
-        Phase::Initialize => system.try_initialize(world),
-        Phase::Execute => system.try_execute(world),
-        Phase::Cleanup => system.try_cleanup(world),
-        Phase::Teardown => system.try_teardown(world),
-    }
-}
-
-/// The eight phase methods of [`System`] for a container of systems
+/// The eight phase methods of [`System`](super::System) for a container of systems
 /// (`Systems`, `Feature`): each is the container's own `try_` phase
 /// (`$container::try_execute`, ...), and a plain one panics with its
 /// [`SystemFailed`](super::SystemFailed) report. Expanded inside the

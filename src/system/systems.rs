@@ -5,7 +5,7 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 use super::phase::container_phases;
-use super::{AnySystem, Phase, Seal, System, SystemFailed, run};
+use super::{AnySystem, Phase, Seal, System, SystemFailed, SystemResult};
 use crate::context::Context;
 
 /// An ordered list of systems, run one after another; itself a [`System`], so
@@ -355,5 +355,19 @@ impl<W: 'static> System<W> for Systems<W> {
 
     fn find_system_mut(&mut self, _seal: Seal, wanted: TypeId) -> Option<&mut dyn Any> {
         self.find_mut(wanted)
+    }
+}
+
+/// Runs `phase` of `system` (its `try_` method). With the `tracing` feature,
+/// inside a span `system` with fields `name` (the system's name) and `phase`.
+#[inline]
+fn run<W>(system: &mut dyn System<W>, phase: Phase, world: &mut W) -> SystemResult {
+    #[cfg(feature = "tracing")]
+    let _span = tracing::info_span!("system", name = system.name(), phase = phase.name()).entered();
+    match phase {
+        Phase::Initialize => system.try_initialize(world),
+        Phase::Execute => system.try_execute(world),
+        Phase::Cleanup => system.try_cleanup(world),
+        Phase::Teardown => system.try_teardown(world),
     }
 }
