@@ -3,9 +3,11 @@
 //! followed entity's `(Pos, Vel)` by handle.
 //!
 //! - Reads only, 100,000 lookups: `Context::get` twice per entity
-//!   (`get_pair`, the reference the issue names: "as fast as `get` or
-//!   faster") against one `View::get` of `(&Pos, &Vel)` (`view_get`), and a
-//!   plain-Rust baseline indexing two `Vec`s by position (`baseline_vecs`).
+//!   (`get_pair`) against one `View::get` of `(&Pos, &Vel)` from
+//!   `Context::view()` (`view_get`) and from the view a split borrow
+//!   (`query_mut_and_view`) hands out beside its query (`split_view_get`:
+//!   the reads `examples/boids` makes boid by boid), and a plain-Rust
+//!   baseline indexing two `Vec`s by position (`baseline_vecs`).
 //! - The split loop: each entity's `Accel` written from its leader's
 //!   `(Pos, Vel)`, through `query_mut_and_view` (`split_loop`), against the
 //!   same loop over plain `Vec`s (`baseline_loop`), which is what a user
@@ -129,6 +131,20 @@ impl World {
             .sum()
     }
 
+    fn sum_split_view(&mut self) -> f64 {
+        let (_query, view) = self
+            .game
+            .query_mut_and_view::<&mut Accel, (&Pos, &Vel)>()
+            .expect("no aliasing");
+        self.leaders
+            .iter()
+            .map(|&e| {
+                let (p, v) = view.get(black_box(e)).expect("alive with both");
+                f64::from(p.0 + v.1)
+            })
+            .sum()
+    }
+
     fn steer_all(&mut self) -> f64 {
         let (mut query, view) = self
             .game
@@ -156,6 +172,7 @@ fn bench(c: &mut Criterion) {
     assert!(expected > 0.0);
     assert_eq!(world.sum_get_pair(), expected);
     assert_eq!(world.sum_view(), expected);
+    assert_eq!(world.sum_split_view(), expected);
     let steered = baseline.steer_all();
     assert_eq!(world.steer_all(), steered);
 
@@ -163,6 +180,9 @@ fn bench(c: &mut Criterion) {
     group.bench_function("baseline_vecs", |b| b.iter(|| assert_eq!(baseline.sum(), expected)));
     group.bench_function("get_pair", |b| b.iter(|| assert_eq!(world.sum_get_pair(), expected)));
     group.bench_function("view_get", |b| b.iter(|| assert_eq!(world.sum_view(), expected)));
+    group.bench_function("split_view_get", |b| {
+        b.iter(|| assert_eq!(world.sum_split_view(), expected))
+    });
     group.bench_function("baseline_loop", |b| {
         b.iter(|| assert_eq!(baseline.steer_all(), steered))
     });
@@ -175,6 +195,7 @@ fn main() {
     bench(&mut criterion);
     criterion.final_summary();
     report_ratios("view_get", "get_pair", &["view_get"]);
+    report_ratios("view_get", "view_get", &["split_view_get"]);
     report_ratios("view_get", "baseline_vecs", &["get_pair", "view_get"]);
     report_ratios("view_get", "baseline_loop", &["split_loop"]);
 }
