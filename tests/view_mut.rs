@@ -234,3 +234,78 @@ fn view_mut_hands_out_entities_and_optional_components() {
     );
     game.check_invariants().unwrap();
 }
+
+/// Six archetype components, so that a view can name more than the first
+/// few (whose change stamps the view finds once per archetype) and write
+/// any of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct C0(u32);
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct C1(u32);
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct C2(u32);
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct C3(u32);
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct C4(u32);
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct C5(u32);
+reactecs::component!(C0, C1, C2, C3, C4, C5);
+
+#[test]
+fn view_mut_writes_are_collected_for_exactly_the_components_written_wherever_the_query_names_them() {
+    let mut game = Context::new();
+    let updated = [
+        game.add_collector(Matcher::all_of::<C0>().updated()),
+        game.add_collector(Matcher::all_of::<C1>().updated()),
+        game.add_collector(Matcher::all_of::<C2>().updated()),
+        game.add_collector(Matcher::all_of::<C3>().updated()),
+        game.add_collector(Matcher::all_of::<C4>().updated()),
+        game.add_collector(Matcher::all_of::<C5>().updated()),
+    ];
+    let all = (C0(0), C1(1), C2(2), C3(3), C4(4), C5(5));
+    // Two archetypes, so the view moves between them.
+    let a = game.create_entity_with(all).unwrap();
+    let b = game.create_entity_with(all).unwrap();
+    game.add(b, Position { x: 0.0, y: 0.0 }).unwrap();
+    let written_by = |game: &mut Context| -> Vec<usize> {
+        let seen: Vec<usize> = (0..6)
+            .filter(|&i| game.collector(updated[i]).unwrap().entities() == [a, b])
+            .collect();
+        for &c in &updated {
+            game.clear_collector(c).unwrap();
+        }
+        seen
+    };
+    written_by(&mut game);
+    // A read before the write: the written one is collected, not the read.
+    let mut view = game.view_mut::<(&C0, &mut C1)>().unwrap();
+    for e in [a, b] {
+        let (c0, c1) = view.get_mut(e).unwrap();
+        c1.0 += c0.0;
+    }
+    assert_eq!(written_by(&mut game), [1]);
+    // Writes among reads, past the first four components named.
+    let mut view = game.view_mut::<(&C0, &mut C1, &C2, &C3, &mut C4, &mut C5)>().unwrap();
+    for e in [a, b] {
+        let (_, c1, _, c3, c4, c5) = view.get_mut(e).unwrap();
+        c1.0 += 1;
+        c4.0 += c3.0;
+        c5.0 += 1;
+    }
+    assert_eq!(written_by(&mut game), [1, 4, 5]);
+    // The entity first (it takes no column), then a write at the end.
+    let mut view = game.view_mut::<(Entity, &C5, &C4, &C3, &C2, &mut C0)>().unwrap();
+    for e in [a, b] {
+        let (entity, ..) = view.get_mut(e).unwrap();
+        assert_eq!(entity, e);
+    }
+    assert_eq!(written_by(&mut game), [0]);
+    // Through `EntityMut::query` (one row, its stamps looked up).
+    for e in [a, b] {
+        let mut entity = game.entity_mut(e).unwrap();
+        let (_, c2) = entity.query::<(&C1, &mut C2)>().unwrap();
+        c2.0 += 1;
+    }
+    assert_eq!(written_by(&mut game), [2]);
+}

@@ -13,7 +13,13 @@ use super::bitset::ComponentSet;
 use super::column_plan::{ABSENT, ColumnPlan, Take};
 use super::location::ArchetypeId;
 use super::sparse_access::SparseLend;
+use super::stamps::Stamps;
 use crate::entity::Entity;
+
+/// How many of a plan's first takes a [`PreparedRows`] finds the change
+/// stamps of when it moves to another archetype (the others' are looked up
+/// per write).
+const FOUND_STAMPS: usize = 4;
 
 /// Archetypes (and the sparse sets) lent for one placed plan, read and
 /// written row by row: made by
@@ -32,6 +38,9 @@ pub(crate) struct PreparedRows<'a> {
     /// offsets and the tick its rows' writes stamp (0: no stamps there):
     /// consecutive rows of one archetype look nothing up again.
     last: Option<(u32, &'a Archetype, &'a [u32], u32)>,
+    /// The change stamps there of the plan's first takes (`None` for one
+    /// not written, lacking or unstamped), found once per archetype.
+    stamps: [Option<&'a Stamps>; FOUND_STAMPS],
     _unique: PhantomData<&'a mut Archetypes>,
 }
 
@@ -43,6 +52,7 @@ impl<'a> PreparedRows<'a> {
             tick: archetypes.change_tick(),
             lent: SharedRows::new(archetypes, sparse, plan),
             last: None,
+            stamps: [None; FOUND_STAMPS],
             _unique: PhantomData,
         }
     }
@@ -57,6 +67,14 @@ impl<'a> PreparedRows<'a> {
                 let (found, offsets) = self.lent.locate(archetype)?;
                 let tick = if found.is_stamped() { self.tick } else { 0 };
                 self.last = Some((archetype, found, offsets, tick));
+                for (at, stamps) in self.stamps.iter_mut().enumerate() {
+                    *stamps = match (self.lent.takes.get(at), offsets.get(at)) {
+                        (Some(take), Some(&offset)) if take.write && offset != ABSENT && tick != 0 => {
+                            found.stamps_of(take.id)
+                        }
+                        _ => None,
+                    };
+                }
                 Some((found, offsets, tick))
             }
         }
@@ -66,12 +84,15 @@ impl<'a> PreparedRows<'a> {
     /// entity's raw location gives it), if the plan is placed there and the
     /// row is live.
     #[inline(always)]
-    pub(crate) fn row(&mut self, archetype: u32, row: u32) -> Option<PlacedRow<'_, 'a>> {
-        self.make_row(archetype, row)
+    pub(crate) fn row(&mut self, archetype: u32, row: u32) -> Option<PlacedRow<'_, '_>> {
+        let mut placed = self.make_row(archetype, row)?;
+        placed.stamps = self.stamps.iter();
+        Some(placed)
     }
 
     /// As [`row`](Self::row), for the rest of the lend: the rows are not
-    /// lent again.
+    /// lent again. (Its writes look their columns' stamps up: for one row,
+    /// finding them first would not pay.)
     #[inline(always)]
     pub(crate) fn into_row(mut self, archetype: u32, row: u32) -> Option<PlacedRow<'a, 'a>> {
         self.make_row(archetype, row)
@@ -219,6 +240,9 @@ pub struct PlacedRow<'a, 'p> {
     /// The plan's columns not taken yet, and their offsets in this archetype.
     takes: std::slice::Iter<'p, Take>,
     offsets: std::slice::Iter<'p, u32>,
+    /// The change stamps of the first of those columns, found beforehand
+    /// (see [`PreparedRows`]; empty when not: a write looks them up).
+    stamps: std::slice::Iter<'p, Option<&'a Stamps>>,
     /// The change tick a write stamps (0: the archetype's columns have no
     /// stamps).
     tick: u32,
@@ -254,6 +278,7 @@ impl<'a, 'p> PlacedRow<'a, 'p> {
             row,
             takes: takes.iter(),
             offsets: offsets.iter(),
+            stamps: [].iter(),
             tick,
             sparse_tick,
             writable: true,
@@ -277,11 +302,26 @@ impl<'a, 'p> PlacedRow<'a, 'p> {
         (take.ty == TypeId::of::<T>() && (!write || (take.write && self.writable))).then_some((take, offset))
     }
 
+    /// As [`take`](Self::take), for writing, with the column's change
+    /// stamps (found beforehand, or looked up; `None` if it has none).
+    #[inline(always)]
+    fn take_stamped<T: 'static>(&mut self) -> Option<(&'p Take, u32, Option<&'a Stamps>)> {
+        let found = self.stamps.next().copied();
+        let (take, offset) = self.take::<T>(true)?;
+        let stamps = match found {
+            Some(found) => found,
+            None if self.tick != 0 => self.archetype.stamps_of(take.id),
+            None => None,
+        };
+        Some((take, offset, stamps))
+    }
+
     /// The row's value of the plan's next column, for reading: `None` if
     /// refused (see [`take`](Self::take)), `Some(None)` if the archetype
     /// lacks it.
     #[inline(always)]
     pub(crate) fn read<T: 'static>(&mut self) -> Option<Option<&'a T>> {
+        self.stamps.next();
         let (_, offset) = self.take::<T>(false)?;
         if offset == ABSENT {
             return Some(None);
@@ -307,13 +347,11 @@ impl<'a, 'p> PlacedRow<'a, 'p> {
     /// `Some(None)` if the archetype lacks it.
     #[inline(always)]
     pub(crate) fn write<T: 'static>(&mut self) -> Option<Option<&'a mut T>> {
-        let (take, offset) = self.take::<T>(true)?;
+        let (_, offset, stamps) = self.take_stamped::<T>()?;
         if offset == ABSENT {
             return Some(None);
         }
-        if self.tick != 0
-            && let Some(stamps) = self.archetype.stamps_of(take.id)
-        {
+        if let Some(stamps) = stamps {
             stamps.mark(self.row, self.tick);
         }
         let at = self
@@ -333,6 +371,7 @@ impl<'a, 'p> PlacedRow<'a, 'p> {
     /// one, for reading: `None` if refused, `Some(None)` if it has none.
     #[inline]
     pub(crate) fn read_sparse<T: 'static>(&mut self) -> Option<Option<&'a T>> {
+        self.stamps.next();
         let (take, _) = self.take::<T>(false)?;
         let slot = self.entity()?.index();
         Some(self.sparse.read::<T>(take.id)?.get(slot))
@@ -343,6 +382,7 @@ impl<'a, 'p> PlacedRow<'a, 'p> {
     /// the sets are not lent exclusively, `Some(None)` if it has none.
     #[inline]
     pub(crate) fn write_sparse<T: 'static>(&mut self) -> Option<Option<&'a mut T>> {
+        self.stamps.next();
         let (take, _) = self.take::<T>(true)?;
         let slot = self.entity()?.index();
         // A view for this one row, asked for one slot.
