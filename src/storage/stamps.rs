@@ -548,8 +548,10 @@ mod tests {
                 state ^= state << 5;
                 state as usize % bound
             };
-            let rounds = if cfg!(miri) { 300 } else { 5_000 };
-            for _ in 0..rounds {
+            // Under Miri, fewer rounds, each row read back every fourth:
+            // the same paths, crossing the same block and group bounds.
+            let (rounds, every) = if cfg!(miri) { (160, 4) } else { (5_000, 1) };
+            for round in 0..rounds {
                 match next(7) {
                     0 | 1 => {
                         let row = next(len);
@@ -604,6 +606,9 @@ mod tests {
                     floor.get()
                 );
                 // Exact above the floor; at or below it, anything at or below.
+                if round % every != 0 {
+                    continue;
+                }
                 for (row, &stamp) in model.iter().enumerate().take(len) {
                     let got = stamps.get(row as u32);
                     if stamp > floor.get() {
