@@ -105,6 +105,10 @@ pub(crate) struct Stamps {
     /// Per block of `1 << shift` rows, a summary of its rows' stamps.
     blocks: Box<[Block]>,
     shift: u32,
+    /// At least every stamp of the column (the tick of its last mark): a
+    /// column not marked since the floor has no live row, which
+    /// [`is_live`](Stamps::is_live) answers without reading the row.
+    latest: AtomicU32,
     /// The context's floor (shared).
     floor: Floor,
 }
@@ -164,6 +168,7 @@ impl Stamps {
             capacity: rows,
             blocks: zeroed_blocks(rows >> shift),
             shift,
+            latest: AtomicU32::new(0),
             floor,
         }
     }
@@ -172,7 +177,8 @@ impl Stamps {
     /// changed for some consumer.
     #[inline]
     pub(super) fn is_live(&self, row: u32) -> bool {
-        self.peek(row) > self.floor.get()
+        let floor = self.floor.get();
+        self.latest.load(Ordering::Relaxed) > floor && self.peek(row) > floor
     }
 
     /// Every row's own entry, allocated now if it was not.
@@ -267,6 +273,11 @@ impl Stamps {
             summary.prev.store(old, Ordering::Relaxed);
             summary.tick.store(tick, Ordering::Relaxed);
             summary.mask.store(bits, Ordering::Relaxed);
+            // A mark's tick is the context's current one, at least every
+            // stamp there is: marks racing on other threads store the same.
+            if self.latest.load(Ordering::Relaxed) < tick {
+                self.latest.store(tick, Ordering::Relaxed);
+            }
         }
     }
 
@@ -308,6 +319,8 @@ impl Stamps {
     /// a row moved into it), keeping its block's summary true.
     #[inline]
     pub(super) fn set(&mut self, row: u32, stamp: u32) {
+        let latest = self.latest.get_mut();
+        *latest = (*latest).max(stamp);
         let row = row as usize;
         let size = 1usize << self.shift;
         let (block, bit) = (row >> self.shift, 1u64 << (row & (size - 1)));
@@ -368,6 +381,8 @@ impl Stamps {
 
     /// Subtracts `base` from every stamp (0 for those at or below it).
     pub(super) fn rebase(&mut self, base: u32) {
+        let latest = self.latest.get_mut();
+        *latest = latest.saturating_sub(base);
         for stamp in self.rows.get_mut().map_or(&mut [][..], |rows| &mut rows[..]) {
             let stamp = stamp.get_mut();
             *stamp = stamp.saturating_sub(base);
@@ -411,7 +426,12 @@ struct ChangedBlocks<'a, N> {
 impl<'a, N: Fn(&[AtomicU32]) -> u64> ChangedBlocks<'a, N> {
     #[inline(always)]
     fn new(stamps: &'a Stamps, len: usize, since: u32, newer: N) -> Self {
-        let blocks = len.div_ceil(1 << stamps.shift).min(stamps.blocks.len());
+        // A column not marked since `since` has no block to read.
+        let blocks = if stamps.latest.load(Ordering::Relaxed) > since {
+            len.div_ceil(1 << stamps.shift).min(stamps.blocks.len())
+        } else {
+            0
+        };
         ChangedBlocks {
             stamps,
             len,
