@@ -30,15 +30,18 @@ impl Context {
         let Some(at) = self.entities.location(entity) else {
             return Err(self.not_alive_for(entity, id));
         };
-        // The entity may leave groups: what was written goes to collectors first.
-        self.flush_stamps(entity, at);
         if T::registration().is_unique() {
+            // The entity may leave groups: what was written goes to collectors first.
+            self.flush_stamps(entity, at);
             return self.add_sparse_routed(entity, at, value);
         }
         let insert = |sparse: &mut SparseSets, value| sparse.insert_with(id, entity.index(), value, T::component_info);
         let inserted = if self.routes.is_idle() {
+            // Nothing listens, and nothing is stamped (stamps exist only
+            // while a collector watches).
             insert(&mut self.sparse, value)
         } else {
+            self.flush_stamps(entity, at);
             match self.toggle(entity, at, id, true) {
                 Toggle::Lean(lean) => lean.change(|sparse| insert(sparse, value)),
                 Toggle::Direct(route) => return self.add_sparse_direct(entity, at, value, route),
@@ -200,14 +203,16 @@ impl Context {
             return Err(self.not_alive_for(entity, T::component_id()));
         };
         let id = T::component_id();
-        self.flush_stamps(entity, at);
         if T::registration().is_unique() {
+            self.flush_stamps(entity, at);
             return self.take_sparse_routed(entity, at);
         }
         let take = |sparse: &mut SparseSets| sparse.take::<T>(id, entity.index()).ok_or(());
         let taken = if self.routes.is_idle() {
+            // Nothing listens, and nothing is stamped.
             take(&mut self.sparse)
         } else {
+            self.flush_stamps(entity, at);
             match self.toggle(entity, at, id, false) {
                 Toggle::Lean(lean) => lean.change(take),
                 Toggle::Direct(route) => return self.take_sparse_direct(entity, at, route),
