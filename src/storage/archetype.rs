@@ -8,7 +8,7 @@ use super::chunk::{Chunk, ChunkLayout};
 use super::component_info::{ComponentInfo, ComponentRef};
 use super::edges::Edges;
 use super::location::{ArchetypeId, Location};
-use super::stamps::{Floor, Stamp, Stamps};
+use super::stamps::{Floor, LastMark, Stamp, Stamps};
 use super::type_info::{ErasedRef, Recycler};
 use crate::entity::Entity;
 use crate::id::ComponentId;
@@ -76,6 +76,11 @@ pub(crate) struct Archetype {
     pub(super) edges: Edges,
     /// Whether any column has change stamps.
     stamped: bool,
+    /// The last mark in any of the stamped columns, and the context's floor
+    /// (given with the first stamps): a row is not stamped after the floor
+    /// in any column when the last mark is not.
+    last_mark: LastMark,
+    floor: Floor,
     /// Rows per block of change stamps, as a shift: 64 rows, or a chunk's
     /// when chunks hold fewer (so no block spans two chunks).
     stamp_shift: u32,
@@ -119,6 +124,8 @@ impl Archetype {
             len: 0,
             edges: Edges::default(),
             stamped: false,
+            last_mark: LastMark::default(),
+            floor: Floor::default(),
         }
     }
 
@@ -127,9 +134,10 @@ impl Archetype {
     pub(super) fn set_watched(&mut self, col: usize, watched: bool, floor: &Floor) {
         let rows = self.stamp_capacity();
         let shift = self.stamp_shift;
+        self.floor = floor.clone();
         let column = &mut self.columns[col];
         match (watched, column.stamps.is_some()) {
-            (true, false) => column.stamps = Some(Stamps::new(rows, shift, floor.clone())),
+            (true, false) => column.stamps = Some(Stamps::new(rows, shift, floor.clone(), self.last_mark.clone())),
             (false, true) => column.stamps = None,
             _ => {}
         }
@@ -223,11 +231,14 @@ impl Archetype {
 
     /// Subtracts `base` from every change stamp.
     pub(super) fn rebase_stamps(&mut self, base: u32) {
+        let mut last = 0;
         for column in self.columns.iter_mut() {
             if let Some(stamps) = &mut column.stamps {
                 stamps.rebase(base);
+                last = last.max(stamps.latest());
             }
         }
+        self.last_mark.set(last);
     }
 
     /// Bytes of change stamps held.
@@ -283,6 +294,7 @@ impl Archetype {
     #[inline]
     pub(crate) fn row_stamped(&self, row: u32) -> bool {
         self.stamped
+            && self.last_mark.get() > self.floor.get()
             && self
                 .columns
                 .iter()

@@ -16,7 +16,7 @@ use std::ptr::NonNull;
 
 use super::bitset::ComponentSet;
 use super::component_info::{ComponentInfo, ComponentRef};
-use super::stamps::{Floor, Stamp, Stamps};
+use super::stamps::{Floor, LastMark, Stamp, Stamps};
 use super::type_info::{ErasedRef, Recycler};
 use crate::id::ComponentId;
 
@@ -137,7 +137,14 @@ impl SparseSet {
     /// context's `floor`), or drops them.
     fn set_watched(&mut self, watched: bool, floor: &Floor) {
         match (watched, self.stamps.is_some()) {
-            (true, false) => self.stamps = Some(Stamps::new(self.stamp_capacity(), STAMP_SHIFT, floor.clone())),
+            (true, false) => {
+                self.stamps = Some(Stamps::new(
+                    self.stamp_capacity(),
+                    STAMP_SHIFT,
+                    floor.clone(),
+                    LastMark::default(),
+                ));
+            }
             (false, true) => self.stamps = None,
             _ => {}
         }

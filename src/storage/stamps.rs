@@ -93,6 +93,36 @@ impl Floor {
     }
 }
 
+/// The tick of the last mark in any of a group of stamped columns (an
+/// archetype's), shared by their [`Stamps`]: at least every stamp among
+/// them, so that when it is not above the floor, no row of the group was
+/// stamped after it, and a check of one row's columns
+/// ([`Archetype::row_stamped`](super::Archetype::row_stamped)) reads none
+/// of them. The group's owner lowers it when it rebases their stamps.
+#[derive(Clone, Default)]
+pub(crate) struct LastMark(Arc<AtomicU32>);
+
+impl LastMark {
+    /// The tick now.
+    #[inline(always)]
+    pub(crate) fn get(&self) -> u32 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Raises it to `tick` if below.
+    #[inline(always)]
+    fn raise(&self, tick: u32) {
+        if self.get() < tick {
+            self.0.store(tick, Ordering::Relaxed);
+        }
+    }
+
+    /// Sets it to `tick` (after a rebase: the largest of the group's own).
+    pub(super) fn set(&self, tick: u32) {
+        self.0.store(tick, Ordering::Relaxed);
+    }
+}
+
 /// The change stamps of one column.
 pub(crate) struct Stamps {
     /// Per row (across chunks), the tick of its last mutable access, unless
@@ -109,6 +139,8 @@ pub(crate) struct Stamps {
     /// column not marked since the floor has no live row, which
     /// [`is_live`](Stamps::is_live) answers without reading the row.
     latest: AtomicU32,
+    /// The last mark of the column's group (shared).
+    group: LastMark,
     /// The context's floor (shared).
     floor: Floor,
 }
@@ -161,7 +193,7 @@ impl Stamps {
     /// Stamps for `rows` rows (a multiple of the block size), every one 0,
     /// in blocks of `1 << shift` rows (at most 64), below the context's
     /// `floor`.
-    pub(super) fn new(rows: usize, shift: u32, floor: Floor) -> Self {
+    pub(super) fn new(rows: usize, shift: u32, floor: Floor, group: LastMark) -> Self {
         debug_assert!(shift <= 6, "a block's mask holds 64 rows");
         Stamps {
             rows: OnceLock::new(),
@@ -169,6 +201,7 @@ impl Stamps {
             blocks: zeroed_blocks(rows >> shift),
             shift,
             latest: AtomicU32::new(0),
+            group,
             floor,
         }
     }
@@ -179,6 +212,12 @@ impl Stamps {
     pub(super) fn is_live(&self, row: u32) -> bool {
         let floor = self.floor.get();
         self.latest.load(Ordering::Relaxed) > floor && self.peek(row) > floor
+    }
+
+    /// The tick of the column's last mark: at least every stamp in it.
+    #[inline]
+    pub(super) fn latest(&self) -> u32 {
+        self.latest.load(Ordering::Relaxed)
     }
 
     /// Every row's own entry, allocated now if it was not.
@@ -277,6 +316,7 @@ impl Stamps {
             // stamp there is: marks racing on other threads store the same.
             if self.latest.load(Ordering::Relaxed) < tick {
                 self.latest.store(tick, Ordering::Relaxed);
+                self.group.raise(tick);
             }
         }
     }
@@ -321,6 +361,7 @@ impl Stamps {
     pub(super) fn set(&mut self, row: u32, stamp: u32) {
         let latest = self.latest.get_mut();
         *latest = (*latest).max(stamp);
+        self.group.raise(stamp);
         let row = row as usize;
         let size = 1usize << self.shift;
         let (block, bit) = (row >> self.shift, 1u64 << (row & (size - 1)));
@@ -556,7 +597,7 @@ mod tests {
         for shift in [6, 2] {
             let capacity = 512;
             let floor = Floor::default();
-            let mut stamps = Stamps::new(capacity, shift, floor.clone());
+            let mut stamps = Stamps::new(capacity, shift, floor.clone(), LastMark::default());
             let mut model = vec![0u32; capacity];
             let mut tick = 1;
             let mut len = capacity;
@@ -644,7 +685,7 @@ mod tests {
 
     #[test]
     fn rows_get_entries_of_their_own_only_when_one_leaves_its_blocks_mask() {
-        let mut stamps = Stamps::new(256, 6, Floor::default());
+        let mut stamps = Stamps::new(256, 6, Floor::default(), LastMark::default());
         let blocks = 4 * size_of::<Block>();
         assert_eq!(stamps.bytes(), blocks, "a new column's stamps: the block summaries");
         // Whole blocks written, tick after tick: summaries only.
@@ -664,7 +705,7 @@ mod tests {
     #[test]
     fn rows_left_at_or_below_the_floor_get_no_entries() {
         let floor = Floor::default();
-        let mut stamps = Stamps::new(256, 6, floor.clone());
+        let mut stamps = Stamps::new(256, 6, floor.clone(), LastMark::default());
         let blocks = 4 * size_of::<Block>();
         // A scattered write, a row per block per tick, the one consumer
         // looking after each tick: every block's tick moves, no entry kept.
@@ -689,7 +730,7 @@ mod tests {
 
     #[test]
     fn growing_keeps_every_stamp_and_block() {
-        let mut stamps = Stamps::new(64, 6, Floor::default());
+        let mut stamps = Stamps::new(64, 6, Floor::default(), LastMark::default());
         stamps.mark(3, 5);
         stamps.mark(60, 7);
         stamps.grow(200);
