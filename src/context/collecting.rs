@@ -241,7 +241,7 @@ impl Context {
         let collector = self.collector_mut(id)?;
         debug_assert!(collector.owner.is_internal() && to.is_internal());
         let include_destroyed = include_destroyed || collector.triggers.iter().any(|(_, trigger)| trigger.takes().left);
-        let batch = collector.take_batch();
+        let mut batch = collector.take_batch();
         if let Some(store) = &mut collector.removed {
             store.start_batch();
         }
@@ -249,7 +249,12 @@ impl Context {
         // collector to `to` changes nothing. Filtering afterwards, in place,
         // keeps a panicking filter from leaking retains: what it did not reach
         // stays in `out`, held by `to`, for the caller to release.
-        out.extend_from_slice(&batch);
+        if out.is_empty() {
+            // `out` takes the batch's memory, the collector `out`'s: no copy.
+            std::mem::swap(out, &mut batch);
+        } else {
+            out.extend_from_slice(&batch);
+        }
         self.collector_mut(id)?.return_batch(batch);
         // With no destroyed entity kept anywhere, every collected one is enabled.
         let all_enabled = !self.entities.any_disabled();

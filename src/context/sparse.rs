@@ -207,14 +207,14 @@ impl Context {
             self.flush_stamps(entity, at);
             return self.take_sparse_routed(entity, at);
         }
-        let take = |sparse: &mut SparseSets| sparse.take::<T>(id, entity.index()).ok_or(());
+        let slot = entity.index();
         let taken = if self.routes.is_idle() {
             // Nothing listens, and nothing is stamped.
-            take(&mut self.sparse)
+            take_value::<T>(&mut self.sparse, id, slot)
         } else {
             self.flush_stamps(entity, at);
             match self.toggle(entity, at, id, false) {
-                Toggle::Lean(lean) => lean.change(take),
+                Toggle::Lean(lean) => lean.change(|sparse| take_value::<T>(sparse, id, slot)),
                 Toggle::Direct(route) => return self.take_sparse_direct(entity, at, route),
                 Toggle::Routed => return self.take_sparse_routed(entity, at),
             }
@@ -320,6 +320,14 @@ impl Context {
         const { assert!(size_of::<T>() == 0, "`is_flag` takes a zero-sized component") };
         self.has::<T>(entity)
     }
+}
+
+/// Takes `slot`'s `T` of sparse component `id` out (`Err` if it has none):
+/// inlined into each path of [`Context::take_sparse`] (a closure shared by
+/// two paths was not).
+#[inline(always)]
+fn take_value<T: 'static>(sparse: &mut SparseSets, id: ComponentId, slot: u32) -> Result<T, ()> {
+    sparse.take::<T>(id, slot).ok_or(())
 }
 
 /// A removed value, for the `Removed` events of a direct toggle.
