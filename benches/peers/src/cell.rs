@@ -77,7 +77,7 @@ impl Column {
 }
 
 /// The workloads, in the table's order.
-pub const WORKLOADS: [&str; 10] = [
+pub const WORKLOADS: [&str; 11] = [
     "simple_insert",
     "simple_iter",
     "fragmented_iter",
@@ -87,5 +87,18 @@ pub const WORKLOADS: [&str; 10] = [
     "reactive_replace_sparse",
     "reactive_add_remove",
     "index_lookup",
+    "boids",
     "memory_1m",
 ];
+
+/// The crates (and the baseline) with a column in `workload`: every one,
+/// except in boids, a whole simulation written for reactecs (the example),
+/// by hand (the example's twin) and for bevy_ecs only. The test checks
+/// that each has its column.
+#[cfg(test)]
+pub fn crates_of(workload: &str) -> &'static [&'static str] {
+    match workload {
+        "boids" => &["reactecs", "bevy", "baseline"],
+        _ => &["reactecs", "bevy", "hecs", "shipyard", "specs", "baseline"],
+    }
+}

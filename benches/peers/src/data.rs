@@ -150,3 +150,45 @@ impl specs::Component for Tag {
 pub struct FlagTag;
 
 reactecs::component!(sparse AddB, Pos, Tag, flag FlagTag);
+
+/// boids, bevy's twin of the example's simulation (`examples/boids`): the
+/// example's components as bevy components (table storage, plain data), its
+/// clock and census as resources. reactecs' column and the baseline run the
+/// example's own code and types.
+pub mod boid {
+    use bevy_ecs::prelude::{Component, Resource};
+
+    use crate::flock::{self, Vec2};
+
+    /// Where the boid is.
+    #[derive(Clone, Copy, Debug, PartialEq, Component)]
+    pub struct Pos(pub Vec2);
+    /// How fast it flies.
+    #[derive(Clone, Copy, Debug, PartialEq, Component)]
+    pub struct Vel(pub Vec2);
+    /// Its steering this frame (written by Steer, read by Integrate).
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Component)]
+    pub struct Accel(pub Vec2);
+    /// The grid cell it is in: what the grid files it under.
+    #[derive(Clone, Copy, Debug, PartialEq, Component)]
+    pub struct GridCell(pub flock::Cell);
+    /// The frame it was born.
+    #[derive(Clone, Copy, Debug, PartialEq, Component)]
+    pub struct Born(pub u32);
+    /// Which boid it is: kept through every rebirth.
+    #[derive(Clone, Copy, Debug, PartialEq, Component)]
+    pub struct Serial(pub u32);
+    /// The frame being simulated.
+    #[derive(Clone, Copy, Debug, PartialEq, Resource)]
+    pub struct Clock(pub u32);
+    /// What Counting counted on the last frame.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Resource)]
+    pub struct Census {
+        /// Boids alive.
+        pub boids: usize,
+        /// Their mean speed.
+        pub mean_speed: f32,
+        /// Boids born on the frame before.
+        pub births: usize,
+    }
+}

@@ -34,6 +34,9 @@ pub struct Params {
     pub index_entities: usize,
     /// index_lookup: lookups of random keys per run.
     pub index_lookups: usize,
+    /// boids: birds in the example's simulation (its world sized for about
+    /// four per cell).
+    pub boids: usize,
     /// memory_1m: entities created with two 12-byte components.
     pub memory_entities: usize,
 }
@@ -55,6 +58,7 @@ impl Params {
             tag_entities: 10_000,
             index_entities: 100_000,
             index_lookups: 100_000,
+            boids: 100_000,
             memory_entities: 1_000_000,
         }
     }
@@ -75,6 +79,7 @@ impl Params {
             tag_entities: 301,
             index_entities: 2_000,
             index_lookups: 3_000,
+            boids: 2_000,
             memory_entities: 5_000,
         }
     }

@@ -1,7 +1,9 @@
 //! What the workloads compute, shared by every column, and the models that
 //! predict their results exactly so each column's work can be checked.
 
+use crate::by_hand::ByHand;
 use crate::data::{Mat4, Position, Rotation, Transform, Velocity};
+use crate::flock::Vec2;
 use crate::params::Params;
 
 /// A small deterministic generator (SplitMix64), so every column sees the
@@ -484,6 +486,92 @@ impl Keys {
 /// reactecs' primary index is (foldhash).
 pub type KeyMap<V> = std::collections::HashMap<u64, V, foldhash::fast::RandomState>;
 
+// ---------------------------------------------------------------- boids
+
+/// boids: the frames a flock flies from the start before it is started
+/// again (untimed, in `prepare`, with its first frame), so that every check
+/// compares at most this many frames. Boids are chaotic: where two runs add
+/// up a sum over neighbours in another order, their last-bit differences
+/// grow until a neighbour is seen by one run and not by the other (from
+/// about frame 18 at 100,000 boids, a few boids out of tolerance, most of
+/// them by frame 200). The example's `same_frames` checks five frames; the
+/// time a frame takes stays the same from the first frames on.
+pub const BOID_FRAMES: usize = 5;
+
+/// boids: how far a column's positions and velocities may be from the
+/// model's after the first frame: the tolerance of the example's
+/// `same_frames` (the grids list a cell's boids in other orders, so sums
+/// over neighbours are added up in another order).
+pub const BOID_TOLERANCE: f32 = 1e-3;
+
+/// boids' model: the example's hand-written flock (`by_hand.rs`: flat
+/// arrays, no ECS), from the same start as every column, run as many frames
+/// as the column under check ran (it is kept between checks, and started
+/// again when a column has run fewer frames than it).
+pub struct BoidsModel {
+    boids: usize,
+    flock: ByHand,
+    frames: usize,
+}
+
+impl BoidsModel {
+    /// The model for `p`, at the start.
+    pub fn new(p: &Params) -> Self {
+        BoidsModel {
+            boids: p.boids,
+            flock: ByHand::new(p.boids),
+            frames: 0,
+        }
+    }
+
+    /// Checks a column's `state` (every boid as `(serial, position,
+    /// velocity)`, by serial, as the example's `Flock::state` gives it) after
+    /// `frames` frames: every serial once,
+    /// and each boid where the model has it after as many frames: exactly
+    /// after the first frame (every column visits the neighbours in the same
+    /// order then), within [`BOID_TOLERANCE`] after later ones.
+    pub fn check(&mut self, frames: usize, state: &[(u32, Vec2, Vec2)]) -> Result<(), String> {
+        if frames < self.frames {
+            *self = BoidsModel {
+                boids: self.boids,
+                flock: ByHand::new(self.boids),
+                frames: 0,
+            };
+        }
+        while self.frames < frames {
+            self.flock.frame();
+            self.frames += 1;
+        }
+        let model = self.flock.state();
+        if state.len() != model.len() {
+            return Err(format!(
+                "after {frames} frames {} boids, expected {}",
+                state.len(),
+                model.len()
+            ));
+        }
+        for (&(s, p, v), &(t, q, w)) in state.iter().zip(&model) {
+            if s != t {
+                return Err(format!("after {frames} frames boid {t} is missing (found serial {s})"));
+            }
+            let exact = p == q && v == w;
+            if frames <= 1 && !exact {
+                return Err(format!(
+                    "after {frames} frame boid {s} is at {p:?} flying {v:?}, not exactly at {q:?} flying {w:?}"
+                ));
+            }
+            let diffs = [p.x - q.x, p.y - q.y, v.x - w.x, v.y - w.y].map(f32::abs);
+            // A NaN is refused too.
+            if diffs.iter().any(|d| d.is_nan() || *d >= BOID_TOLERANCE) {
+                return Err(format!(
+                    "after {frames} frames boid {s} is at {p:?} flying {v:?}, the model's at {q:?} flying {w:?}"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 // ---------------------------------------------------------------- memory_1m
 
 /// memory_1m's entity `i`: two 12-byte components.
@@ -556,6 +644,24 @@ mod tests {
         assert!(check_tags(&p, 1, per_frame, per_frame, 0).is_ok());
         assert!(check_tags(&p, 1, per_frame, Seen::default(), 0).is_err());
         assert!(check_tags(&p, 1, per_frame, per_frame, 1).is_err());
+
+        let mut model = BoidsModel::new(&p);
+        let mut flock = ByHand::new(p.boids);
+        for _ in 0..2 {
+            flock.frame();
+        }
+        let state = flock.state();
+        assert!(model.check(2, &state).is_ok());
+        assert!(model.check(1, &state).is_err(), "a frame short");
+        let mut nudged = state.clone();
+        nudged[7].1.x += 2.0 * BOID_TOLERANCE;
+        assert!(model.check(2, &nudged).is_err());
+        nudged[7].1.x = f32::NAN;
+        assert!(model.check(2, &nudged).is_err());
+        assert!(model.check(2, &state[1..]).is_err(), "a boid missing");
+        let mut doubled = state.clone();
+        doubled[1].0 = 0;
+        assert!(model.check(2, &doubled).is_err(), "a serial twice");
 
         let mut doubling = Doubling::default();
         assert!(!doubling.before_run(&p));

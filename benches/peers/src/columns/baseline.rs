@@ -5,10 +5,11 @@
 
 use rayon::prelude::*;
 
+use crate::by_hand::ByHand;
 use crate::cell::{Cell, Column, Held};
 use crate::data::{Position, Rotation, Transform, Velocity};
 use crate::params::Params;
-use crate::work::{self, Doubling, KeyMap, Keys, Seen, SparsePlan};
+use crate::work::{self, BoidsModel, Doubling, KeyMap, Keys, Seen, SparsePlan};
 
 /// The baseline's columns.
 pub fn columns() -> Vec<Column> {
@@ -63,6 +64,12 @@ pub fn columns() -> Vec<Column> {
             "baseline",
             "foldhash HashMap<u64, usize> into a Vec of records",
             |p| Box::new(Lookup::new(p)),
+        ),
+        Column::timed(
+            "boids",
+            "baseline",
+            "the example's by_hand.rs: flat arrays indexed by boid, a flat grid rebuilt every frame (a counting sort by cell), steering boid by boid and integration with rayon par_iter_mut, births in place",
+            |p| Box::new(Boids::new(p)),
         ),
         Column::memory("baseline", "a Vec of (Position, Velocity)", memory),
     ]
@@ -466,6 +473,42 @@ impl Cell for Lookup {
 
     fn verify(&mut self) -> Result<(), String> {
         self.keys.check(self.runs, self.total)
+    }
+}
+
+/// boids: the example's hand-written flock, one frame per run.
+struct Boids {
+    flock: ByHand,
+    model: BoidsModel,
+    frames: usize,
+}
+
+impl Boids {
+    fn new(p: &Params) -> Self {
+        Boids {
+            flock: ByHand::new(p.boids),
+            model: BoidsModel::new(p),
+            frames: 0,
+        }
+    }
+}
+
+impl Cell for Boids {
+    fn prepare(&mut self) {
+        if self.frames == work::BOID_FRAMES {
+            self.flock = ByHand::new(self.flock.pos.len());
+            self.frames = 0;
+            self.run();
+        }
+    }
+
+    fn run(&mut self) {
+        self.flock.frame();
+        self.frames += 1;
+    }
+
+    fn verify(&mut self) -> Result<(), String> {
+        self.model.check(self.frames, &self.flock.state())
     }
 }
 

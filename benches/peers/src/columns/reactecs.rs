@@ -12,8 +12,9 @@ use reactecs::system::{Reactive, ReactiveSystem};
 
 use crate::cell::{Cell, Column, Held as Kept};
 use crate::data::*;
+use crate::flock::{Census, Flock, Steering};
 use crate::params::Params;
-use crate::work::{self, Doubling, Keys, Seen, SparsePlan};
+use crate::work::{self, BoidsModel, Doubling, Keys, Seen, SparsePlan};
 
 /// reactecs' columns.
 pub fn columns() -> Vec<Column> {
@@ -221,6 +222,12 @@ pub fn columns() -> Vec<Column> {
             "reactecs:entity_by_key",
             "the same index: Context::entity_by_key(index, key), then Context::get::<Value>, per key",
             |p| Box::new(Lookup::new(p, true)),
+        ),
+        Column::timed(
+            "boids",
+            "reactecs:by_cell",
+            "the example's flock.rs, Steering::ByCell: a Feature of Tick; Steer cell by cell in parallel (rayon), neighbours found through an EntityIndex<Cell> and read once per cell through a View, Accel written afterwards with get_mut; Integrate with query_mut().par_fold into per-batch command buffers, a moved boid's Cell replaced on playback (the index re-files it); Lifecycle (destroy + create_entity_with in a command buffer) and Counting side by side (system::Parallel)",
+            |p| Box::new(Boids::new(p)),
         ),
         Column::memory(
             "reactecs:create_entities_with",
@@ -980,6 +987,54 @@ impl Cell for Lookup {
     fn verify(&mut self) -> Result<(), String> {
         self.keys.check(self.runs, self.total)?;
         checked(&self.game)
+    }
+}
+
+/// boids: the example's own flock, one frame per run.
+struct Boids {
+    p: Params,
+    flock: Flock,
+    model: BoidsModel,
+    frames: usize,
+}
+
+impl Boids {
+    fn new(p: &Params) -> Self {
+        Boids {
+            p: p.clone(),
+            flock: Flock::new(p.boids, Steering::ByCell),
+            model: BoidsModel::new(p),
+            frames: 0,
+        }
+    }
+}
+
+impl Cell for Boids {
+    fn prepare(&mut self) {
+        if self.frames == work::BOID_FRAMES {
+            self.flock = Flock::new(self.p.boids, Steering::ByCell);
+            self.frames = 0;
+            self.run();
+        }
+    }
+
+    fn run(&mut self) {
+        self.flock.frame();
+        self.frames += 1;
+    }
+
+    fn verify(&mut self) -> Result<(), String> {
+        self.model.check(self.frames, &self.flock.state())?;
+        let game = &self.flock.game;
+        let filed = game.index(self.flock.grid).map_err(|e| e.to_string())?.entity_count();
+        let census = game.unique::<Census>().map_or(0, |c| c.boids);
+        if filed != self.p.boids || (self.frames > 0 && census != self.p.boids) {
+            return Err(format!(
+                "the grid files {filed} boids and the census counted {census}, expected {}",
+                self.p.boids
+            ));
+        }
+        checked(game)
     }
 }
 
