@@ -102,9 +102,23 @@ impl<'w, R: ReadOnlyQueryParam> View<'w, R> {
     /// [`Error::ForeignEntity`] if `entity` is not alive here;
     /// [`Error::ComponentAbsent`] naming the first component `R` requires
     /// (not behind an `Option`) that the entity lacks.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, entity: Entity) -> Result<R::Item<'w>, Error> {
+        // The common path inline: the plan is placed, the entity has `R`.
         // A disabled entity's raw archetype id names no archetype.
+        if let Some(rows) = self.rows
+            && let Some((archetype, row)) = self.entities.raw_location(entity)
+            && let Some(item) = rows.row(archetype, row).and_then(|mut row| R::placed_row(&mut row))
+        {
+            return Ok(item);
+        }
+        self.get_unplaced(entity)
+    }
+
+    /// [`get`](View::get) when the plan is not placed (its rows are read
+    /// another way), or the entity is not alive here or lacks a component.
+    #[inline(never)]
+    fn get_unplaced(&self, entity: Entity) -> Result<R::Item<'w>, Error> {
         if let Some((archetype, row)) = self.entities.raw_location(entity) {
             let item = if let Some(rows) = self.rows {
                 rows.row(archetype, row).and_then(|mut row| R::placed_row(&mut row))
