@@ -238,7 +238,7 @@ pub enum Steering {
     /// Cell by cell, in parallel: the boids of the nine cells around a cell
     /// are read once (through a `View`, found through the grid), then every
     /// boid of the cell steers by them; the accelerations are written
-    /// afterwards with `get_mut`. Each boid is read once per neighbouring
+    /// afterwards through a `ViewMut`. Each boid is read once per neighbouring
     /// cell, not once per neighbour.
     ByCell,
     /// Boid by boid, in parallel: each boid's `Accel` written by a query
@@ -320,8 +320,10 @@ impl Steer {
                 .map(|(steered, _)| steered)
                 .collect()
         };
+        // Many entities written by handle: one prepared view for the loop.
+        let mut accels = game.view_mut::<&mut Accel>().expect("`Accel` is no index's key");
         for (boid, accel) in steered.into_iter().flatten() {
-            game.get_mut::<Accel>(boid).expect("a filed boid").0 = accel;
+            accels.get_mut(boid).expect("a filed boid").0 = accel;
         }
     }
 }
