@@ -121,14 +121,7 @@ impl World {
     }
 
     fn sum_view(&self) -> f64 {
-        let view = self.game.view::<(&Pos, &Vel)>();
-        self.leaders
-            .iter()
-            .map(|&e| {
-                let (p, v) = view.get(black_box(e)).expect("alive with both");
-                f64::from(p.0 + v.1)
-            })
-            .sum()
+        sum_through(&self.game.view::<(&Pos, &Vel)>(), &self.leaders)
     }
 
     fn sum_split_view(&mut self) -> f64 {
@@ -136,13 +129,7 @@ impl World {
             .game
             .query_mut_and_view::<&mut Accel, (&Pos, &Vel)>()
             .expect("no aliasing");
-        self.leaders
-            .iter()
-            .map(|&e| {
-                let (p, v) = view.get(black_box(e)).expect("alive with both");
-                f64::from(p.0 + v.1)
-            })
-            .sum()
+        sum_through(&view, &self.leaders)
     }
 
     fn steer_all(&mut self) -> f64 {
@@ -156,6 +143,17 @@ impl World {
         });
         self.game.query::<&Accel>().iter().map(|a| f64::from(a.0)).sum()
     }
+}
+
+/// The leaders' `Pos.0 + Vel.1`, each pair read by handle through `view`.
+fn sum_through(view: &View<'_, (&Pos, &Vel)>, leaders: &[Entity]) -> f64 {
+    leaders
+        .iter()
+        .map(|&e| {
+            let (p, v) = view.get(black_box(e)).expect("alive with both");
+            f64::from(p.0 + v.1)
+        })
+        .sum()
 }
 
 fn bench(c: &mut Criterion) {
