@@ -9,7 +9,7 @@
 use std::panic::{self, AssertUnwindSafe};
 
 use super::Context;
-use super::dispatch::{ConsumerView, Dispatch};
+use super::dispatch::{ConsumerView, Dispatch, reached};
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
@@ -752,23 +752,6 @@ fn replace_routed<T: Component>(
         dispatch.replaced(route, skip, entity, new.sibling(&old), new);
     }
     Ok(old)
-}
-
-/// The indices of a replacement's route that reach the entity (those of
-/// groups not in `skip`).
-#[inline]
-fn reached<'r>(route: &'r ReplaceRoute, skip: &'r [u32]) -> impl Iterator<Item = crate::id::IndexKey> + 'r {
-    let groups = if skip.is_empty() {
-        &[][..]
-    } else {
-        &route.index_groups[..]
-    };
-    route
-        .indices
-        .iter()
-        .enumerate()
-        .filter(move |&(at, _)| groups.get(at).is_none_or(|group| !skip.contains(group)))
-        .map(|(_, &key)| key)
 }
 
 /// After `value`, component `id` of `entity`, was changed in place from

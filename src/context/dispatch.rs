@@ -237,16 +237,8 @@ impl<'a> Dispatch<'a> {
     /// member of).
     #[inline]
     pub(super) fn refile(&mut self, route: &ReplaceRoute, skip: &[u32], entity: Entity) {
-        if skip.is_empty() {
-            for &key in &route.indices {
-                self.indices.refile(key, entity, self.retains);
-            }
-            return;
-        }
-        for (&key, group) in route.indices.iter().zip(route.index_groups.iter()) {
-            if !skip.contains(group) {
-                self.indices.refile(key, entity, self.retains);
-            }
+        for key in reached(route, skip) {
+            self.indices.refile(key, entity, self.retains);
         }
     }
 
@@ -389,4 +381,21 @@ impl Context {
             Err(Error::UnknownSubscription { context: self.name, id })
         }
     }
+}
+
+/// The indices of a replacement's route that reach the entity (those of
+/// groups not in `skip`).
+#[inline]
+pub(super) fn reached<'r>(route: &'r ReplaceRoute, skip: &'r [u32]) -> impl Iterator<Item = crate::id::IndexKey> + 'r {
+    let groups = if skip.is_empty() {
+        &[][..]
+    } else {
+        &route.index_groups[..]
+    };
+    route
+        .indices
+        .iter()
+        .enumerate()
+        .filter(move |&(at, _)| groups.get(at).is_none_or(|group| !skip.contains(group)))
+        .map(|(_, &key)| key)
 }
