@@ -110,7 +110,9 @@ pub(crate) enum Liveness {
 pub(crate) struct Entities {
     slots: Vec<Slot>,
     /// Per slot, the high bits of its entity's creation number (which wrap
-    /// after 2^48 creations, long after any handle is stale).
+    /// after 2^48 creations, long after any handle is stale). Kept only up
+    /// to the last slot whose epoch is not 0: a context that never reaches
+    /// 2^32 creations (nearly every one) keeps none, 2 bytes an entity saved.
     epochs: Vec<u16>,
     /// The most recently freed slot (`NO_SLOT`: none).
     free: u32,
@@ -284,7 +286,7 @@ impl Entities {
             self.take_block();
         }
         let epoch = (self.next_creation >> 32) as u16;
-        while self.free != NO_SLOT && self.epochs[self.free as usize] != epoch {
+        while self.free != NO_SLOT && self.epoch(self.free as usize) != epoch {
             self.retire_free_head();
         }
         if self.free != NO_SLOT {
@@ -328,14 +330,14 @@ impl Entities {
             row: location.row,
         };
         let epoch = (creation >> 32) as u16;
-        while self.free != NO_SLOT && self.epochs[self.free as usize] != epoch {
+        while self.free != NO_SLOT && self.epoch(self.free as usize) != epoch {
             self.retire_free_head();
         }
         let index = if self.free != NO_SLOT {
             let index = self.free;
             self.free = self.slots[index as usize].row;
             self.slots[index as usize] = record;
-            self.epochs[index as usize] = epoch;
+            self.set_epoch(index as usize, epoch);
             index
         } else {
             let index = u32::try_from(self.slots.len())
@@ -343,7 +345,7 @@ impl Entities {
                 .filter(|&i| i != NO_SLOT)
                 .expect("more than 2^32 - 1 entity slots");
             self.slots.push(record);
-            self.epochs.push(epoch);
+            self.set_epoch(index as usize, epoch);
             index
         };
         self.len += 1;
@@ -443,9 +445,26 @@ impl Entities {
         self.relative(self.creation(entity.index as usize))
     }
 
+    /// The epoch of slot `index`'s entity (0 past the epochs kept).
+    #[inline(always)]
+    fn epoch(&self, index: usize) -> u16 {
+        self.epochs.get(index).copied().unwrap_or(0)
+    }
+
+    /// Records slot `index`'s epoch, keeping epochs only as far as needed.
+    #[inline(always)]
+    fn set_epoch(&mut self, index: usize, epoch: u16) {
+        if let Some(kept) = self.epochs.get_mut(index) {
+            *kept = epoch;
+        } else if epoch != 0 {
+            self.epochs.resize(index, 0);
+            self.epochs.push(epoch);
+        }
+    }
+
     /// The creation number of the entity in slot `index` (which holds one).
     fn creation(&self, index: usize) -> u64 {
-        let (tag, epoch) = (self.slots[index].tag, self.epochs[index]);
+        let (tag, epoch) = (self.slots[index].tag, self.epoch(index));
         // The stored epoch is the low 16 bits of the high half: the entity's
         // is the latest epoch with those bits, up to the next creation's.
         let next_epoch = self.next_creation >> 32;
@@ -518,14 +537,12 @@ impl Entities {
     /// Room for `additional` more entities.
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.slots.reserve(additional);
-        self.epochs.reserve(additional);
     }
 
     /// Room for `additional` more entities, or why it cannot be had.
     #[cfg(feature = "serde")]
     pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), std::collections::TryReserveError> {
-        self.slots.try_reserve(additional)?;
-        self.epochs.try_reserve(additional)
+        self.slots.try_reserve(additional)
     }
 
     /// Live entities, in slot order.
@@ -582,7 +599,7 @@ impl Entities {
         }
         let (mut live, mut disabled) = (0, 0);
         let mut creations = std::collections::HashSet::new();
-        if self.epochs.len() != self.slots.len() {
+        if self.epochs.len() > self.slots.len() {
             return Err(format!("{} slots but {} epochs", self.slots.len(), self.epochs.len()));
         }
         let mut retired = 0;
@@ -718,6 +735,11 @@ mod tests {
         assert!(made.iter().all(|e| e.placeholder_number().is_none()));
         let indices: Vec<u64> = made.iter().map(|&e| entities.creation_index(e)).collect();
         assert_eq!(indices, [0, 1, 2, 3], "counted across blocks");
+        assert_eq!(
+            entities.epochs,
+            [0, 0, 1, 1],
+            "epochs kept from the first that is not 0"
+        );
         entities.check().unwrap();
         for &e in &made {
             entities.disable(e, false);
@@ -734,6 +756,10 @@ mod tests {
         let (mut game, mut input) = (Entities::new(1), Entities::new(2));
         let ours: Vec<Entity> = (0..100).map(|row| game.alloc(at(row))).collect();
         let theirs: Vec<Entity> = (0..100).map(|row| input.alloc(at(row))).collect();
+        assert!(
+            game.epochs.is_empty() && input.epochs.is_empty(),
+            "epoch 0 is not stored"
+        );
         for (a, b) in ours.iter().zip(&theirs) {
             assert_eq!(a.index(), b.index());
             assert_ne!(a.tag(), b.tag());
