@@ -4,15 +4,13 @@
 //! (`ComponentInfo`, `ComponentRef`) stands below, in storage; the ids in
 //! `id.rs`.
 
-use std::any::TypeId;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 pub use crate::id::ComponentId;
 use crate::query_param::FetchKind;
 use crate::recycle::PoolMaker;
-use crate::storage::{ComponentInfo, ComponentRef, DebugFn, Registration, StorageKind, UNASSIGNED, registry};
+use crate::storage::{ComponentInfo, ComponentRef, DebugFn, IdCell, Registration, StorageKind, TypedId, registry};
 
 /// A component: plain data attached to entities.
 ///
@@ -78,11 +76,19 @@ pub trait Component: Send + Sync + 'static {
     }
 }
 
+/// `T`'s id as storage trusts it: from `T`'s registration (typed, its id
+/// set by the registry only), never from [`Component::component_id`],
+/// which an implementation could override.
+#[inline(always)]
+pub(crate) fn typed_id<T: Component>() -> TypedId<T> {
+    T::registration().typed_id()
+}
+
 /// The declaration of component type `T`: its cached id, and what the
 /// registry needs to describe it.
 #[doc(hidden)]
 pub struct ComponentRegistration<T> {
-    id: AtomicU32,
+    id: IdCell<T>,
     name: &'static str,
     unique: bool,
     storage: StorageKind,
@@ -103,7 +109,7 @@ impl<T: Component> ComponentRegistration<T> {
         pool: Option<PoolMaker>,
     ) -> Self {
         ComponentRegistration {
-            id: AtomicU32::new(UNASSIGNED),
+            id: IdCell::new(),
             name,
             unique,
             storage,
@@ -122,22 +128,28 @@ impl<T: Component> ComponentRegistration<T> {
 
     #[inline]
     fn id(&'static self) -> ComponentId {
-        match self.id.load(Ordering::Relaxed) {
-            UNASSIGNED => self.assign(),
-            id => ComponentId(id),
+        self.typed_id().id()
+    }
+
+    /// The id, as storage trusts it to name `T`'s columns.
+    #[inline(always)]
+    pub(crate) fn typed_id(&'static self) -> TypedId<T> {
+        match self.id.get() {
+            Some(id) => id,
+            None => self.assign(),
         }
     }
 
     #[cold]
-    fn assign(&'static self) -> ComponentId {
+    fn assign(&'static self) -> TypedId<T> {
         registry();
-        match self.id.load(Ordering::Relaxed) {
-            UNASSIGNED => panic!(
+        match self.id.get() {
+            None => panic!(
                 "component `{}` was not collected by `inventory`: implement `Component` only \
                  through `reactecs::component!`, on a platform `inventory` supports",
                 std::any::type_name::<T>()
             ),
-            id => ComponentId(id),
+            Some(id) => id,
         }
     }
 }
@@ -155,10 +167,7 @@ impl<T: Component> Registration for ComponentRegistration<T> {
     }
 
     fn assign_id(&self, info: &ComponentInfo) {
-        let id = info.id().0;
-        if info.ty.type_id() == TypeId::of::<T>() && id != UNASSIGNED {
-            self.id.store(id, Ordering::Relaxed);
-        }
+        self.id.assign(info);
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::component::Component;
+use crate::component::{Component, typed_id};
 use crate::entity::Entity;
 use crate::id::ComponentId;
 use crate::query_param::{Access, ReadOnlyQueryParam};
@@ -57,7 +57,7 @@ impl<'a> EntityRef<'a> {
         if T::STORAGE.is_sparse() {
             self.sparse.get(T::component_id(), self.entity.index())
         } else {
-            self.archetype.get(T::component_id(), self.row)
+            self.archetype.get(typed_id::<T>(), self.row)
         }
     }
 

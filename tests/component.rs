@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use reactecs::{Component, ComponentId, ComponentInfo, Error};
+use reactecs::{Component, ComponentId, ComponentInfo, Context, Error};
 
 mod nested {
     #[derive(Debug)]
@@ -221,4 +221,44 @@ fn a_component_id_cannot_be_reassigned_through_the_hidden_registration() {
     assert_eq!(game.unique::<UniqueHolder>(), Some(&UniqueHolder(3)));
     assert_eq!(game.unique::<UniqueImpostor>(), Some(&UniqueImpostor(7)));
     assert_eq!(game.query::<(&Impostor, &SparseImpostor)>().iter().count(), 2);
+}
+
+/// Implemented by hand and registered, but claiming another type's id
+/// through an overridden `component_id`: typed access trusts only the id
+/// the registry gave this type's own registration, so the claim cannot make
+/// `get` or `get_mut` read a `Wide` as a `Liar` (or the other way round).
+#[derive(Debug, PartialEq)]
+struct Liar(u8);
+#[derive(Debug, PartialEq)]
+struct Wide(u64);
+reactecs::component!(Wide);
+static LIAR: reactecs::__private::ComponentRegistration<Liar> = reactecs::__private::ComponentRegistration::new(
+    "Liar",
+    false,
+    reactecs::StorageKind::Archetype,
+    &[],
+    || None,
+    None,
+);
+impl Component for Liar {
+    type Fetch = reactecs::__private::InColumns;
+    fn registration() -> &'static reactecs::__private::ComponentRegistration<Self> {
+        &LIAR
+    }
+    fn component_id() -> ComponentId {
+        Wide::component_id()
+    }
+}
+reactecs::__private::inventory::submit! {
+    reactecs::__private::RegisteredComponent(&LIAR)
+}
+
+#[test]
+fn an_overridden_component_id_does_not_change_what_typed_access_reads() {
+    let mut game = Context::new();
+    let wide = game.create_entity_with(Wide(u64::MAX)).unwrap();
+    assert!(matches!(game.get::<Liar>(wide), Err(Error::ComponentAbsent { .. })));
+    assert!(matches!(game.get_mut::<Liar>(wide), Err(Error::ComponentAbsent { .. })));
+    assert_eq!(game.entity(wide).unwrap().get::<Liar>(), None);
+    assert_eq!(game.get::<Wide>(wide), Ok(&Wide(u64::MAX)));
 }

@@ -5,7 +5,7 @@
 use super::Context;
 use super::{EntityMut, Mut};
 use crate::bundle::ComponentTuple;
-use crate::component::Component;
+use crate::component::{Component, typed_id};
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
@@ -32,7 +32,7 @@ impl Context {
         // A disabled entity's raw archetype id names no archetype.
         if let Some((archetype, row)) = self.entities.raw_location(entity)
             && let Some(archetype) = self.archetypes.try_get(archetype)
-            && let Some(value) = archetype.get(T::component_id(), row)
+            && let Some(value) = archetype.get(typed_id::<T>(), row)
         {
             return Ok(value);
         }
@@ -127,13 +127,9 @@ impl Context {
                 None => Err(Error::absent(self.name, entity, T::component_info().name())),
             };
         }
-        let Some(column) = self.archetypes.get(at.archetype).column_index(T::component_id()) else {
-            return Err(self.absent(entity, T::component_id()));
-        };
         let archetype = self.archetypes.lend_mut(at.archetype);
         let archetype = if tracked { archetype } else { archetype.untracked() };
-        // `None` only if the column is not of type `T`: refused like `get`.
-        match archetype.into_mut_at(column, at.row) {
+        match archetype.into_mut(typed_id::<T>(), at.row) {
             Some(value) => Ok(value),
             None => Err(Error::absent(self.name, entity, T::component_info().name())),
         }

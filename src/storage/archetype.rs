@@ -5,7 +5,7 @@ use std::ptr::{self, NonNull};
 
 use super::bitset::ComponentSet;
 use super::chunk::{Chunk, ChunkLayout};
-use super::component_info::{ComponentInfo, ComponentRef};
+use super::component_info::{ComponentInfo, ComponentRef, TypedId};
 use super::edges::Edges;
 use super::location::{ArchetypeId, Location};
 use super::stamps::{Floor, LastMark, Stamp, Stamps};
@@ -15,6 +15,22 @@ use crate::id::ComponentId;
 
 /// Marks "no column" in `Archetype::column_of`.
 const NO_COLUMN: u32 = u32::MAX;
+
+/// Where the column of one component id is: its index in `columns` and its
+/// array's byte offset in each chunk, so a typed access by id finds the
+/// value with one lookup (`col == NO_COLUMN`: the archetype lacks it).
+#[derive(Clone, Copy)]
+struct ColumnAt {
+    offset: usize,
+    col: u32,
+}
+
+impl ColumnAt {
+    const ABSENT: ColumnAt = ColumnAt {
+        offset: 0,
+        col: NO_COLUMN,
+    };
+}
 
 /// One column of one archetype: index, byte offset in a chunk, value size,
 /// and the type it holds.
@@ -66,7 +82,8 @@ pub(crate) struct Archetype {
     id: ArchetypeId,
     set: ComponentSet,
     pub(super) columns: Box<[Column]>,
-    column_of: Box<[u32]>,
+    /// By component id (up to the largest this archetype has).
+    column_of: Box<[ColumnAt]>,
     layout: ChunkLayout,
     /// `layout.rows - 1`.
     mask: u32,
@@ -95,13 +112,13 @@ impl Archetype {
         let layout = ChunkLayout::new(&layouts);
         let set: ComponentSet = infos.iter().map(|info| info.id()).collect();
         let width = infos.last().map_or(0, |info| info.id().index() + 1);
-        let mut column_of = vec![NO_COLUMN; width].into_boxed_slice();
+        let mut column_of = vec![ColumnAt::ABSENT; width].into_boxed_slice();
         let columns = infos
             .iter()
             .zip(&layout.offsets)
             .enumerate()
             .map(|(i, (&info, &offset))| {
-                column_of[info.id().index()] = i as u32;
+                column_of[info.id().index()] = ColumnAt { offset, col: i as u32 };
                 Column {
                     info,
                     type_id: info.ty.type_id(),
@@ -380,7 +397,7 @@ impl Archetype {
     #[inline]
     pub(crate) fn column_index(&self, id: ComponentId) -> Option<usize> {
         match self.column_of.get(id.index()) {
-            Some(&c) if c != NO_COLUMN => Some(c as usize),
+            Some(at) if at.col != NO_COLUMN => Some(at.col as usize),
             _ => None,
         }
     }
@@ -548,12 +565,38 @@ impl Archetype {
 
     /// The `T` of component `id` at `row`.
     #[inline(always)]
-    pub(crate) fn get<T: 'static>(&self, id: ComponentId, row: u32) -> Option<&T> {
-        let col = *self.column_of.get(id.index())?;
-        let at = self.typed_slot::<T>(col as usize, row)?;
-        // SAFETY: `row` is live and column `col` holds `T`s (`typed_slot`), so the
-        // pointer is an initialised, aligned `T`, borrowed for as long as `&self`.
+    pub(crate) fn get<T: 'static>(&self, id: TypedId<T>, row: u32) -> Option<&T> {
+        let (_, at) = self.typed_slot_of(id, row)?;
+        // SAFETY: `row` is live and `at` is its value in `id`'s column, which
+        // holds `T`s (`typed_slot_of`), so the pointer is an initialised,
+        // aligned `T`, borrowed for as long as `&self`.
         Some(unsafe { &*at })
+    }
+
+    /// The column of `id` and the address of its `T` at `row`, if the
+    /// archetype has the component and `row` is live: one lookup by id, no
+    /// type compare (a [`TypedId`] names a `T` column, whose array starts at
+    /// the offset kept beside its index, aligned for `T`).
+    #[inline(always)]
+    fn typed_slot_of<T: 'static>(&self, id: TypedId<T>, row: u32) -> Option<(usize, *mut T)> {
+        let at = *self.column_of.get(id.id().index())?;
+        if at.col == NO_COLUMN || !self.contains_row(row) {
+            return None;
+        }
+        debug_assert!(
+            self.column_holds::<T>(at.col as usize),
+            "a TypedId names a column of its type"
+        );
+        let chunk = (row >> self.layout.shift) as usize;
+        debug_assert!(chunk < self.chunks.len());
+        // SAFETY: `row < len`, and an archetype keeps exactly `ceil(len / rows)`
+        // chunks (see the type's invariants), so `chunk` is in range.
+        let base = unsafe { self.chunks.get_unchecked(chunk) }.base();
+        let value = base
+            .wrapping_add(at.offset)
+            .cast::<T>()
+            .wrapping_add(self.row_in_chunk(row));
+        Some((at.col as usize, value))
     }
 
     /// The `T` of column `col` at `row`, mutably (a column index from
@@ -842,17 +885,21 @@ impl<'a> ArchetypeMut<'a> {
         ArchetypeMut { tick: 0, ..self }
     }
 
-    /// The `T` of column `col` at `row`, mutably, for all of `'a` (a column
-    /// index from [`column_index`](Archetype::column_index), for an access
-    /// without a second lookup); the row is stamped as changed.
+    /// The `T` of component `id` at `row`, mutably, for all of `'a`; the row
+    /// is stamped as changed.
     #[inline(always)]
-    pub(crate) fn into_mut_at<T: 'static>(self, col: usize, row: u32) -> Option<&'a mut T> {
-        let (value, stamp) = self.into_mut_deferred(col, row)?;
-        stamp.mark();
-        Some(value)
+    pub(crate) fn into_mut<T: 'static>(self, id: TypedId<T>, row: u32) -> Option<&'a mut T> {
+        let archetype: &'a Archetype = self.archetype;
+        let (col, at) = archetype.typed_slot_of(id, row)?;
+        Stamp::new(archetype.columns[col].stamps.as_ref(), row, self.tick).mark();
+        // SAFETY: `at` is a live row's value of a column of `T`s (found by
+        // `typed_slot_of`), as in `into_mut_deferred`: borrowed uniquely.
+        Some(unsafe { &mut *at })
     }
 
-    /// As [`into_mut_at`](ArchetypeMut::into_mut_at), the row not stamped
+    /// The `T` of column `col` at `row` (a column index from
+    /// [`column_index`](Archetype::column_index)), mutably, for all of `'a`,
+    /// if the column holds `T`s; the row not stamped
     /// yet: the caller marks the [`Stamp`] once the write stands.
     #[inline(always)]
     pub(crate) fn into_mut_deferred<T: 'static>(self, col: usize, row: u32) -> Option<(&'a mut T, Stamp<'a>)> {

@@ -5,8 +5,11 @@
 //! `component!` declaration that feed the registry stand above storage, in
 //! `component.rs`.
 
+use std::any::TypeId;
 use std::fmt;
+use std::marker::PhantomData;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::type_info::{ErasedRef, TypeInfo};
 use crate::error::Error;
@@ -350,6 +353,82 @@ impl fmt::Debug for ComponentInfo {
 
 /// The id of a component not yet given one by the registry.
 pub(crate) const UNASSIGNED: u32 = u32::MAX;
+
+/// A component id that names type `T`: made only by [`IdCell::get`], from
+/// an id the registry gave an info of type `T` (or, in storage tests, by
+/// [`TypedId::for_test`]). Ids and types correspond one to one, so the
+/// column or sparse set an archetype keeps for this id holds `T`s, and
+/// storage reads it as `T`s without comparing types. (A hand-written
+/// `Component::component_id` may return any id: it is never made into a
+/// `TypedId`.)
+pub(crate) struct TypedId<T> {
+    id: ComponentId,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for TypedId<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for TypedId<T> {}
+
+impl<T> TypedId<T> {
+    /// The id.
+    #[inline(always)]
+    pub(crate) fn id(self) -> ComponentId {
+        self.id
+    }
+
+    /// `T`'s id in a storage test, whose infos (`ComponentInfo::for_test`)
+    /// the test numbers by hand: the test keeps index and type together.
+    #[cfg(test)]
+    pub(crate) fn for_test(index: usize) -> Self {
+        TypedId {
+            id: ComponentId::at(index),
+            _type: PhantomData,
+        }
+    }
+}
+
+/// Where a declaration of component type `T` keeps the id the registry
+/// gave it (`UNASSIGNED` until then).
+pub(crate) struct IdCell<T> {
+    id: AtomicU32,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T: 'static> IdCell<T> {
+    /// A cell without an id.
+    pub(crate) const fn new() -> Self {
+        IdCell {
+            id: AtomicU32::new(UNASSIGNED),
+            _type: PhantomData,
+        }
+    }
+
+    /// The id, once assigned.
+    #[inline(always)]
+    pub(crate) fn get(&self) -> Option<TypedId<T>> {
+        match self.id.load(Ordering::Relaxed) {
+            UNASSIGNED => None,
+            id => Some(TypedId {
+                id: ComponentId(id),
+                _type: PhantomData,
+            }),
+        }
+    }
+
+    /// Takes the id of `info`, if `info` is of type `T` and has one (the
+    /// registry's): the one way an id gets into the cell.
+    pub(crate) fn assign(&self, info: &ComponentInfo) {
+        let id = info.id().0;
+        if info.ty.type_id() == TypeId::of::<T>() && id != UNASSIGNED {
+            self.id.store(id, Ordering::Relaxed);
+        }
+    }
+}
 
 /// A component declaration of any type, as the registry sees it (the
 /// `component!` macro's `ComponentRegistration<T>`).

@@ -142,7 +142,7 @@ pub use columns::{
     ChunkLens, ColumnAccess, ColumnChunks, ColumnChunksMut, EntityChunks, RowAccess, SparseChunks, SparseChunksMut,
 };
 pub use component_info::{ComponentInfo, ComponentRef, DebugFn, RegisteredComponent, Registration, StorageKind};
-pub(crate) use component_info::{UNASSIGNED, registry};
+pub(crate) use component_info::{IdCell, TypedId, registry};
 pub(crate) use edges::TransitionId;
 pub(crate) use lend::{ArchetypesLend, ReadLend};
 pub(crate) use location::{ArchetypeId, Location};

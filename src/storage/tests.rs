@@ -5,7 +5,7 @@ use std::any::TypeId;
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use super::component_info::{ComponentInfo, StorageKind};
+use super::component_info::{ComponentInfo, StorageKind, TypedId};
 use super::*;
 use crate::entities::Entities;
 use crate::entity::Entity;
@@ -216,9 +216,14 @@ impl Fixture {
         assert_eq!(self.storage.despawn(loc), Some(displaced));
     }
 
+    /// The entity's value of `component`, if its column holds `T`s (the
+    /// check a `TypedId` made from the registry makes unneeded).
     fn get<T: 'static>(&self, entity: Entity, component: usize) -> Option<&T> {
         let loc = self.loc(entity);
-        self.storage.get(loc.archetype).get(id(component), loc.row)
+        let archetype = self.storage.get(loc.archetype);
+        let col = archetype.column_index(id(component))?;
+        archetype.column_holds::<T>(col).then_some(())?;
+        archetype.get(TypedId::for_test(component), loc.row)
     }
 
     fn check(&self) {
@@ -660,12 +665,12 @@ fn single_row_access_reads_and_writes_the_row_asked_and_refuses_the_rest() {
         assert!(
             f.storage
                 .lend_mut(loc.archetype)
-                .into_mut_at::<u8>(u64_col, loc.row)
+                .into_mut_deferred::<u8>(u64_col, loc.row)
                 .is_none()
         );
         *f.storage
             .lend_mut(loc.archetype)
-            .into_mut_at::<u64>(u64_col, loc.row)
+            .into_mut(TypedId::<u64>::for_test(U64), loc.row)
             .unwrap() += 1000;
         // One column lent mutably, the rest of the row readable.
         let (value, rest) = RowAccess::split::<u64>(f.storage.lend_mut(loc.archetype), u64_col, loc.row).unwrap();
@@ -1087,7 +1092,10 @@ fn a_split_lend_writes_one_plan_and_reads_another_that_names_nothing_it_writes()
         }
     }
     assert_eq!(*small, 2);
-    assert_eq!(f.storage.get(loc.archetype).get::<u64>(id(U64), loc.row), Some(&9));
+    assert_eq!(
+        f.storage.get(loc.archetype).get(TypedId::<u64>::for_test(U64), loc.row),
+        Some(&9)
+    );
 }
 
 #[test]
