@@ -257,20 +257,25 @@ pub use system::{
 /// The names a reactive program needs: `use reactecs::prelude::*;`.
 ///
 /// Contexts and their entities, components, matchers, groups, collectors
-/// (and their triggers), indices, queries, command buffers, and every kind
+/// (and their triggers), indices, queries and views, command buffers (and
+/// the [`CommandFailure`]s a playback reports), subscriptions, every kind
 /// of system with its wrappers ([`Reactive`], [`MultiReactive`],
 /// [`InContext`], [`Deferred`]) and fallible phases ([`SystemResult`],
-/// [`SystemFailed`]). Rarely named items (ids of contexts and
-/// subscriptions, storage statistics, timing views, [`system::Phase`]) stay
-/// at their paths.
+/// [`SystemFailed`]), [`ContextDiff`], and, with the `serde` feature, what
+/// snapshot code names (`MapEntities`, `RestoreLimits`, `SnapshotTuple`).
+/// Rarely named items (context ids, storage statistics, timing views,
+/// [`system::Phase`], [`system::Parallel`]) stay at their paths.
 pub mod prelude {
     pub use crate::{
-        AercMode, Collector, CollectorId, CollectorSpec, CommandBuffer, Component, ComponentRef, Context,
-        ContextEntity, ContextEvent, ContextKind, Contexts, Deferred, DeferredSystem, Entity, EntityIndex, EntityMut,
-        EntityRef, Error, Feature, Group, GroupEvent, GroupId, InContext, Index, IndexId, Matcher, MatcherChain,
-        MultiReactive, MultiReactiveSystem, Mut, Owner, PrimaryEntityIndex, Query, QueryMut, Reactive, ReactiveSystem,
-        Recycle, System, SystemFailed, SystemResult, Systems, Trigger, TriggerOnEvent, View, ViewMut,
+        AercMode, Collector, CollectorId, CollectorSpec, CommandBuffer, CommandFailure, Component, ComponentRef,
+        Context, ContextDiff, ContextEntity, ContextEvent, ContextKind, Contexts, Deferred, DeferredSystem, Entity,
+        EntityIndex, EntityList, EntityMut, EntityRef, Error, Feature, Group, GroupEvent, GroupId, InContext, Index,
+        IndexId, Matcher, MatcherChain, MultiReactive, MultiReactiveSystem, Mut, Owner, PrimaryEntityIndex, Query,
+        QueryMut, Reactive, ReactiveSystem, Recycle, SubscriptionId, System, SystemFailed, SystemResult, Systems,
+        Trigger, TriggerOnEvent, View, ViewMut,
     };
+    #[cfg(feature = "serde")]
+    pub use crate::{MapEntities, RestoreLimits, SnapshotTuple};
 }
 
 /// Items the macros expand to. Not part of the public API.
