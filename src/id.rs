@@ -68,6 +68,90 @@ impl fmt::Display for GroupId {
     }
 }
 
+/// What [`Context::group`](crate::Context::group) reads a group by: a
+/// [`GroupId`], and nothing else (the trait is sealed).
+///
+/// It exists for the compiler's message. `group(id)` reads a group that
+/// [`Context::add_group`](crate::Context::add_group) made; passing it a
+/// [`Matcher`](crate::Matcher) (as code written for Entitas' `GetGroup`
+/// might) fails to compile with a note that names `add_group`, the call
+/// that makes (or finds) the group of a matcher and returns its id.
+///
+/// ```compile_fail,E0277
+/// use reactecs::prelude::*;
+/// struct Position;
+/// reactecs::component!(Position);
+///
+/// let game = Context::new();
+/// // error: `Context::group` reads a group by its `GroupId`, not a `Matcher`
+/// // note: to make a group from a `Matcher` ... call `add_group(matcher)`
+/// let _ = game.group(Matcher::all_of::<Position>());
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`Context::group` reads a group by its `GroupId`, not a `{Self}`",
+    label = "expected a `GroupId`",
+    note = "to make a group from a `Matcher` (or find the one an equal matcher made), call `add_group(matcher)`: it returns the `GroupId` that `group(id)` reads"
+)]
+pub trait IntoGroupId: sealed::Sealed {
+    /// The id.
+    #[doc(hidden)]
+    fn into_group_id(self) -> GroupId;
+}
+
+impl IntoGroupId for GroupId {
+    #[inline]
+    fn into_group_id(self) -> GroupId {
+        self
+    }
+}
+
+/// What [`Context::collector`](crate::Context::collector) reads a collector
+/// by: a [`CollectorId`], and nothing else (the trait is sealed).
+///
+/// It exists for the compiler's message. `collector(id)` reads a collector
+/// that [`Context::add_collector`](crate::Context::add_collector) made;
+/// passing it a trigger (`matcher.added()`, a
+/// [`TriggerOnEvent`](crate::TriggerOnEvent)) or a
+/// [`CollectorSpec`](crate::CollectorSpec) fails to compile with a note
+/// that names `add_collector`, the call that makes a collector and returns
+/// its id.
+///
+/// ```compile_fail,E0277
+/// use reactecs::prelude::*;
+/// struct Position;
+/// reactecs::component!(Position);
+///
+/// let mut game = Context::new();
+/// // error: `Context::collector` reads a collector by its `CollectorId`, not a `TriggerOnEvent`
+/// // note: to make a collector from a trigger ... call `add_collector(trigger)`
+/// let _ = game.collector(Matcher::all_of::<Position>().added());
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`Context::collector` reads a collector by its `CollectorId`, not a `{Self}`",
+    label = "expected a `CollectorId`",
+    note = "to make a collector from a trigger (`matcher.added()`, `.removed()`, `.updated()`, ...) or a `CollectorSpec`, call `add_collector(trigger)`: it returns the `CollectorId` that `collector(id)` reads"
+)]
+pub trait IntoCollectorId: sealed::Sealed {
+    /// The id.
+    #[doc(hidden)]
+    fn into_collector_id(self) -> CollectorId;
+}
+
+impl IntoCollectorId for CollectorId {
+    #[inline]
+    fn into_collector_id(self) -> CollectorId {
+        self
+    }
+}
+
+/// Keeps [`IntoGroupId`] and [`IntoCollectorId`] to the ids themselves.
+mod sealed {
+    pub trait Sealed {}
+}
+
+impl sealed::Sealed for GroupId {}
+impl sealed::Sealed for CollectorId {}
+
 /// A collector's slot in its context: the slot's index, and its
 /// generation, which tells the collector apart from earlier ones in the slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -87,7 +87,11 @@
 //!
 //! - `add_*` makes a thing and returns its id; the noun alone reads it by
 //!   id (no `get_` prefix, as the Rust API guidelines have it); `remove_*`
-//!   takes it away. Handlers keep the verb pair everyone knows,
+//!   takes it away. The reader takes only an id: a [`Matcher`] passed to
+//!   [`group`](Context::group), or a trigger (`matcher.added()`) to
+//!   [`collector`](Context::collector), is a compile error whose note
+//!   names `add_group` / `add_collector` ([`IntoGroupId`],
+//!   [`IntoCollectorId`]). Handlers keep the verb pair everyone knows,
 //!   `subscribe` / `unsubscribe`. Every id knows its context: another
 //!   context's is refused with an error.
 //! - [`add_group`](Context::add_group) returns the existing group for an
@@ -227,7 +231,7 @@ mod unique;
 
 pub use aerc::{AercMode, Owner};
 pub use bundle::{Bundle, ComponentTuple};
-pub use collector::{Collector, CollectorId, CollectorSpec, RemovedView, Trigger, TriggerOnEvent};
+pub use collector::{Collector, CollectorId, CollectorSpec, IntoCollectorId, RemovedView, Trigger, TriggerOnEvent};
 pub use command_buffer::CommandBuffer;
 pub use component::{Component, ComponentId};
 pub use context::{Context, ContextBuilder, EntityMut, Mut, View, ViewMut};
@@ -237,7 +241,7 @@ pub use entity::Entity;
 pub use entity_ref::EntityRef;
 pub use error::{CommandFailure, Error};
 pub use event::{ContextEvent, SubscriptionId};
-pub use group::{EntityList, Group, GroupEvent, GroupId, GroupIter};
+pub use group::{EntityList, Group, GroupEvent, GroupId, GroupIter, IntoGroupId};
 pub use index::{EntityIndex, Index, IndexId, PrimaryEntityIndex};
 pub use matcher::{Matcher, MatcherChain};
 pub use query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
@@ -253,20 +257,25 @@ pub use system::{
 /// The names a reactive program needs: `use reactecs::prelude::*;`.
 ///
 /// Contexts and their entities, components, matchers, groups, collectors
-/// (and their triggers), indices, queries, command buffers, and every kind
+/// (and their triggers), indices, queries and views, command buffers (and
+/// the [`CommandFailure`]s a playback reports), subscriptions, every kind
 /// of system with its wrappers ([`Reactive`], [`MultiReactive`],
 /// [`InContext`], [`Deferred`]) and fallible phases ([`SystemResult`],
-/// [`SystemFailed`]). Rarely named items (ids of contexts and
-/// subscriptions, storage statistics, timing views, [`system::Phase`]) stay
-/// at their paths.
+/// [`SystemFailed`]), [`ContextDiff`], and, with the `serde` feature, what
+/// snapshot code names (`MapEntities`, `RestoreLimits`, `SnapshotTuple`).
+/// Rarely named items (context ids, storage statistics, timing views,
+/// [`system::Phase`], [`system::Parallel`]) stay at their paths.
 pub mod prelude {
     pub use crate::{
-        AercMode, Collector, CollectorId, CollectorSpec, CommandBuffer, Component, ComponentRef, Context,
-        ContextEntity, ContextEvent, ContextKind, Contexts, Deferred, DeferredSystem, Entity, EntityIndex, EntityMut,
-        EntityRef, Error, Feature, Group, GroupEvent, GroupId, InContext, Index, IndexId, Matcher, MatcherChain,
-        MultiReactive, MultiReactiveSystem, Mut, Owner, PrimaryEntityIndex, Query, QueryMut, Reactive, ReactiveSystem,
-        Recycle, System, SystemFailed, SystemResult, Systems, Trigger, TriggerOnEvent, View, ViewMut,
+        AercMode, Collector, CollectorId, CollectorSpec, CommandBuffer, CommandFailure, Component, ComponentRef,
+        Context, ContextDiff, ContextEntity, ContextEvent, ContextKind, Contexts, Deferred, DeferredSystem, Entity,
+        EntityIndex, EntityList, EntityMut, EntityRef, Error, Feature, Group, GroupEvent, GroupId, InContext, Index,
+        IndexId, Matcher, MatcherChain, MultiReactive, MultiReactiveSystem, Mut, Owner, PrimaryEntityIndex, Query,
+        QueryMut, Reactive, ReactiveSystem, Recycle, SubscriptionId, System, SystemFailed, SystemResult, Systems,
+        Trigger, TriggerOnEvent, View, ViewMut,
     };
+    #[cfg(feature = "serde")]
+    pub use crate::{MapEntities, RestoreLimits, SnapshotTuple};
 }
 
 /// Items the macros expand to. Not part of the public API.

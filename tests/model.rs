@@ -8,7 +8,7 @@
 //! The operation language and the model live in `model/world.rs`, shared
 //! with the fuzz target in `fuzz/`. Here they run three ways: proptest
 //! programs (shrunk to a minimal failing one), a long run of random byte
-//! programs (ignored by default; see the README's contributing section),
+//! programs (ignored by default; see ARCHITECTURE.md, "Testing"),
 //! and a few fixed cases.
 
 mod common;

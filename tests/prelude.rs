@@ -144,3 +144,70 @@ fn the_prelude_alone_runs_a_reactive_program_over_two_contexts() {
         panic!("{failure}");
     }
 }
+
+/// Ends a subscription kept from set-up.
+fn stop_listening(game: &mut Context, id: SubscriptionId) -> Result<(), Error> {
+    game.unsubscribe(id)
+}
+
+/// The commands a playback refused, if that is what `error` is.
+fn refused(error: &Error) -> &[CommandFailure] {
+    match error {
+        Error::CommandsFailed { failures, .. } => failures,
+        _ => &[],
+    }
+}
+
+#[test]
+fn the_prelude_names_subscriptions_playback_failures_entity_lists_and_diffs() {
+    let mut game = Context::new();
+    let listening = game.subscribe(|_: &ContextEvent<'_>| {});
+    stop_listening(&mut game, listening).expect("this context's subscription");
+
+    let ghost = game.create_entity();
+    game.destroy_entity(ghost).expect("alive");
+    let mut commands = CommandBuffer::new();
+    commands.add(ghost, Cell(0, 0));
+    let error = commands.playback(&mut game).expect_err("the entity is gone");
+    assert_eq!(refused(&error).len(), 1);
+
+    let cells = game.add_group(Matcher::all_of::<Cell>());
+    game.create_entity_with(Cell(1, 1)).expect("a cell");
+    let list: EntityList = game.group(cells).expect("this context's group").entities();
+    assert_eq!(list.len(), 1);
+    let same: ContextDiff = game.diff::<Cell>(&game);
+    assert!(same.is_empty());
+}
+
+/// Snapshot code names the handle mapping, the limits and the typed tuple.
+#[cfg(feature = "serde")]
+mod snapshots {
+    use reactecs::prelude::*;
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Follows(Entity);
+    impl MapEntities for Follows {
+        fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
+            self.0 = map(self.0);
+        }
+    }
+    reactecs::component!(Follows);
+    reactecs::snapshot!(Follows);
+
+    fn copy_of<C: SnapshotTuple>(from: &Context, limits: RestoreLimits) -> Result<Context, Error> {
+        let json = serde_json::to_string(&from.snapshot_of::<C>()?).expect("JSON");
+        let mut copy = Context::new();
+        copy.restore_of_limited::<C>(&mut serde_json::Deserializer::from_str(&json), limits)?;
+        Ok(copy)
+    }
+
+    #[test]
+    fn the_prelude_names_what_snapshot_code_needs() {
+        let mut game = Context::new();
+        let leader = game.create_entity();
+        game.add(leader, Follows(leader)).expect("alive");
+        let copy = copy_of::<Follows>(&game, RestoreLimits::default().max_entities(10)).expect("within limits");
+        let restored = copy.entities().next().expect("one entity");
+        assert_eq!(copy.get::<Follows>(restored).expect("restored").0, restored);
+    }
+}

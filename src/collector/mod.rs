@@ -16,7 +16,7 @@ use crate::storage::ComponentInfo;
 
 mod data;
 
-pub use crate::id::CollectorId;
+pub use crate::id::{CollectorId, IntoCollectorId};
 pub(crate) use data::{CollectorData, Collectors};
 use data::{RemovedStore, RemovedValues};
 

@@ -7,7 +7,9 @@ use smallvec::SmallVec;
 
 use super::Context;
 use crate::aerc::Owner;
-use crate::collector::{Collector, CollectorData, CollectorId, CollectorSpec, RemovedView, TriggerOnEvent};
+use crate::collector::{
+    Collector, CollectorData, CollectorId, CollectorSpec, IntoCollectorId, RemovedView, TriggerOnEvent,
+};
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::Error;
@@ -72,10 +74,16 @@ impl Context {
     /// reading a collector is what brings it up to date, so this takes
     /// `&mut self`.
     ///
+    /// `id` is a [`CollectorId`] from
+    /// [`add_collector`](Context::add_collector): passing a trigger
+    /// (`matcher.added()`) or a [`CollectorSpec`] here is a compile error
+    /// whose note names `add_collector` (see [`IntoCollectorId`]).
+    ///
     /// # Errors
     /// [`Error::UnknownCollector`] if it was removed or belongs to another
     /// context.
-    pub fn collector(&mut self, id: CollectorId) -> Result<Collector<'_>, Error> {
+    pub fn collector(&mut self, id: impl IntoCollectorId) -> Result<Collector<'_>, Error> {
+        let id = id.into_collector_id();
         self.collector_data(id)?;
         self.gather(id.key);
         let data = self.collector_data(id)?;

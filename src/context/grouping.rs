@@ -4,7 +4,7 @@
 use super::Context;
 use crate::error::Error;
 use crate::event::ContextEvent;
-use crate::group::{Group, GroupEvent, GroupId, GroupSource};
+use crate::group::{Group, GroupEvent, GroupId, GroupSource, IntoGroupId};
 use crate::id::SubscriptionId;
 use crate::matcher::Matcher;
 
@@ -51,9 +51,14 @@ impl Context {
 
     /// The group with id `id`.
     ///
+    /// `id` is a [`GroupId`] from [`add_group`](Context::add_group): passing
+    /// a [`Matcher`] here is a compile error whose note names `add_group`
+    /// (see [`IntoGroupId`]).
+    ///
     /// # Errors
     /// [`Error::UnknownGroup`] if `id` is not one of this context's groups.
-    pub fn group(&self, id: GroupId) -> Result<Group<'_>, Error> {
+    pub fn group(&self, id: impl IntoGroupId) -> Result<Group<'_>, Error> {
+        let id = id.into_group_id();
         self.groups.lookup(id, self.name)?;
         Ok(self.group_view(id))
     }

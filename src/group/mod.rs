@@ -20,7 +20,7 @@ use crate::storage::{Archetype, ArchetypeId, Archetypes, ComponentRef, SparseSet
 
 mod data;
 
-pub use crate::id::GroupId;
+pub use crate::id::{GroupId, IntoGroupId};
 pub(crate) use data::Groups;
 
 /// A read-only view of a group: the entities its matcher selects, always

@@ -32,7 +32,7 @@
 //! - `snapshot_of::<C>()` / `restore_of::<C>(input)` name the types: for
 //!   the hot paths (network state, frequent saves, replays). On that
 //!   workload about 2.6 times plain serde to write and 2 times to read
-//!   (the README's `snapshot` bench row; the snapshot's layout alone, per
+//!   (benches/README.md's `snapshot` row; the snapshot's layout alone, per
 //!   type `(position, value)` pairs, costs serde itself about 1.9 and 1.3
 //!   times the instructions). `snapshot_of` writes only the types of `C`;
 //!   `restore_of` reads a column of a type outside `C` (but listed in
