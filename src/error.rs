@@ -325,7 +325,7 @@ pub enum Error {
     #[error(
         "context `{context}`: a query cannot lend `{component}` mutably, since entity index `{index}` keys on it \
          and could not follow the writes; write it with `get_mut` (its `Mut` re-keys the entity when dropped), \
-         `modify`, or over many entities `modify_all` / `modify_matching` / `modify_each`"
+         `modify`, or over many entities `modify_each` (a group, a matcher or a list of handles)"
     )]
     KeyedWrite {
         /// The context asked.

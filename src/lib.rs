@@ -115,9 +115,6 @@
 //!   build is broken); [`Contexts::get`] / [`Contexts::get_mut`],
 //!   [`by_name`](Contexts::by_name) and [`by_id`](Contexts::by_id) answer
 //!   with an `Option`.
-//! - Names that changed stay one release as deprecated aliases
-//!   (`get_group`, `get_collector`, `entity_with`, `entities_with`,
-//!   `Entity::generation`, `EntityMut::as_ref`).
 //!
 //! # Which return type
 //!
@@ -167,9 +164,8 @@
 //! either re-keys the entity or is refused. A query hands out many `&mut`s
 //! whose writes end at no point the context could observe (an item may
 //! outlive the loop), so it does not lend a key component: write keys with
-//! [`modify_all`](Context::modify_all),
-//! [`modify_matching`](Context::modify_matching),
-//! [`modify_each`](Context::modify_each) or `get_mut`.
+//! [`modify_each`](Context::modify_each) (over a group, a matcher or a
+//! list of handles) or `get_mut`.
 //!
 //! How: a column that a collector watches carries a change stamp per row.
 //! Handing out `&mut` stamps the row (a `&mut` handed out counts as a
@@ -216,7 +212,6 @@ mod pool;
 pub mod query;
 mod query_param;
 mod recycle;
-mod renamed;
 mod routes;
 #[cfg(feature = "serde")]
 mod snapshot;
@@ -234,7 +229,7 @@ pub use bundle::{Bundle, ComponentTuple};
 pub use collector::{Collector, CollectorId, CollectorSpec, IntoCollectorId, RemovedView, Trigger, TriggerOnEvent};
 pub use command_buffer::CommandBuffer;
 pub use component::{Component, ComponentId};
-pub use context::{Context, ContextBuilder, EntityMut, Mut, View, ViewMut};
+pub use context::{Context, ContextBuilder, EntityMut, Mut, Selection, View, ViewMut};
 pub use contexts::{ContextId, ContextKind, ContextKinds, Contexts};
 pub use diff::{ContextDiff, DiffTuple};
 pub use entity::Entity;

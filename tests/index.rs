@@ -585,7 +585,7 @@ fn modify_each_stops_at_a_duplicate_primary_key_and_puts_that_value_back() {
 }
 
 #[test]
-fn modify_all_many_and_matching_keep_indices_current_as_modify_each_does() {
+fn modify_each_over_a_group_a_list_and_a_matcher_keeps_indices_current() {
     let mut game = game();
     let index = cells(&mut game);
     let group = game.add_group(Matcher::all_of::<Cell>());
@@ -594,15 +594,15 @@ fn modify_all_many_and_matching_keep_indices_current_as_modify_each_does() {
     let moved = game.add_collector(Matcher::all_of::<Cell>().updated());
     let spy = Spy::attach(&mut game);
 
-    assert_eq!(game.modify_all::<Cell>(group, |c| c.1 += 1).unwrap(), 2);
+    assert_eq!(game.modify_each::<Cell, ()>(group, |c, ()| c.1 += 1).unwrap(), 2);
     assert_eq!(at(&game, index, Cell(0, 1)), [a]);
     assert_eq!(at(&game, index, Cell(1, 1)), [b]);
     assert_eq!(spy.take().len(), 2, "one ComponentReplaced each");
 
-    assert_eq!(game.modify_many::<Cell, ()>(&[b], |c, ()| c.0 += 5).unwrap(), 1);
+    assert_eq!(game.modify_each::<Cell, ()>(&[b], |c, ()| c.0 += 5).unwrap(), 1);
     assert_eq!(at(&game, index, Cell(6, 1)), [b]);
     let enemies = Matcher::all_of::<(Cell, Enemy)>();
-    assert_eq!(game.modify_matching::<Cell, ()>(enemies, |c, ()| c.1 = 9).unwrap(), 1);
+    assert_eq!(game.modify_each::<Cell, ()>(enemies, |c, ()| c.1 = 9).unwrap(), 1);
     assert_eq!(at(&game, index, Cell(6, 9)), [b]);
     assert_eq!(
         spy.take().iter().filter(|e| e.starts_with("replaced")).count(),
@@ -616,20 +616,20 @@ fn modify_all_many_and_matching_keep_indices_current_as_modify_each_does() {
 }
 
 #[test]
-fn modify_many_stops_at_the_first_refused_entity_and_keeps_the_ones_before() {
+fn modify_each_over_a_list_stops_at_the_first_refused_entity_and_keeps_the_ones_before() {
     let mut game = game();
     let ids = net_ids(&mut game);
     let e: Vec<Entity> = (0..3).map(|i| game.create_entity_with(NetId(i)).unwrap()).collect();
     let gone = game.create_entity_with(NetId(7)).unwrap();
     game.destroy_entity(gone).unwrap();
     // e[0] -> 10, then e[1] -> 10 clashes: e[1] and e[2] keep their ids.
-    let result = game.modify_many::<NetId, ()>(&e, |id, ()| id.0 = 10);
+    let result = game.modify_each::<NetId, ()>(&e, |id, ()| id.0 = 10);
     assert_duplicate(result, "10", e[0], Some(e[1]));
     assert_eq!(game.get::<NetId>(e[0]).unwrap(), &NetId(10));
     assert_eq!(game.get::<NetId>(e[1]).unwrap(), &NetId(1));
     assert_eq!(game.get::<NetId>(e[2]).unwrap(), &NetId(2));
     assert_eq!(game.entity_by_key(ids, &10).unwrap(), Some(e[0]));
-    let stale = game.modify_many::<NetId, ()>(&[e[2], gone], |id, ()| id.0 += 100);
+    let stale = game.modify_each::<NetId, ()>(&[e[2], gone], |id, ()| id.0 += 100);
     assert!(matches!(stale, Err(Error::StaleEntity { .. })), "{stale:?}");
     assert_eq!(
         game.entity_by_key(ids, &102).unwrap(),

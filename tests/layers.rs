@@ -35,7 +35,7 @@ const LAYERS: &[&[&str]] = &[
     &["group"],
     &["collector", "index", "query"],
     &["context"],
-    &["contexts", "renamed", "diff", "snapshot", "command_buffer"],
+    &["contexts", "diff", "snapshot", "command_buffer"],
     &["system"],
 ];
 

@@ -340,7 +340,7 @@ impl Context {
     /// The `_` is what `f` returns (`R`): Rust takes a turbofish whole, and
     /// `Q` cannot be inferred from the closure (its items borrow), so name
     /// `T` and `Q` and leave `R` to inference. Over several entities,
-    /// [`modify_many`](Context::modify_many) takes only `T` and `Q`.
+    /// [`modify_each`](Context::modify_each) takes only `T` and `Q`.
     ///
     /// # Errors
     /// As [`modify`](Context::modify); [`Error::ComponentAbsent`] names the
@@ -452,49 +452,14 @@ impl Context {
         Ok(result)
     }
 
-    /// Changes component `T` of every entity of `group` through `&mut`, passing
-    /// the entity's `Q` items too (e.g. `&Velocity`, or `(Entity, &Velocity)`),
-    /// and tells observers as if each value had been [`replace`](Context::replace)d:
-    /// `ComponentReplaced` (old and new value) and the `Updated` event of each
-    /// group watching `T`; entity indices keyed on `T` move each entity to its
-    /// new keys. When nothing observes and no index is keyed on `T`, no value
-    /// is cloned. Returns the number of entities visited (members of `group`
-    /// that have `T` and `Q`'s components). If `f`, or the key function of an
-    /// index, panics, the entities visited before keep their new values; an
-    /// entity whose key function panicked gets its old value back.
-    ///
-    /// # Errors
-    /// [`Error::UnknownGroup`]; [`Error::QueryAliasing`] if `Q` reads `T`.
-    /// [`Error::DuplicatePrimaryKey`] if `f` gives an entity a key that a
-    /// primary index has for another entity: that entity's `T` is put back
-    /// as it was (no event fires for it), and `modify_each` stops there; the
-    /// entities visited before it keep their new values (their events have
-    /// fired). Keys are checked entity by entity, so two entities cannot swap
-    /// keys in one call.
-    ///
-    /// # Example
-    /// ```
-    /// use reactecs::prelude::*;
-    /// #[derive(Clone, Debug)] struct Position(f32);
-    /// struct Velocity(f32);
-    /// reactecs::component!(Position, Velocity);
-    ///
-    /// let mut game = Context::new();
-    /// game.create_entity_with((Position(0.0), Velocity(2.0)))?;
-    /// let movers = game.add_group(Matcher::all_of::<(Position, Velocity)>());
-    /// let replaced = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    /// let seen = replaced.clone();
-    /// game.subscribe(move |event: &ContextEvent<'_>| {
-    ///     if let ContextEvent::ComponentReplaced { .. } = event {
-    ///         seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    ///     }
-    /// });
-    /// let moved = game.modify_each::<Position, &Velocity>(movers, |pos, vel| pos.0 += vel.0)?;
-    /// assert_eq!(moved, 1);
-    /// assert_eq!(replaced.load(std::sync::atomic::Ordering::Relaxed), 1);
-    /// # Ok::<(), reactecs::Error>(())
-    /// ```
-    pub fn modify_each<T, Q>(&mut self, group: GroupId, mut f: impl FnMut(&mut T, Q::Item<'_>)) -> Result<usize, Error>
+    /// [`modify_each`](Context::modify_each) over the members of `group`:
+    /// archetype by archetype where no group gate or sparse storage is in
+    /// the way, else entity by entity.
+    pub(super) fn modify_group<T, Q>(
+        &mut self,
+        group: GroupId,
+        mut f: impl FnMut(&mut T, Q::Item<'_>),
+    ) -> Result<usize, Error>
     where
         T: Component + Clone,
         Q: ReadOnlyQueryParam,

@@ -6,7 +6,7 @@
 //! - `lifecycle.rs`: creating and destroying entities, `reset`;
 //! - `change.rs`: `add`, `remove`, `take`, `replace`, `modify`,
 //!   `modify_with`, `modify_each`;
-//! - `bulk_change.rs`: `modify_all`, `modify_many`, `modify_matching`
+//! - `bulk_change.rs`: `modify_each` over a group, a matcher or a list (`Selection`)
 //!   (observed writes over many entities);
 //! - `tracking.rs`: change stamps: which columns carry them, collectors
 //!   gathering, hand-over before structural changes;
@@ -66,6 +66,7 @@ mod view;
 mod view_mut;
 
 pub use builder::ContextBuilder;
+pub use bulk_change::Selection;
 pub use entity_mut::EntityMut;
 pub use mut_ref::Mut;
 pub use view::View;

@@ -42,9 +42,7 @@ impl Context {
     /// second time (`(&mut Position, &Position)`): that would alias;
     /// [`Error::KeyedWrite`] if `Q` names mutably a component an active
     /// entity index keys on (the index could not follow writes made in a
-    /// loop: write keys with [`modify_all`](Context::modify_all),
-    /// [`modify_matching`](Context::modify_matching),
-    /// [`modify_each`](Context::modify_each) or
+    /// loop: write keys with [`modify_each`](Context::modify_each) or
     /// [`get_mut`](Context::get_mut), which keep indices current).
     pub fn query_mut<Q: QueryParam>(&mut self) -> Result<QueryMut<'_, Q>, Error> {
         let plan = self.queries.current::<Q>(&self.archetypes, self.name)?;
