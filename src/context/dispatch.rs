@@ -340,32 +340,18 @@ impl Context {
     /// The context borrowed apart into the [`Parts`] a change uses.
     #[inline(always)]
     pub(super) fn parts(&mut self) -> Parts<'_> {
-        let Context {
-            name,
-            instance,
-            retains,
-            archetypes,
-            sparse,
-            routes,
-            groups,
-            collectors,
-            indices,
-            subscribers,
-            pools,
-            ..
-        } = self;
         Parts {
-            name,
-            instance: *instance,
-            retains,
-            archetypes,
-            sparse,
-            routes,
-            groups,
-            collectors,
-            indices,
-            subscribers,
-            pools,
+            name: self.name,
+            instance: self.instance,
+            retains: &mut self.retains,
+            archetypes: &mut self.archetypes,
+            sparse: &mut self.sparse,
+            routes: &mut self.routes,
+            groups: &mut self.groups,
+            collectors: &mut self.collectors,
+            indices: &mut self.indices,
+            subscribers: &mut self.subscribers,
+            pools: &mut self.pools,
         }
     }
 
