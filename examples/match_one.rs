@@ -205,13 +205,13 @@ impl Rng {
 /// Runs for the clicks added to `Input` and flags the piece under each one
 /// `Destroyed` in `Game`; a click on a blocker, or off the board, destroys
 /// nothing. Its collector is in one context, its work in two: a
-/// `MultiReactiveSystem` gets all of `Contexts`.
+/// `ReactiveSystem<Contexts>` gets all of `Contexts`.
 struct ProcessClick {
     board: Board,
     clicks: u32,
 }
 
-impl MultiReactiveSystem for ProcessClick {
+impl ReactiveSystem<Contexts> for ProcessClick {
     fn trigger(&mut self, contexts: &mut Contexts) -> Vec<CollectorId> {
         vec![
             contexts

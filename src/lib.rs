@@ -34,7 +34,7 @@
 //! - Collectors ([`Context::add_collector`] makes one from a
 //!   [`CollectorSpec`], [`Context::collector`] reads it as a [`Collector`])
 //!   and reactive systems ([`ReactiveSystem`], [`Reactive`];
-//!   [`MultiReactiveSystem`] over several contexts): run only for what
+//!   [`MultiReactive`] over several contexts): run only for what
 //!   changed.
 //! - [`CommandBuffer`]: structural changes recorded now (while iterating, on
 //!   other threads) and played back later; [`DeferredSystem`]s record into
@@ -245,8 +245,8 @@ pub use recycle::Recycle;
 pub use snapshot::{MapEntities, RestoreLimits, Snapshot, SnapshotTuple, TypedSnapshot};
 pub use storage::{CHUNK_BYTES, ComponentInfo, ComponentRef, ComponentSet, StorageKind, StorageStats};
 pub use system::{
-    ContextEntity, Deferred, DeferredSystem, Feature, InContext, MultiReactive, MultiReactiveSystem, Reactive,
-    ReactiveSystem, System, SystemFailed, SystemResult, Systems,
+    ContextEntity, Deferred, DeferredSystem, Feature, InContext, MultiReactive, Reactive, ReactiveSystem, System,
+    SystemFailed, SystemResult, Systems,
 };
 
 /// The names a reactive program needs: `use reactecs::prelude::*;`.
@@ -265,9 +265,9 @@ pub mod prelude {
         AercMode, Collector, CollectorId, CollectorSpec, CommandBuffer, CommandFailure, Component, ComponentRef,
         Context, ContextDiff, ContextEntity, ContextEvent, ContextKind, Contexts, Deferred, DeferredSystem, Entity,
         EntityIndex, EntityList, EntityMut, EntityRef, Error, Feature, Group, GroupEvent, GroupId, InContext, Index,
-        IndexId, Matcher, MatcherChain, MultiReactive, MultiReactiveSystem, Mut, Owner, PrimaryEntityIndex, Query,
-        QueryMut, Reactive, ReactiveSystem, Recycle, SubscriptionId, System, SystemFailed, SystemResult, Systems,
-        Trigger, TriggerOnEvent, View, ViewMut,
+        IndexId, Matcher, MatcherChain, MultiReactive, Mut, Owner, PrimaryEntityIndex, Query, QueryMut, Reactive,
+        ReactiveSystem, Recycle, SubscriptionId, System, SystemFailed, SystemResult, Systems, Trigger, TriggerOnEvent,
+        View, ViewMut,
     };
     #[cfg(feature = "serde")]
     pub use crate::{MapEntities, RestoreLimits, SnapshotTuple};

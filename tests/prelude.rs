@@ -92,7 +92,7 @@ impl ReactiveSystem for Render {
 struct Audit {
     seen: Vec<ContextEntity>,
 }
-impl MultiReactiveSystem for Audit {
+impl ReactiveSystem<Contexts> for Audit {
     fn trigger(&mut self, contexts: &mut Contexts) -> Vec<CollectorId> {
         vec![
             contexts

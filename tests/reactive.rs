@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use common::*;
 use reactecs::prelude::*;
-use reactecs::system::{ContextEntity, InContext, MultiReactive, MultiReactiveSystem, Reactive};
+use reactecs::system::{ContextEntity, InContext, MultiReactive, Reactive};
 use reactecs::{CollectorSpec, ContextId};
 
 /// A component of both declared contexts.
@@ -974,7 +974,7 @@ struct Draw {
 /// The entities of each `Draw` run.
 type DrawRuns = Arc<Mutex<Vec<Vec<ContextEntity>>>>;
 
-impl MultiReactiveSystem for Draw {
+impl ReactiveSystem<Contexts> for Draw {
     fn trigger(&mut self, contexts: &mut Contexts) -> Vec<CollectorId> {
         let added = || Matcher::all_of::<Sprite>().added();
         vec![
@@ -1267,7 +1267,7 @@ fn a_reactive_system_run_on_another_context_does_nothing_there_and_keeps_its_col
 /// filter panics on a sprite of 0 in Ui.
 struct Twice(Arc<Mutex<Vec<Vec<ContextEntity>>>>);
 
-impl MultiReactiveSystem for Twice {
+impl ReactiveSystem<Contexts> for Twice {
     fn trigger(&mut self, contexts: &mut Contexts) -> Vec<CollectorId> {
         let added = || Matcher::all_of::<Sprite>().added();
         vec![

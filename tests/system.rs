@@ -1049,7 +1049,7 @@ fn a_system_is_found_by_type_in_nested_features_through_wrappers() {
 fn a_system_is_found_inside_in_context_and_multi_reactive() {
     reactecs::context!(Arena);
     struct Watch(u32);
-    impl MultiReactiveSystem for Watch {
+    impl ReactiveSystem<Contexts> for Watch {
         fn trigger(&mut self, _: &mut Contexts) -> Vec<CollectorId> {
             Vec::new()
         }

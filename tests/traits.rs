@@ -65,7 +65,7 @@ impl DeferredSystem for Spawn {
 
 /// Reacts to pieces added to the board.
 struct Watch;
-impl MultiReactiveSystem for Watch {
+impl ReactiveSystem<Contexts> for Watch {
     fn trigger(&mut self, contexts: &mut Contexts) -> Vec<CollectorId> {
         vec![
             contexts

@@ -9,13 +9,58 @@ use crate::entity::Entity;
 use crate::error::Error;
 
 /// Carries a command out on the context: takes its value (if it has one)
-/// from `queues`, then makes the direct call on `target` (the command's
-/// entity, with a placeholder resolved; an `Err` if it could not be). Returns
-/// the entity a create made.
+/// from the step's queues, then makes the direct call on the step's
+/// [`target`](Step::target). Returns the entity a create made.
 ///
-/// The value is taken before `target` is looked at, so a failed command
+/// The value is taken before the target is looked at, so a failed command
 /// still consumes (and drops) its value.
-pub(super) type Apply = fn(&Command, &mut Queues, &mut Context, Result<Entity, Error>) -> Result<Option<Entity>, Error>;
+pub(super) type Apply = fn(&Command, &mut Step<'_>) -> Applied;
+
+/// What carrying a command out gives: the entity a create made, or the
+/// error of the direct call.
+pub(super) type Applied = Result<Option<Entity>, Error>;
+
+/// What a playback lends each command it carries out: the queues its
+/// value waits in, the context, and what resolves its placeholder.
+pub(super) struct Step<'a> {
+    pub(super) queues: &'a mut Queues,
+    pub(super) context: &'a mut Context,
+    /// The entities the creates played back so far made.
+    pub(super) created: &'a mut Vec<Entity>,
+    /// The buffer's commands, to name the create that failed.
+    pub(super) commands: &'a [Command],
+}
+
+impl Step<'_> {
+    /// Takes `command`'s value, of type `V`.
+    #[inline]
+    fn value<V: 'static>(&mut self, command: &Command) -> V {
+        self.queues.pop::<V>(command.queue)
+    }
+
+    /// The entity `command` acts on: its entity, or what that placeholder
+    /// was resolved to ([`Error::UnresolvedPlaceholder`] if no successful
+    /// create of this buffer made it).
+    #[inline]
+    fn target(&self, command: &Command) -> Result<Entity, Error> {
+        let entity = command.entity;
+        let Some(number) = entity.placeholder_number() else {
+            return Ok(entity);
+        };
+        match self.created.get(number as usize) {
+            Some(&made) if !made.is_null() => Ok(made),
+            made => Err(Error::UnresolvedPlaceholder {
+                context: self.context.name(),
+                placeholder: entity,
+                creator: made.and_then(|_| {
+                    self.commands
+                        .iter()
+                        .position(|command| command.creates() && command.entity == entity)
+                }),
+            }),
+        }
+    }
+}
 
 /// Prints the component types a command names.
 pub(super) type Names = fn() -> String;
@@ -120,23 +165,13 @@ pub(super) fn bundle_names<B: Bundle>() -> String {
     }
 }
 
-pub(super) fn apply_create(
-    _: &Command,
-    _: &mut Queues,
-    context: &mut Context,
-    _: Result<Entity, Error>,
-) -> Result<Option<Entity>, Error> {
-    Ok(Some(context.create_entity()))
+pub(super) fn apply_create(_: &Command, step: &mut Step<'_>) -> Applied {
+    Ok(Some(step.context.create_entity()))
 }
 
-pub(super) fn apply_create_with<B: Bundle>(
-    command: &Command,
-    queues: &mut Queues,
-    context: &mut Context,
-    _: Result<Entity, Error>,
-) -> Result<Option<Entity>, Error> {
-    let bundle = queues.pop::<B>(command.queue);
-    context.create_entity_with(bundle).map(Some)
+pub(super) fn apply_create_with<B: Bundle>(command: &Command, step: &mut Step<'_>) -> Applied {
+    let bundle = step.value::<B>(command);
+    step.context.create_entity_with(bundle).map(Some)
 }
 
 pub(super) fn create_run<B: Bundle>(
@@ -149,69 +184,34 @@ pub(super) fn create_run<B: Bundle>(
     context.create_quietly(|| queues.drain::<B>(queue, count), created)
 }
 
-pub(super) fn apply_add<T: Component>(
-    command: &Command,
-    queues: &mut Queues,
-    context: &mut Context,
-    target: Result<Entity, Error>,
-) -> Result<Option<Entity>, Error> {
-    let value = queues.pop::<T>(command.queue);
-    context.add(target?, value).map(|()| None)
+pub(super) fn apply_add<T: Component>(command: &Command, step: &mut Step<'_>) -> Applied {
+    let value = step.value::<T>(command);
+    step.context.add(step.target(command)?, value).map(|()| None)
 }
 
-pub(super) fn apply_replace<T: Component>(
-    command: &Command,
-    queues: &mut Queues,
-    context: &mut Context,
-    target: Result<Entity, Error>,
-) -> Result<Option<Entity>, Error> {
-    let value = queues.pop::<T>(command.queue);
-    context.replace(target?, value).map(|()| None)
+pub(super) fn apply_replace<T: Component>(command: &Command, step: &mut Step<'_>) -> Applied {
+    let value = step.value::<T>(command);
+    step.context.replace(step.target(command)?, value).map(|()| None)
 }
 
-pub(super) fn apply_remove<T: Component>(
-    _: &Command,
-    _: &mut Queues,
-    context: &mut Context,
-    target: Result<Entity, Error>,
-) -> Result<Option<Entity>, Error> {
-    context.remove::<T>(target?).map(|()| None)
+pub(super) fn apply_remove<T: Component>(command: &Command, step: &mut Step<'_>) -> Applied {
+    step.context.remove::<T>(step.target(command)?).map(|()| None)
 }
 
-pub(super) fn apply_destroy(
-    _: &Command,
-    _: &mut Queues,
-    context: &mut Context,
-    target: Result<Entity, Error>,
-) -> Result<Option<Entity>, Error> {
-    context.destroy_entity(target?).map(|()| None)
+pub(super) fn apply_destroy(command: &Command, step: &mut Step<'_>) -> Applied {
+    step.context.destroy_entity(step.target(command)?).map(|()| None)
 }
 
-pub(super) fn apply_set_unique<T: Component>(
-    command: &Command,
-    queues: &mut Queues,
-    context: &mut Context,
-    _: Result<Entity, Error>,
-) -> Result<Option<Entity>, Error> {
-    let value = queues.pop::<T>(command.queue);
-    context.set_unique(value).map(|_| None)
+pub(super) fn apply_set_unique<T: Component>(command: &Command, step: &mut Step<'_>) -> Applied {
+    let value = step.value::<T>(command);
+    step.context.set_unique(value).map(|_| None)
 }
 
-pub(super) fn apply_remove_unique<T: Component>(
-    _: &Command,
-    _: &mut Queues,
-    context: &mut Context,
-    _: Result<Entity, Error>,
-) -> Result<Option<Entity>, Error> {
-    context.remove_unique::<T>().map(|()| None)
+pub(super) fn apply_remove_unique<T: Component>(_: &Command, step: &mut Step<'_>) -> Applied {
+    step.context.remove_unique::<T>().map(|()| None)
 }
 
-pub(super) fn apply_set_flag<T: Component + Default>(
-    command: &Command,
-    _: &mut Queues,
-    context: &mut Context,
-    target: Result<Entity, Error>,
-) -> Result<Option<Entity>, Error> {
-    let value = matches!(command.kind, Kind::SetFlag(true));
-    context.set_flag::<T>(target?, value).map(|()| None)
+pub(super) fn apply_set_flag<T: Component + Default>(command: &Command, step: &mut Step<'_>) -> Applied {
+    let on = matches!(command.kind, Kind::SetFlag(true));
+    step.context.set_flag::<T>(step.target(command)?, on).map(|()| None)
 }

@@ -25,7 +25,7 @@ mod queues;
 use std::fmt;
 
 use self::command::{
-    Apply, Command, Kind, Names, apply_add, apply_create, apply_create_with, apply_destroy, apply_remove,
+    Apply, Command, Kind, Names, Step, apply_add, apply_create, apply_create_with, apply_destroy, apply_remove,
     apply_remove_unique, apply_replace, apply_set_flag, apply_set_unique, bundle_names, component_name, create_run,
     no_names,
 };
@@ -349,6 +349,12 @@ impl CommandBuffer {
             created,
             ..
         } = &mut *emptying.0;
+        let mut step = Step {
+            queues,
+            context,
+            created,
+            commands,
+        };
         // Commands before `single` were found not to form a run of creates
         // that can be carried out at once.
         let mut single = 0;
@@ -356,33 +362,31 @@ impl CommandBuffer {
         while let Some(command) = commands.get(index) {
             if command.kind == Kind::CreateWith
                 && index >= single
-                && let Some(run) = queues.create_run(command.queue)
+                && let Some(run) = step.queues.create_run(command.queue)
             {
                 let count = commands[index..]
                     .iter()
                     .take_while(|next| next.kind == Kind::CreateWith && next.queue == command.queue)
                     .count();
-                if count > 1 && run(queues, command.queue, count, context, created) {
+                if count > 1 && run(step.queues, command.queue, count, step.context, step.created) {
                     index += count;
                     continue;
                 }
                 single = index + count;
             }
-            let target = if command.targets() {
-                resolve_target(command.entity, created, commands, context.name())
-            } else {
-                Ok(command.entity)
-            };
-            match (command.apply)(command, queues, context, target) {
+            match (command.apply)(command, &mut step) {
                 Ok(made) => {
                     if let Some(entity) = made {
-                        debug_assert_eq!(command.entity.placeholder_number(), u32::try_from(created.len()).ok());
-                        created.push(entity);
+                        debug_assert_eq!(
+                            command.entity.placeholder_number(),
+                            u32::try_from(step.created.len()).ok()
+                        );
+                        step.created.push(entity);
                     }
                 }
                 Err(error) => {
                     if command.creates() {
-                        created.push(Entity::PLACEHOLDER);
+                        step.created.push(Entity::PLACEHOLDER);
                     }
                     failures.push(CommandFailure {
                         index,
@@ -564,33 +568,6 @@ struct Emptying<'a>(&'a mut CommandBuffer);
 impl Drop for Emptying<'_> {
     fn drop(&mut self) {
         self.0.empty();
-    }
-}
-
-/// The entity a command on `entity` acts on: `entity`, or what the
-/// placeholder it is resolved to. `created` holds the entities the creates
-/// played back so far made; `commands` is the buffer, to name the create
-/// that failed.
-fn resolve_target(
-    entity: Entity,
-    created: &[Entity],
-    commands: &[Command],
-    context: &'static str,
-) -> Result<Entity, Error> {
-    let Some(number) = entity.placeholder_number() else {
-        return Ok(entity);
-    };
-    match created.get(number as usize) {
-        Some(&made) if !made.is_null() => Ok(made),
-        made => Err(Error::UnresolvedPlaceholder {
-            context,
-            placeholder: entity,
-            creator: made.and_then(|_| {
-                commands
-                    .iter()
-                    .position(|command| command.creates() && command.entity == entity)
-            }),
-        }),
     }
 }
 

@@ -18,7 +18,7 @@ use crate::event::ContextEvent;
 use crate::group::GroupId;
 use crate::id::ComponentId;
 use crate::query::{Access, QueryParam, ReadOnlyQueryParam};
-use crate::routes::{Gate, Holding, Membership, ReplaceRoute};
+use crate::routes::{Consumers, Gate, Holding, Membership, ReplaceRoute, Routes};
 use crate::storage::{
     Archetypes, ColumnAccess, ComponentRef, ComponentSet, Location, Moved, RowAccess, SparseLend, SparseSets, Stamp,
 };
@@ -244,51 +244,37 @@ impl Context {
             drop(value);
             return Ok(());
         }
-        // Borrowed apart by hand rather than through `split`, so the lean
-        // paths never build a `Dispatch`: `split` here costs ~10 instructions
-        // per call (~17 in `modify_with`), measured with callgrind.
-        let Context {
-            name,
-            instance,
-            retains,
-            archetypes,
-            sparse,
-            routes,
-            groups,
-            collectors,
-            indices,
-            subscribers,
-            pools,
-            ..
-        } = self;
-        if routes.is_idle() {
-            let Some((slot, _)) = value_slot::<T>(archetypes, sparse, at, column, entity) else {
-                return Err(Error::absent(name, entity, id.name()));
+        // Borrowed apart into `Parts`, not through `split`, so the lean
+        // paths never build a `Dispatch` (see `Parts`).
+        let p = self.parts();
+        if p.routes.is_idle() {
+            let Some((slot, _)) = value_slot::<T>(p.archetypes, p.sparse, at, column, entity) else {
+                return Err(Error::absent(p.name, entity, id.name()));
             };
-            pools.put(std::mem::replace(slot, value));
+            p.pools.put(std::mem::replace(slot, value));
             return Ok(());
         }
-        let archetype = archetypes.get(at.archetype);
-        let ask = ConsumerView::asker(collectors, indices, groups, subscribers);
-        let (route, membership) = routes.of_replace(
-            at.archetype,
-            column,
-            id,
-            archetype.column_count(),
-            || archetype.set(),
-            ask,
-        );
-        let skip = skipped(route, membership, archetype.set(), sparse, entity);
-        let Some((slot, stamp)) = value_slot::<T>(archetypes, sparse, at, column, entity) else {
-            return Err(Error::absent(name, entity, id.name()));
+        let ask = ConsumerView::asker(p.collectors, p.indices, p.groups, p.subscribers);
+        let (route, skip) = replace_route(p.routes, p.archetypes, p.sparse, ask, (entity, at), (id, column));
+        let Some((slot, stamp)) = value_slot::<T>(p.archetypes, p.sparse, at, column, entity) else {
+            return Err(Error::absent(p.name, entity, id.name()));
         };
         if route.lean {
-            pools.put(std::mem::replace(slot, value));
+            p.pools.put(std::mem::replace(slot, value));
             stamp.mark();
             return Ok(());
         }
-        let dispatch = Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
-        pools.put(replace_routed(dispatch, route, &skip, entity, (slot, stamp), value)?);
+        let dispatch = Dispatch::new(
+            p.name,
+            p.instance,
+            p.retains,
+            p.groups,
+            p.collectors,
+            p.indices,
+            p.subscribers,
+        );
+        p.pools
+            .put(replace_routed(dispatch, route, &skip, entity, (slot, stamp), value)?);
         Ok(())
     }
 
@@ -368,38 +354,18 @@ impl Context {
             };
             Some(column)
         };
-        let Context {
-            name,
-            instance,
-            retains,
-            archetypes,
-            sparse,
-            routes,
-            groups,
-            collectors,
-            indices,
-            subscribers,
-            pools,
-            ..
-        } = self;
+        let p = self.parts();
         let mut skip = Skipped::new();
         // A tag cannot change: nobody hears of `f`.
-        let route = if routes.is_idle() || T::component_info().is_tag() {
+        let route = if p.routes.is_idle() || T::component_info().is_tag() {
             None
         } else {
-            let archetype = archetypes.get(at.archetype);
-            let ask = ConsumerView::asker(collectors, indices, groups, subscribers);
-            let (route, membership) = routes.of_replace(
-                at.archetype,
-                column,
-                id,
-                archetype.column_count(),
-                || archetype.set(),
-                ask,
-            );
-            skip = skipped(route, membership, archetype.set(), sparse, entity);
+            let ask = ConsumerView::asker(p.collectors, p.indices, p.groups, p.subscribers);
+            let (route, skipped) = replace_route(p.routes, p.archetypes, p.sparse, ask, (entity, at), (id, column));
+            skip = skipped;
             Some(route)
         };
+        let (name, archetypes, sparse) = (p.name, &mut *p.archetypes, &mut *p.sparse);
         // The row's change stamp is marked once the write stands.
         let (value, items, stamp) = match column {
             // A flag or sparse component in `Q`: through a plan, as a query.
@@ -442,10 +408,19 @@ impl Context {
                 result
             }
             Some(route) => {
-                let old = pools.clone_of(value);
+                let old = p.pools.clone_of(value);
                 let result = f(value, items);
-                let mut dispatch = Dispatch::new(name, *instance, retains, groups, collectors, indices, subscribers);
-                pools.put(changed(&mut dispatch, route, &skip, entity, (value, stamp), old, id)?);
+                let mut dispatch = Dispatch::new(
+                    name,
+                    p.instance,
+                    p.retains,
+                    p.groups,
+                    p.collectors,
+                    p.indices,
+                    p.subscribers,
+                );
+                p.pools
+                    .put(changed(&mut dispatch, route, &skip, entity, (value, stamp), old, id)?);
                 result
             }
         };
@@ -615,6 +590,31 @@ pub(super) fn skipped(
         .copied()
         .filter(|&group| !gate.passes(group))
         .collect()
+}
+
+/// The route of a replace of component `id` (in column `column` of its
+/// row, or kept out of archetypes: `None`) of `entity` at `at`, compiled on
+/// first use (asking `ask` about the consumers), and the gated groups the
+/// entity is not a member of (see [`skipped`]).
+#[inline(always)]
+pub(super) fn replace_route<'r, C: Consumers>(
+    routes: &'r mut Routes,
+    archetypes: &Archetypes,
+    sparse: &SparseSets,
+    ask: impl FnOnce() -> C,
+    (entity, at): (Entity, Location),
+    (id, column): (ComponentId, Option<usize>),
+) -> (&'r ReplaceRoute, Skipped) {
+    let archetype = archetypes.get(at.archetype);
+    let (route, membership) = routes.of_replace(
+        at.archetype,
+        column,
+        id,
+        archetype.column_count(),
+        || archetype.set(),
+        ask,
+    );
+    (route, skipped(route, membership, archetype.set(), sparse, entity))
 }
 
 /// The entity's `T`, which it has: in column `column` of its row, or (for

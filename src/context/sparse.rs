@@ -55,26 +55,16 @@ impl Context {
     /// on live `entity` at `at`: see [`Toggle`].
     #[inline(always)]
     fn toggle(&mut self, entity: Entity, at: Location, id: ComponentId, added: bool) -> Toggle<'_> {
-        let Context {
-            archetypes,
-            sparse,
-            routes,
-            collectors,
-            indices,
-            groups,
-            subscribers,
-            retains,
-            ..
-        } = self;
-        let ask = ConsumerView::asker(collectors, indices, groups, subscribers);
-        let index = routes.toggle_index(at.archetype, id, added, archetypes, ask);
-        let route = routes.route(index);
+        let p = self.parts();
+        let ask = ConsumerView::asker(p.collectors, p.indices, p.groups, p.subscribers);
+        let index = p.routes.toggle_index(at.archetype, id, added, p.archetypes, ask);
+        let route = p.routes.route(index);
         if route.lean {
             Toggle::Lean(LeanToggle {
                 keys: route.all_collectors(),
-                sparse,
-                collectors,
-                retains,
+                sparse: p.sparse,
+                collectors: p.collectors,
+                retains: p.retains,
                 entity,
             })
         } else if route.is_direct() {

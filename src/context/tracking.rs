@@ -19,7 +19,7 @@
 use smallvec::SmallVec;
 
 use super::Context;
-use super::change::skipped;
+use super::change::replace_route;
 use super::dispatch::ConsumerView;
 use crate::collector::Trigger;
 use crate::entity::Entity;
@@ -280,28 +280,10 @@ impl Context {
     /// kept out of archetypes) was stamped `stamp`, goes to each collector
     /// that watches it in a group the entity is in and last looked before.
     fn hand_over(&mut self, entity: Entity, at: Location, (id, column): (ComponentId, Option<usize>), stamp: u32) {
-        let Context {
-            archetypes,
-            sparse,
-            routes,
-            groups,
-            collectors,
-            indices,
-            subscribers,
-            retains,
-            ..
-        } = self;
-        let archetype = archetypes.get(at.archetype);
-        let ask = ConsumerView::asker(collectors, indices, groups, subscribers);
-        let (route, membership) = routes.of_replace(
-            at.archetype,
-            column,
-            id,
-            archetype.column_count(),
-            || archetype.set(),
-            ask,
-        );
-        let skip = skipped(route, membership, archetype.set(), sparse, entity);
+        let p = self.parts();
+        let ask = ConsumerView::asker(p.collectors, p.indices, p.groups, p.subscribers);
+        let (route, skip) = replace_route(p.routes, p.archetypes, p.sparse, ask, (entity, at), (id, column));
+        let (collectors, retains) = (p.collectors, p.retains);
         for (&key, group) in route.collectors.iter().zip(route.collector_groups.iter()) {
             if !skip.contains(group) && collectors.get(key).is_some_and(|data| data.seen < stamp) {
                 collectors.collect(key, entity, retains);

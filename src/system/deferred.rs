@@ -1,12 +1,10 @@
 //! Deferred systems: systems that read the context and record structural
 //! changes into a command buffer, played back right after them.
 
-use std::any::{Any, TypeId};
-
 use crate::command_buffer::CommandBuffer;
 use crate::context::Context;
 use crate::error::Error;
-use crate::system::{Feature, Seal, System, wrapped_if, wrapped_if_mut};
+use crate::system::{Feature, System};
 use crate::type_name::short_type_name;
 
 /// A system that reads the context and records its changes into a
@@ -191,23 +189,7 @@ impl<S: DeferredSystem> Deferred<S> {
 }
 
 impl<S: DeferredSystem> System<Context> for Deferred<S> {
-    fn name(&self) -> &str {
-        self.system.name()
-    }
-
-    fn find_system(&self, _seal: Seal, wanted: TypeId) -> Option<&dyn Any>
-    where
-        Self: 'static,
-    {
-        wrapped_if(&self.system, wanted)
-    }
-
-    fn find_system_mut(&mut self, _seal: Seal, wanted: TypeId) -> Option<&mut dyn Any>
-    where
-        Self: 'static,
-    {
-        wrapped_if_mut(&mut self.system, wanted)
-    }
+    wrapper_methods!(find);
 
     fn initialize(&mut self, context: &mut Context) {
         self.system.initialize(context);

@@ -144,7 +144,7 @@
 //! ([`try_initialize`](System::try_initialize),
 //! [`try_execute`](System::try_execute), [`try_cleanup`](System::try_cleanup),
 //! [`try_teardown`](System::try_teardown); the same for
-//! [`ReactiveSystem`] and [`MultiReactiveSystem`]). A system that can fail
+//! [`ReactiveSystem`], on a context or on [`Contexts`](crate::Contexts)). A system that can fail
 //! implements the `try_` phase instead of the plain one and uses `?` on
 //! context calls; a system that cannot keeps writing the plain phase,
 //! which the default `try_` phase runs. Containers always call the `try_`
@@ -227,6 +227,54 @@ use std::any::{Any, TypeId};
 use crate::context::Context;
 use crate::type_name::short_type_name;
 
+/// The [`System`] methods a wrapper of one system (in its field `system`)
+/// writes the same way, written once. `find`: its name and
+/// [`find_system`](System::find_system) are the wrapped system's. `phases
+/// W`: its plain phases on world `W` run its `try_` ones, and panic with
+/// the error (see [`run_or_panic`]).
+macro_rules! wrapper_methods {
+    (find) => {
+        fn name(&self) -> &str {
+            self.system.name()
+        }
+
+        fn find_system(&self, _seal: crate::system::Seal, wanted: std::any::TypeId) -> Option<&dyn std::any::Any>
+        where
+            Self: 'static,
+        {
+            crate::system::wrapped_if(&self.system, wanted)
+        }
+
+        fn find_system_mut(
+            &mut self,
+            _seal: crate::system::Seal,
+            wanted: std::any::TypeId,
+        ) -> Option<&mut dyn std::any::Any>
+        where
+            Self: 'static,
+        {
+            crate::system::wrapped_if_mut(&mut self.system, wanted)
+        }
+    };
+    (phases $world:ty) => {
+        fn initialize(&mut self, world: &mut $world) {
+            crate::system::run_or_panic(self, crate::system::Phase::Initialize, world);
+        }
+
+        fn execute(&mut self, world: &mut $world) {
+            crate::system::run_or_panic(self, crate::system::Phase::Execute, world);
+        }
+
+        fn cleanup(&mut self, world: &mut $world) {
+            crate::system::run_or_panic(self, crate::system::Phase::Cleanup, world);
+        }
+
+        fn teardown(&mut self, world: &mut $world) {
+            crate::system::run_or_panic(self, crate::system::Phase::Teardown, world);
+        }
+    };
+}
+
 mod deferred;
 mod failure;
 mod feature;
@@ -244,10 +292,10 @@ pub(crate) use failure::or_panic;
 pub use failure::{SystemFailed, SystemResult};
 pub use feature::Feature;
 pub use in_context::InContext;
-pub use multi_reactive::{ContextEntity, MultiReactive, MultiReactiveSystem};
+pub use multi_reactive::{ContextEntity, MultiReactive};
 pub use parallel::Parallel;
 pub use phase::Phase;
-pub use reactive::{Reactive, ReactiveSystem};
+pub use reactive::{Reactive, ReactiveSystem, ReactiveWorld};
 #[doc(hidden)]
 pub use registry::SystemRegistration;
 pub use systems::{Systems, SystemsIter};
@@ -260,8 +308,11 @@ mod sealed {
     /// Made only inside [`crate::system`].
     #[derive(Clone, Copy, Debug)]
     pub struct Seal(pub(in crate::system) ());
+
+    /// Implemented by the worlds a reactive system runs on only.
+    pub trait SealedWorld {}
 }
-pub(crate) use sealed::Seal;
+pub(crate) use sealed::{Seal, SealedWorld};
 
 /// A [`System`] that can be told apart by its type: every
 /// `System<W> + 'static` is one (a blanket implementation; there is nothing
@@ -524,6 +575,23 @@ impl<W, S: System<W> + ?Sized> System<W> for Box<S> {
     {
         (**self).find_system_mut(seal, wanted)
     }
+}
+
+/// Runs `system`'s `try_` method of `phase`, and panics with the error it
+/// returns, naming the system: the plain phases of the wrappers whose
+/// systems can fail.
+///
+/// # Panics
+/// With the message of the system's error, if it returns one.
+#[track_caller]
+fn run_or_panic<W, S: System<W>>(system: &mut S, phase: Phase, world: &mut W) {
+    let result = match phase {
+        Phase::Initialize => system.try_initialize(world),
+        Phase::Execute => system.try_execute(world),
+        Phase::Cleanup => system.try_cleanup(world),
+        Phase::Teardown => system.try_teardown(world),
+    };
+    or_panic(result.map_err(|error| SystemFailed::new(system.name(), phase, error)));
 }
 
 /// `wrapped` if it is of type `wanted` (for the wrappers'

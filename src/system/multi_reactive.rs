@@ -1,6 +1,5 @@
 //! Reactive systems over several contexts.
 
-use std::any::{Any, TypeId};
 use std::collections::HashSet;
 
 use crate::aerc::Owner;
@@ -8,8 +7,8 @@ use crate::collector::CollectorId;
 use crate::context::Context;
 use crate::contexts::{ContextId, Contexts};
 use crate::entity::Entity;
-use crate::system::{Phase, Seal, System, SystemFailed, SystemResult, or_panic, wrapped_if, wrapped_if_mut};
-use crate::type_name::short_type_name;
+use crate::system::reactive::{ReactiveSystem, ReactiveWorld};
+use crate::system::{SealedWorld, System, SystemResult};
 
 /// An entity and the context it lives in. Ordered by context, then entity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -20,23 +19,34 @@ pub struct ContextEntity {
     pub entity: Entity,
 }
 
-/// A reactive system whose collectors live in several contexts of a
-/// [`Contexts`]: Entitas' `MultiReactiveSystem`. Wrap it in
-/// [`MultiReactive`] to get a `System<Contexts>`. Works as
-/// [`ReactiveSystem`](crate::system::ReactiveSystem) does, with every
-/// collector drained into one list, collector by collector.
+/// Contexts are a world reactive systems run on: a
+/// `ReactiveSystem<Contexts>` (Entitas' `MultiReactiveSystem`) makes
+/// collectors in any of them, and [`MultiReactive`] runs it.
+impl ReactiveWorld for Contexts {
+    type Collectors = Vec<CollectorId>;
+    type Entity = ContextEntity;
+}
+
+impl SealedWorld for Contexts {}
+
+/// Runs a [`ReactiveSystem<Contexts>`](ReactiveSystem) as a `System<Contexts>`.
+/// `teardown` removes its collectors; a later run makes new ones. A collector
+/// the user removes ([`Context::remove_collector`](crate::Context::remove_collector))
+/// makes every later run fail with
+/// [`Error::UnknownCollector`](crate::Error::UnknownCollector), after the
+/// entities its other collectors gathered are executed. An entity gathered
+/// by two of its collectors is executed once.
 ///
 /// # Example
 /// ```
 /// use std::sync::{Arc, Mutex};
 /// use reactecs::prelude::*;
-/// use reactecs::system::{ContextEntity, MultiReactive, MultiReactiveSystem};
 /// struct Sprite(u32);
 /// reactecs::context!(Game, Ui);
 /// reactecs::component!(Game, Ui: Sprite);
 ///
 /// struct Draw(Arc<Mutex<Vec<&'static str>>>);
-/// impl MultiReactiveSystem for Draw {
+/// impl ReactiveSystem<Contexts> for Draw {
 ///     fn trigger(&mut self, contexts: &mut Contexts) -> Vec<CollectorId> {
 ///         let added = || Matcher::all_of::<Sprite>().added();
 ///         vec![contexts.context_mut::<Game>().add_collector(added()), contexts.context_mut::<Ui>().add_collector(added())]
@@ -58,109 +68,6 @@ pub struct ContextEntity {
 /// assert_eq!(*drawn.lock().unwrap(), ["Game", "Ui"]); // in trigger order
 /// # Ok::<(), reactecs::Error>(())
 /// ```
-pub trait MultiReactiveSystem {
-    /// Makes the collectors this system drains, in any of the contexts
-    /// (called once, as [`ReactiveSystem::trigger`](crate::system::ReactiveSystem::trigger)
-    /// is; [`MultiReactive::in_contexts`] calls it at construction).
-    fn trigger(&mut self, contexts: &mut Contexts) -> Vec<CollectorId>;
-
-    /// Whether to execute for `entity` of `context` (default: yes).
-    fn filter(&self, context: &Context, entity: Entity) -> bool {
-        let _ = (context, entity);
-        true
-    }
-
-    /// Whether destroyed entities go to `filter` and `execute` too, from a
-    /// collector whose trigger does not collect removals (default: no). A
-    /// collector whose trigger collects removals hands them over whatever
-    /// this says, as
-    /// [`ReactiveSystem::include_destroyed`](crate::system::ReactiveSystem::include_destroyed)
-    /// explains.
-    fn include_destroyed(&self) -> bool {
-        false
-    }
-
-    /// Runs for the collected entities that passed the filter: the first
-    /// collector's, then the second's, and so on. Not called when there are
-    /// none.
-    ///
-    /// Implement this or [`try_execute`](MultiReactiveSystem::try_execute)
-    /// (the default does nothing).
-    fn execute(&mut self, contexts: &mut Contexts, entities: &[ContextEntity]) {
-        let _ = (contexts, entities);
-    }
-
-    /// `execute`, for a system that can fail: [`MultiReactive`] calls this
-    /// method, whose default runs [`execute`](MultiReactiveSystem::execute)
-    /// and succeeds. On an error the entities of this run are released all
-    /// the same and not collected again.
-    ///
-    /// # Errors
-    /// Whatever error the system returns.
-    fn try_execute(&mut self, contexts: &mut Contexts, entities: &[ContextEntity]) -> SystemResult {
-        self.execute(contexts, entities);
-        Ok(())
-    }
-
-    /// Runs once before the first frame, after the collectors are made.
-    fn initialize(&mut self, contexts: &mut Contexts) {
-        let _ = contexts;
-    }
-
-    /// `initialize`, for a system that can fail (the default runs
-    /// [`initialize`](MultiReactiveSystem::initialize) and succeeds).
-    ///
-    /// # Errors
-    /// Whatever error the system returns.
-    fn try_initialize(&mut self, contexts: &mut Contexts) -> SystemResult {
-        self.initialize(contexts);
-        Ok(())
-    }
-
-    /// Runs every frame after every system's `execute`.
-    fn cleanup(&mut self, contexts: &mut Contexts) {
-        let _ = contexts;
-    }
-
-    /// `cleanup`, for a system that can fail (the default runs
-    /// [`cleanup`](MultiReactiveSystem::cleanup) and succeeds).
-    ///
-    /// # Errors
-    /// Whatever error the system returns.
-    fn try_cleanup(&mut self, contexts: &mut Contexts) -> SystemResult {
-        self.cleanup(contexts);
-        Ok(())
-    }
-
-    /// Runs once at the end.
-    fn teardown(&mut self, contexts: &mut Contexts) {
-        let _ = contexts;
-    }
-
-    /// `teardown`, for a system that can fail (the default runs
-    /// [`teardown`](MultiReactiveSystem::teardown) and succeeds). The
-    /// collectors are removed even when it fails.
-    ///
-    /// # Errors
-    /// Whatever error the system returns.
-    fn try_teardown(&mut self, contexts: &mut Contexts) -> SystemResult {
-        self.teardown(contexts);
-        Ok(())
-    }
-
-    /// The name shown in timings (default: the type's name).
-    fn name(&self) -> &str {
-        short_type_name(std::any::type_name::<Self>())
-    }
-}
-
-/// Runs a [`MultiReactiveSystem`] as a `System<Contexts>`.
-/// `teardown` removes its collectors; a later run makes new ones. A collector
-/// the user removes ([`Context::remove_collector`](crate::Context::remove_collector))
-/// makes every later run fail with
-/// [`Error::UnknownCollector`](crate::Error::UnknownCollector), after the
-/// entities its other collectors gathered are executed. An entity gathered
-/// by two of its collectors is executed once.
 pub struct MultiReactive<S> {
     system: S,
     collectors: Option<Vec<CollectorId>>,
@@ -175,7 +82,7 @@ pub struct MultiReactive<S> {
 
 /// The system's name and its collectors: `MultiReactive { system: "Sync",
 /// collectors: Some([CollectorId { .. }, ..]) }`.
-impl<S: MultiReactiveSystem> std::fmt::Debug for MultiReactive<S> {
+impl<S: ReactiveSystem<Contexts>> std::fmt::Debug for MultiReactive<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MultiReactive")
             .field("system", &self.system.name())
@@ -184,7 +91,7 @@ impl<S: MultiReactiveSystem> std::fmt::Debug for MultiReactive<S> {
     }
 }
 
-impl<S: MultiReactiveSystem> MultiReactive<S> {
+impl<S: ReactiveSystem<Contexts>> MultiReactive<S> {
     /// Makes `system`'s collectors in `contexts` now and wraps it: every
     /// change from here on is collected (see
     /// [`Reactive::in_context`](crate::system::Reactive::in_context)).
@@ -270,44 +177,9 @@ impl<S: MultiReactiveSystem> MultiReactive<S> {
 /// The plain phases panic with the message of the system's error, if it
 /// returns one; call the `try_` phases (or run it in a
 /// [`Feature`](crate::system::Feature)'s) to get the error instead.
-impl<S: MultiReactiveSystem> System<Contexts> for MultiReactive<S> {
-    fn name(&self) -> &str {
-        self.system.name()
-    }
-
-    fn find_system(&self, _seal: Seal, wanted: TypeId) -> Option<&dyn Any>
-    where
-        Self: 'static,
-    {
-        wrapped_if(&self.system, wanted)
-    }
-
-    fn find_system_mut(&mut self, _seal: Seal, wanted: TypeId) -> Option<&mut dyn Any>
-    where
-        Self: 'static,
-    {
-        wrapped_if_mut(&mut self.system, wanted)
-    }
-
-    fn initialize(&mut self, contexts: &mut Contexts) {
-        let result = System::try_initialize(self, contexts);
-        self.or_panic(Phase::Initialize, result);
-    }
-
-    fn execute(&mut self, contexts: &mut Contexts) {
-        let result = System::try_execute(self, contexts);
-        self.or_panic(Phase::Execute, result);
-    }
-
-    fn cleanup(&mut self, contexts: &mut Contexts) {
-        let result = System::try_cleanup(self, contexts);
-        self.or_panic(Phase::Cleanup, result);
-    }
-
-    fn teardown(&mut self, contexts: &mut Contexts) {
-        let result = System::try_teardown(self, contexts);
-        self.or_panic(Phase::Teardown, result);
-    }
+impl<S: ReactiveSystem<Contexts>> System<Contexts> for MultiReactive<S> {
+    wrapper_methods!(find);
+    wrapper_methods!(phases Contexts);
 
     fn try_initialize(&mut self, contexts: &mut Contexts) -> SystemResult {
         self.ensure_collectors(contexts);
@@ -405,13 +277,5 @@ impl<S: MultiReactiveSystem> System<Contexts> for MultiReactive<S> {
         self.each_collector(contexts, |context, id| {
             let _ = context.clear_collector(id);
         });
-    }
-}
-
-impl<S: MultiReactiveSystem> MultiReactive<S> {
-    /// Panics with the system's error, for the plain phases.
-    #[track_caller]
-    fn or_panic(&self, phase: Phase, result: SystemResult) {
-        or_panic(result.map_err(|error| SystemFailed::new(self.system.name(), phase, error)));
     }
 }

@@ -1,18 +1,22 @@
 //! Reactive systems: run only for the entities that changed.
 
-use std::any::{Any, TypeId};
-
 use crate::aerc::Owner;
 use crate::collector::CollectorId;
 use crate::context::Context;
 use crate::entity::Entity;
 use crate::error::Error;
-use crate::system::{Phase, Seal, System, SystemFailed, SystemResult, or_panic, wrapped_if, wrapped_if_mut};
+use crate::system::{SealedWorld, System, SystemResult};
 use crate::type_name::short_type_name;
 
 /// A system that runs for the entities a collector gathered since its last
 /// run: Entitas' `ReactiveSystem`. Wrap it in [`Reactive`] to get a
 /// [`System`].
+///
+/// `W`, the world it runs on, defaults to [`Context`]. A
+/// `ReactiveSystem<Contexts>` is Entitas' `MultiReactiveSystem`: its
+/// collectors live in several contexts of a [`Contexts`](crate::Contexts),
+/// and [`MultiReactive`](super::MultiReactive) runs it, every collector
+/// drained into one list, collector by collector.
 ///
 /// Each frame, [`Reactive`] takes the collector's entities (so changes made
 /// during `execute` are collected for the next run), keeps those that are
@@ -52,19 +56,24 @@ use crate::type_name::short_type_name;
 /// assert_eq!(*drawn.lock().unwrap(), [0.0, 2.0]);
 /// # Ok::<(), reactecs::Error>(())
 /// ```
-pub trait ReactiveSystem {
+pub trait ReactiveSystem<W: ReactiveWorld = Context> {
     /// Makes the collector this system drains (called once: at
     /// [`Reactive::in_context`], or when the containing feature starts its
     /// `initialize`, or at the system's own `initialize` or first `execute`,
     /// whichever comes first; see
     /// [when collection starts](crate::system#when-collection-starts)).
     /// Usually `context.add_collector(Matcher::all_of::<T>().added())`.
-    fn trigger(&mut self, context: &mut Context) -> CollectorId;
+    ///
+    /// On [`Contexts`](crate::Contexts), the collectors, in any of its
+    /// contexts ([`MultiReactive::in_contexts`](super::MultiReactive::in_contexts)
+    /// calls it at construction).
+    fn trigger(&mut self, world: &mut W) -> W::Collectors;
 
-    /// Whether to execute for `entity` (default: yes). Called at the start of
-    /// each run, for every collected entity that is enabled; for destroyed
-    /// ones too when the trigger collects removals (a `removed()` or
-    /// `added_or_removed()` trigger, as Entitas hands them to its filter) or
+    /// Whether to execute for `entity` of `context` (default: yes). Called
+    /// at the start of each run, for every collected entity that is
+    /// enabled; for destroyed ones too when the trigger collects removals (a
+    /// `removed()` or `added_or_removed()` trigger, as Entitas hands them to
+    /// its filter) or
     /// [`include_destroyed`](ReactiveSystem::include_destroyed) says so. To
     /// leave destroyed entities out there, filter with
     /// [`Context::is_enabled`].
@@ -86,12 +95,14 @@ pub trait ReactiveSystem {
     }
 
     /// Runs for the collected entities that passed the filter, in the order
-    /// they were first collected. Not called when there are none.
+    /// they were first collected (on [`Contexts`](crate::Contexts): the first
+    /// collector's, then the second's, and so on). Not called when there are
+    /// none.
     ///
     /// Implement this or [`try_execute`](ReactiveSystem::try_execute) (the
     /// default does nothing).
-    fn execute(&mut self, context: &mut Context, entities: &[Entity]) {
-        let _ = (context, entities);
+    fn execute(&mut self, world: &mut W, entities: &[W::Entity]) {
+        let _ = (world, entities);
     }
 
     /// `execute`, for a system that can fail: [`Reactive`] calls this
@@ -102,14 +113,14 @@ pub trait ReactiveSystem {
     ///
     /// # Errors
     /// Whatever error the system returns.
-    fn try_execute(&mut self, context: &mut Context, entities: &[Entity]) -> SystemResult {
-        self.execute(context, entities);
+    fn try_execute(&mut self, world: &mut W, entities: &[W::Entity]) -> SystemResult {
+        self.execute(world, entities);
         Ok(())
     }
 
     /// Runs once before the first frame, after the collector is made.
-    fn initialize(&mut self, context: &mut Context) {
-        let _ = context;
+    fn initialize(&mut self, world: &mut W) {
+        let _ = world;
     }
 
     /// `initialize`, for a system that can fail (the default runs
@@ -117,14 +128,14 @@ pub trait ReactiveSystem {
     ///
     /// # Errors
     /// Whatever error the system returns.
-    fn try_initialize(&mut self, context: &mut Context) -> SystemResult {
-        self.initialize(context);
+    fn try_initialize(&mut self, world: &mut W) -> SystemResult {
+        self.initialize(world);
         Ok(())
     }
 
     /// Runs every frame after every system's `execute`.
-    fn cleanup(&mut self, context: &mut Context) {
-        let _ = context;
+    fn cleanup(&mut self, world: &mut W) {
+        let _ = world;
     }
 
     /// `cleanup`, for a system that can fail (the default runs
@@ -132,14 +143,14 @@ pub trait ReactiveSystem {
     ///
     /// # Errors
     /// Whatever error the system returns.
-    fn try_cleanup(&mut self, context: &mut Context) -> SystemResult {
-        self.cleanup(context);
+    fn try_cleanup(&mut self, world: &mut W) -> SystemResult {
+        self.cleanup(world);
         Ok(())
     }
 
     /// Runs once at the end.
-    fn teardown(&mut self, context: &mut Context) {
-        let _ = context;
+    fn teardown(&mut self, world: &mut W) {
+        let _ = world;
     }
 
     /// `teardown`, for a system that can fail (the default runs
@@ -148,8 +159,8 @@ pub trait ReactiveSystem {
     ///
     /// # Errors
     /// Whatever error the system returns.
-    fn try_teardown(&mut self, context: &mut Context) -> SystemResult {
-        self.teardown(context);
+    fn try_teardown(&mut self, world: &mut W) -> SystemResult {
+        self.teardown(world);
         Ok(())
     }
 
@@ -157,6 +168,27 @@ pub trait ReactiveSystem {
     fn name(&self) -> &str {
         short_type_name(std::any::type_name::<Self>())
     }
+}
+
+/// What a [`ReactiveSystem`] runs on: a [`Context`] (run by [`Reactive`],
+/// its one collector lives there) or [`Contexts`](crate::Contexts) (run by
+/// [`MultiReactive`](super::MultiReactive), its collectors live in any of
+/// them). Sealed: implemented for these two only.
+pub trait ReactiveWorld: SealedWorld {
+    /// What [`trigger`](ReactiveSystem::trigger) makes: a [`CollectorId`]
+    /// on a `Context`, a `Vec<CollectorId>` on `Contexts`.
+    type Collectors;
+    /// What [`execute`](ReactiveSystem::execute) is handed: an [`Entity`]
+    /// on a `Context`, a [`ContextEntity`](super::ContextEntity) (the entity
+    /// and its context) on `Contexts`.
+    type Entity;
+}
+
+impl SealedWorld for Context {}
+
+impl ReactiveWorld for Context {
+    type Collectors = CollectorId;
+    type Entity = Entity;
 }
 
 /// Runs a [`ReactiveSystem`] as a [`System`] of a [`Context`]: owns the
@@ -292,43 +324,8 @@ impl<S: ReactiveSystem> Reactive<S> {
 /// returns one; call the `try_` phases (or run it in a
 /// [`Feature`](super::Feature)'s) to get the error instead.
 impl<S: ReactiveSystem> System<Context> for Reactive<S> {
-    fn name(&self) -> &str {
-        self.system.name()
-    }
-
-    fn find_system(&self, _seal: Seal, wanted: TypeId) -> Option<&dyn Any>
-    where
-        Self: 'static,
-    {
-        wrapped_if(&self.system, wanted)
-    }
-
-    fn find_system_mut(&mut self, _seal: Seal, wanted: TypeId) -> Option<&mut dyn Any>
-    where
-        Self: 'static,
-    {
-        wrapped_if_mut(&mut self.system, wanted)
-    }
-
-    fn initialize(&mut self, context: &mut Context) {
-        let result = System::try_initialize(self, context);
-        self.or_panic(Phase::Initialize, result);
-    }
-
-    fn execute(&mut self, context: &mut Context) {
-        let result = System::try_execute(self, context);
-        self.or_panic(Phase::Execute, result);
-    }
-
-    fn cleanup(&mut self, context: &mut Context) {
-        let result = System::try_cleanup(self, context);
-        self.or_panic(Phase::Cleanup, result);
-    }
-
-    fn teardown(&mut self, context: &mut Context) {
-        let result = System::try_teardown(self, context);
-        self.or_panic(Phase::Teardown, result);
-    }
+    wrapper_methods!(find);
+    wrapper_methods!(phases Context);
 
     fn try_initialize(&mut self, context: &mut Context) -> SystemResult {
         self.collector_in(context);
@@ -394,13 +391,5 @@ impl<S: ReactiveSystem> System<Context> for Reactive<S> {
 
     fn clear_reactive_systems(&mut self, context: &mut Context) {
         self.with_collector(context, Context::clear_collector);
-    }
-}
-
-impl<S: ReactiveSystem> Reactive<S> {
-    /// Panics with the system's error, for the plain phases.
-    #[track_caller]
-    fn or_panic(&self, phase: Phase, result: SystemResult) {
-        or_panic(result.map_err(|error| SystemFailed::new(self.system.name(), phase, error)));
     }
 }
