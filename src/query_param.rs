@@ -154,11 +154,6 @@ impl Access {
         })
     }
 
-    /// Whether it names a flag or sparse component (kept out of archetypes).
-    pub(crate) fn keeps_out_any(&self) -> bool {
-        self.entries.iter().any(|e| e.sparse)
-    }
-
     /// The first component the query names, if any.
     pub(crate) fn first(&self) -> Option<ComponentId> {
         self.entries.first().map(|e| e.id)

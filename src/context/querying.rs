@@ -130,14 +130,7 @@ impl Context {
         };
         Ok((
             QueryMut::new(write, source, name, plan),
-            View::new(
-                entities,
-                indices,
-                *instance,
-                read,
-                (Cow::Borrowed(read_plan), true),
-                name,
-            ),
+            View::new(entities, indices, *instance, read, Cow::Borrowed(read_plan), name),
         ))
     }
 
@@ -161,15 +154,18 @@ impl Context {
     /// # Ok::<(), reactecs::Error>(())
     /// ```
     pub fn view<R: ReadOnlyQueryParam>(&self) -> View<'_, R> {
-        let plan = self.read_plan::<R>();
-        // A plan a query or view of `R` placed in every archetype so far.
-        let current = plan.is_current(&self.archetypes);
+        // The plan a query or view of `R` placed in every archetype so far,
+        // or one placed now for this view.
+        let plan = match self.read_plan::<R>() {
+            Cow::Borrowed(plan) if plan.is_current(&self.archetypes) => Cow::Borrowed(plan),
+            plan => Cow::Owned(plan.into_owned().placed(&self.archetypes)),
+        };
         View::new(
             &self.entities,
             &self.indices,
             self.instance,
             ReadLend::shared(&self.archetypes, &self.sparse),
-            (plan, current),
+            plan,
             self.name,
         )
     }

@@ -55,38 +55,40 @@ pub struct View<'w, R: ReadOnlyQueryParam> {
     /// The context's instance id (which its index ids carry).
     instance: u64,
     read: ReadLend<'w>,
-    /// `R`'s plan: the context's, or one made for the view.
+    /// `R`'s plan, placed in every archetype: the context's, or one made
+    /// and placed for the view (when the context keeps none current).
     plan: Cow<'w, QueryPlan>,
-    /// `R` names no flag or sparse component: its items are read from the
-    /// row found once (`RowAccess`), rather than through a column access.
-    by_row: bool,
-    /// If `plan` is placed in every archetype: rows read at the offsets it
-    /// keeps (no lookup by component).
-    rows: Option<SharedRows<'w>>,
+    /// Rows read at the offsets the context's plan keeps (no lookup by
+    /// component); `None` when the plan is the view's own (its rows are
+    /// made per read, borrowing it).
+    rows: Option<SharedRows<'w, 'w>>,
     context: &'static str,
     _r: PhantomData<fn() -> R>,
 }
 
 impl<'w, R: ReadOnlyQueryParam> View<'w, R> {
-    /// `plan` is `R`'s; borrowed and placed in every archetype of `read`'s
-    /// (`current`), rows are read at its offsets.
+    /// `plan` is `R`'s, placed in every archetype of `read`'s; rows are
+    /// read at its offsets.
     pub(super) fn new(
         entities: &'w Entities,
         indices: &'w Indices,
         instance: u64,
         read: ReadLend<'w>,
-        (plan, current): (Cow<'w, QueryPlan>, bool),
+        plan: Cow<'w, QueryPlan>,
         context: &'static str,
     ) -> Self {
         let rows = match &plan {
-            Cow::Borrowed(plan) if current => Some(read.prepared(plan.column_plan())),
-            _ => None,
+            Cow::Borrowed(plan) => Some(read.prepared(plan.column_plan())),
+            Cow::Owned(plan) => {
+                // Checked once here; each read makes its rows again.
+                read.prepared(plan.column_plan());
+                None
+            }
         };
         View {
             entities,
             indices,
             instance,
-            by_row: !Access::of::<R>().keeps_out_any(),
             rows,
             read,
             plan,
@@ -104,7 +106,7 @@ impl<'w, R: ReadOnlyQueryParam> View<'w, R> {
     /// (not behind an `Option`) that the entity lacks.
     #[inline(always)]
     pub fn get(&self, entity: Entity) -> Result<R::Item<'w>, Error> {
-        // The common path inline: the plan is placed, the entity has `R`.
+        // The common path inline: the context's plan, the entity has `R`.
         // A disabled entity's raw archetype id names no archetype.
         if let Some(rows) = self.rows
             && let Some((archetype, row)) = self.entities.raw_location(entity)
@@ -112,26 +114,22 @@ impl<'w, R: ReadOnlyQueryParam> View<'w, R> {
         {
             return Ok(item);
         }
-        self.get_unplaced(entity)
+        self.get_by_own_plan(entity)
     }
 
-    /// [`get`](View::get) when the plan is not placed (its rows are read
-    /// another way), or the entity is not alive here or lacks a component.
+    /// [`get`](View::get) by the view's own plan, or when the entity is
+    /// not alive here or lacks a component.
     #[inline(never)]
-    fn get_unplaced(&self, entity: Entity) -> Result<R::Item<'w>, Error> {
-        if let Some((archetype, row)) = self.entities.raw_location(entity) {
-            let item = if let Some(rows) = self.rows {
-                rows.row(archetype, row).and_then(|mut row| R::placed_row(&mut row))
-            } else if self.by_row {
-                self.read.row(archetype, row).and_then(|row| R::read_row(&row))
-            } else {
-                self.read
-                    .access(archetype, self.plan.columns())
-                    .and_then(|mut columns| R::fetch_row(&mut columns, row))
-            };
-            if let Some(item) = item {
-                return Ok(item);
-            }
+    fn get_by_own_plan(&self, entity: Entity) -> Result<R::Item<'w>, Error> {
+        if self.rows.is_none()
+            && let Some((archetype, row)) = self.entities.raw_location(entity)
+            && let Some(item) = self
+                .read
+                .prepared(self.plan.column_plan())
+                .row(archetype, row)
+                .and_then(|mut row| R::placed_row(&mut row))
+        {
+            return Ok(item);
         }
         Err(self.error(entity))
     }
@@ -193,7 +191,6 @@ impl<R: ReadOnlyQueryParam> Clone for View<'_, R> {
             instance: self.instance,
             read: self.read,
             plan: self.plan.clone(),
-            by_row: self.by_row,
             rows: self.rows,
             context: self.context,
             _r: PhantomData,

@@ -93,6 +93,14 @@ impl QueryPlan {
         self.seen == archetypes.len()
     }
 
+    /// The plan, placed in every archetype of `archetypes`.
+    pub(crate) fn placed(mut self, archetypes: &Archetypes) -> Self {
+        if !self.is_current(archetypes) {
+            self.sync(archetypes);
+        }
+        self
+    }
+
     /// Looks at the archetypes created since the last call.
     fn sync(&mut self, archetypes: &Archetypes) {
         for archetype in archetypes.since(self.seen) {

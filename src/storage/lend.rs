@@ -24,7 +24,7 @@ use super::archetype::Archetype;
 use super::archetypes::{Archetypes, Visit};
 use super::bitset::ComponentSet;
 use super::column_plan::{ColumnPlan, PlannedColumns};
-use super::columns::{ColumnAccess, PlacedMut, RowAccess};
+use super::columns::{ColumnAccess, PlacedMut};
 use super::location::ArchetypeId;
 use super::placed_row::{PreparedRows, SharedRows};
 use super::sparse::SparseSets;
@@ -222,33 +222,6 @@ impl<'a> ReadLend<'a> {
         self.archetypes.get(id).set()
     }
 
-    /// Read access, as `plan` (the plan lent for, if a split's) says, to
-    /// the archetype with raw id `archetype`, if there is one (a raw id from
-    /// an entity record may be a marker that names none).
-    ///
-    /// # Panics
-    /// If `plan` is not the plan the split's read side was lent for.
-    #[inline(always)]
-    pub(crate) fn access<'p>(&self, archetype: u32, plan: PlannedColumns<'p>) -> Option<ColumnAccess<'a, 'p>> {
-        assert!(
-            self.reads
-                .is_none_or(|lent| lent.columns().identity() == plan.identity()),
-            "a split's read side reads by the plan it was lent for"
-        );
-        let archetype = self.archetypes.try_get(archetype)?;
-        Some(ColumnAccess::shared(archetype, self.sparse, plan))
-    }
-
-    /// Live row `row` of the archetype with raw id `archetype`, to read the
-    /// components the plan lent for takes (any, if made by `shared`): one
-    /// lookup of the row for all of them. `None` if there is no such
-    /// archetype or row.
-    #[inline(always)]
-    pub(crate) fn row(&self, archetype: u32, row: u32) -> Option<RowAccess<'a>> {
-        let archetype = self.archetypes.try_get(archetype)?;
-        RowAccess::reading(archetype, row, self.reads.map(|plan| plan.columns().0))
-    }
-
     /// The flag and sparse sets, to check which components an entity has
     /// (their indices only).
     #[inline(always)]
@@ -264,7 +237,7 @@ impl<'a> ReadLend<'a> {
     /// If the lend is a split's read side lent for another plan, or `plan`
     /// is placed in another `Archetypes`.
     #[inline]
-    pub(crate) fn prepared(&self, plan: &'a ColumnPlan) -> SharedRows<'a> {
+    pub(crate) fn prepared<'p>(&self, plan: &'p ColumnPlan) -> SharedRows<'a, 'p> {
         assert!(
             self.reads
                 .is_none_or(|lent| lent.columns().identity() == plan.columns().identity()),

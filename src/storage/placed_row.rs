@@ -31,7 +31,7 @@ pub(crate) struct PreparedRows<'a> {
     /// The archetypes, the sparse sets and the plan, as a read-only
     /// [`SharedRows`] would hold them (its rows are never made: this lend
     /// makes its own, which write).
-    lent: SharedRows<'a>,
+    lent: SharedRows<'a, 'a>,
     /// The change tick writes stamp.
     tick: u32,
     /// The archetype of the row handed out last (its index), with its
@@ -130,21 +130,23 @@ impl<'a> PreparedRows<'a> {
 /// says, through a shared borrow: made by
 /// [`ReadLend::prepared`](super::lend::ReadLend::prepared). Its rows only
 /// read (a [`PlacedRow`] it makes refuses every write), so any number may be
-/// alive at once, on any thread.
+/// alive at once, on any thread. The values are borrowed for `'a`, the plan
+/// for `'p` (which may be shorter: a plan made for one view, and kept in
+/// it, reads values borrowed for as long as the context is).
 #[derive(Clone, Copy)]
-pub(crate) struct SharedRows<'a> {
+pub(crate) struct SharedRows<'a, 'p> {
     archetypes: &'a Archetypes,
     sparse: SparseLend<'a>,
-    plan: &'a ColumnPlan,
+    plan: &'p ColumnPlan,
     /// The plan's takes, and the offsets it keeps per archetype.
-    takes: &'a [Take],
+    takes: &'p [Take],
     width: usize,
 }
 
-impl<'a> SharedRows<'a> {
+impl<'a, 'p> SharedRows<'a, 'p> {
     /// The lend's checks are the caller's (`ReadLend::prepared`).
     #[inline]
-    pub(super) fn new(archetypes: &'a Archetypes, sparse: SparseLend<'a>, plan: &'a ColumnPlan) -> Self {
+    pub(super) fn new(archetypes: &'a Archetypes, sparse: SparseLend<'a>, plan: &'p ColumnPlan) -> Self {
         SharedRows {
             archetypes,
             sparse,
@@ -157,7 +159,7 @@ impl<'a> SharedRows<'a> {
     /// Archetype `archetype` (an archetype index) and the plan's offsets
     /// there, if the plan is placed there.
     #[inline(always)]
-    fn locate(self, archetype: u32) -> Option<(&'a Archetype, &'a [u32])> {
+    fn locate(self, archetype: u32) -> Option<(&'a Archetype, &'p [u32])> {
         let offsets = self.plan.offsets_in(archetype, self.width)?;
         Some((self.archetypes.try_get(archetype)?, offsets))
     }
@@ -165,14 +167,14 @@ impl<'a> SharedRows<'a> {
     /// Row `row` of archetype `archetype` (an archetype index), for
     /// reading, if the plan is placed there and the row is live.
     #[inline(always)]
-    pub(crate) fn row(self, archetype: u32, row: u32) -> Option<PlacedRow<'a, 'a>> {
+    pub(crate) fn row(self, archetype: u32, row: u32) -> Option<PlacedRow<'a, 'p>> {
         self.in_archetype(archetype)?.row(row)
     }
 
     /// The rows of archetype `archetype` (an archetype index), if the plan
     /// is placed there: for many rows of one archetype, found once.
     #[inline]
-    pub(crate) fn in_archetype(self, archetype: u32) -> Option<ArchetypeRows<'a>> {
+    pub(crate) fn in_archetype(self, archetype: u32) -> Option<ArchetypeRows<'a, 'p>> {
         let (found, offsets) = self.locate(archetype)?;
         Some(ArchetypeRows {
             archetype: found,
@@ -186,17 +188,17 @@ impl<'a> SharedRows<'a> {
 /// The rows of one archetype a [`SharedRows`] reads:
 /// [`SharedRows::in_archetype`].
 #[derive(Clone, Copy)]
-pub(crate) struct ArchetypeRows<'a> {
+pub(crate) struct ArchetypeRows<'a, 'p> {
     archetype: &'a Archetype,
     sparse: SparseLend<'a>,
-    takes: &'a [Take],
-    offsets: &'a [u32],
+    takes: &'p [Take],
+    offsets: &'p [u32],
 }
 
-impl<'a> ArchetypeRows<'a> {
+impl<'a, 'p> ArchetypeRows<'a, 'p> {
     /// Row `row`, for reading, if it is live.
     #[inline(always)]
-    pub(crate) fn row(self, row: u32) -> Option<PlacedRow<'a, 'a>> {
+    pub(crate) fn row(self, row: u32) -> Option<PlacedRow<'a, 'p>> {
         let mut placed = PlacedRow::new(self.archetype, self.sparse, self.takes, self.offsets, row, (0, 0))?;
         placed.writable = false;
         Some(placed)
