@@ -64,7 +64,7 @@ pub(super) struct Column {
     pub(super) offset: usize,
     pub(super) size: usize,
     /// Change stamps, while some consumer watches the component for
-    /// changes (see `stamps.rs`).
+    /// changes (see `stamps/`).
     pub(super) stamps: Option<Stamps>,
 }
 

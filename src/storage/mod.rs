@@ -30,7 +30,7 @@
 //!   `sparse` kinds), a sparse set per type keyed by entity slot;
 //! - `sparse_access.rs`: those components as a query fetches them, looked
 //!   up row by row by entity slot;
-//! - `stamps.rs`: change stamps of the columns some consumer watches: per
+//! - `stamps/`: change stamps of the columns some consumer watches: per
 //!   row the tick of its last mutable access, per block of 64 rows a
 //!   summary; every `&mut` storage hands out (`ArchetypeMut`, a writable
 //!   `ColumnAccess`, `RowAccess`) stamps its row, or gives a `Stamp` to mark

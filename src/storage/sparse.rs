@@ -104,7 +104,7 @@ pub(crate) struct SparseSet {
     /// per-entity checks take meanwhile).
     values_at: NonNull<u8>,
     /// Change stamps by entity slot, while some collector watches the
-    /// component (see `stamps.rs`): 0 for a slot without a value.
+    /// component (see `stamps/`): 0 for a slot without a value.
     stamps: Option<Stamps>,
 }
 

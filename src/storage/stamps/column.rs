@@ -1,0 +1,336 @@
+//! One column's change stamps (`Stamps`), the handle that marks one row
+//! once a write stands (`Stamp`), and the last mark of a group of columns
+//! (`LastMark`).
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use super::block::{Block, zeroed_blocks};
+use super::clock::Floor;
+
+/// One row's change stamp, to be set once a write is known to stand (a
+/// write whose observers may still refuse it, such as a primary index
+/// checking the new key): [`mark`](Stamp::mark) sets it. Holds a shared
+/// borrow of the stamps only, so the row's value can be lent out mutably
+/// meanwhile.
+#[derive(Clone, Copy)]
+pub(crate) struct Stamp<'a> {
+    stamps: Option<&'a Stamps>,
+    row: u32,
+    tick: u32,
+}
+
+impl<'a> Stamp<'a> {
+    /// `row` of `stamps` (if the column has them), to be stamped with
+    /// `tick` (0: never).
+    #[inline(always)]
+    pub(in crate::storage) fn new(stamps: Option<&'a Stamps>, row: u32, tick: u32) -> Self {
+        Stamp { stamps, row, tick }
+    }
+
+    /// Nothing to stamp (a component without change stamps).
+    pub(crate) const NONE: Stamp<'static> = Stamp {
+        stamps: None,
+        row: 0,
+        tick: 0,
+    };
+
+    /// Stamps the row as changed.
+    #[inline(always)]
+    pub(crate) fn mark(&self) {
+        if let Some(stamps) = self.stamps
+            && self.tick != 0
+        {
+            stamps.mark(self.row, self.tick);
+        }
+    }
+}
+
+/// The tick of the last mark in any of a group of stamped columns (an
+/// archetype's), shared by their [`Stamps`]: at least every stamp among
+/// them, so that when it is not above the floor, no row of the group was
+/// stamped after it, and a check of one row's columns
+/// ([`Archetype::row_stamped`](super::Archetype::row_stamped)) reads none
+/// of them. The group's owner lowers it when it rebases their stamps.
+#[derive(Clone, Default)]
+pub(crate) struct LastMark(Arc<AtomicU32>);
+
+impl LastMark {
+    /// The tick now.
+    #[inline(always)]
+    pub(crate) fn get(&self) -> u32 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Raises it to `tick` if below.
+    #[inline(always)]
+    fn raise(&self, tick: u32) {
+        if self.get() < tick {
+            self.0.store(tick, Ordering::Relaxed);
+        }
+    }
+
+    /// Sets it to `tick` (after a rebase: the largest of the group's own).
+    pub(in crate::storage) fn set(&self, tick: u32) {
+        self.0.store(tick, Ordering::Relaxed);
+    }
+}
+
+/// The change stamps of one column.
+pub(crate) struct Stamps {
+    /// Per row (across chunks), the tick of its last mutable access, unless
+    /// its block's mask holds it (its stamp is then the block's tick).
+    /// Allocated the first time a row needs an entry of its own (a write
+    /// to whole blocks never does): until then every entry is 0.
+    pub(super) rows: OnceLock<Box<[AtomicU32]>>,
+    /// Rows the stamps have room for.
+    capacity: usize,
+    /// Per block of `1 << shift` rows, a summary of its rows' stamps.
+    pub(super) blocks: Box<[Block]>,
+    pub(super) shift: u32,
+    /// At least every stamp of the column (the tick of its last mark): a
+    /// column not marked since the floor has no live row, which
+    /// [`is_live`](Stamps::is_live) answers without reading the row.
+    pub(super) latest: AtomicU32,
+    /// The last mark of the column's group (shared).
+    group: LastMark,
+    /// The context's floor (shared).
+    floor: Floor,
+}
+
+/// `len` stamps, all 0, from zeroed memory (which the system hands out
+/// without touching it: entries cost resident memory only as rows get
+/// entries of their own).
+fn zeroed_rows(len: usize) -> Box<[AtomicU32]> {
+    let plain = Box::into_raw(vec![0u32; len].into_boxed_slice());
+    // SAFETY: `AtomicU32` has the size, alignment and bit validity of `u32`
+    // (documented), so the allocation of `len` zeroed `u32`s is one of `len`
+    // valid `AtomicU32`s with the same layout, which the new box frees with
+    // that same layout; the `u32` box was released by `into_raw`.
+    unsafe { Box::from_raw(plain as *mut [AtomicU32]) }
+}
+
+impl Stamps {
+    /// Stamps for `rows` rows (a multiple of the block size), every one 0,
+    /// in blocks of `1 << shift` rows (at most 64), below the context's
+    /// `floor`.
+    pub(in crate::storage) fn new(rows: usize, shift: u32, floor: Floor, group: LastMark) -> Self {
+        debug_assert!(shift <= 6, "a block's mask holds 64 rows");
+        Stamps {
+            rows: OnceLock::new(),
+            capacity: rows,
+            blocks: zeroed_blocks(rows >> shift),
+            shift,
+            latest: AtomicU32::new(0),
+            group,
+            floor,
+        }
+    }
+
+    /// Whether `row` (within the capacity) was stamped after the floor:
+    /// changed for some consumer.
+    #[inline]
+    pub(in crate::storage) fn is_live(&self, row: u32) -> bool {
+        let floor = self.floor.get();
+        self.latest.load(Ordering::Relaxed) > floor && self.peek(row) > floor
+    }
+
+    /// The tick of the column's last mark: at least every stamp in it.
+    #[inline]
+    pub(in crate::storage) fn latest(&self) -> u32 {
+        self.latest.load(Ordering::Relaxed)
+    }
+
+    /// Every row's own entry, allocated now if it was not.
+    #[inline]
+    fn entries(&self) -> &[AtomicU32] {
+        self.rows.get_or_init(|| zeroed_rows(self.capacity))
+    }
+
+    /// Room for at least `rows` rows (a multiple of the block size); the
+    /// new ones are 0.
+    #[cold]
+    pub(in crate::storage) fn grow(&mut self, rows: usize) {
+        if rows <= self.capacity {
+            return;
+        }
+        let rows = rows.max(2 * self.capacity);
+        if let Some(old) = self.rows.get_mut() {
+            let mut new = zeroed_rows(rows);
+            for (to, from) in new.iter_mut().zip(old.iter_mut()) {
+                *to.get_mut() = *from.get_mut();
+            }
+            self.rows = OnceLock::from(new);
+        }
+        self.capacity = rows;
+        let mut new = zeroed_blocks(rows >> self.shift);
+        for (to, from) in new.iter_mut().zip(self.blocks.iter_mut()) {
+            std::mem::swap(to, from);
+        }
+        self.blocks = new;
+    }
+
+    /// The row capacity.
+    #[cfg(test)]
+    pub(in crate::storage) fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Stamps `row` (within the capacity) with `tick`, the context's
+    /// current one.
+    ///
+    /// Marks are never concurrent: they happen under an exclusive borrow of
+    /// the archetype, or as a `ColumnAccess` hands a row or chunk out (a
+    /// parallel query's chunks are handed out one at a time, under its
+    /// iterator's lock). They go through atomics so that they can be made
+    /// through a shared borrow; a concurrent mark would lose a block bit
+    /// or a row's stamp (a missed change), never be undefined behaviour.
+    #[inline(always)]
+    pub(in crate::storage) fn mark(&self, row: u32, tick: u32) {
+        let row = row as usize;
+        let size = 1usize << self.shift;
+        self.mark_block(row >> self.shift, 1 << (row & (size - 1)), tick);
+    }
+
+    /// Stamps rows `start..start + len` (within the capacity) with `tick`:
+    /// a store per block.
+    #[inline]
+    pub(in crate::storage) fn mark_range(&self, start: usize, len: usize, tick: u32) {
+        let size = 1usize << self.shift;
+        let mut row = start;
+        while row < start + len {
+            let (block, first) = (row >> self.shift, row & (size - 1));
+            let count = (size - first).min(start + len - row);
+            let bits = if count == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << count) - 1) << first
+            };
+            self.mark_block(block, bits, tick);
+            row += count;
+        }
+    }
+
+    /// Rows `bits` of block `block` were stamped `tick` (not less than any
+    /// stamp before). The rows that leave the block's mask (it held them at
+    /// its old tick) get that tick in their own entries first.
+    #[inline(always)]
+    fn mark_block(&self, block: usize, bits: u64, tick: u32) {
+        let summary = &self.blocks[block];
+        let (old, mask) = (
+            summary.tick.load(Ordering::Relaxed),
+            summary.mask.load(Ordering::Relaxed),
+        );
+        if old == tick {
+            summary.mask.store(mask | bits, Ordering::Relaxed);
+        } else {
+            // Rows stamped `old` at or below the floor need no entry: their
+            // old entries (lower) read as unchanged to every consumer too.
+            let leaving = mask & !bits;
+            if leaving != 0 && old > self.floor.get() {
+                self.keep_stamps(block, leaving, old);
+            }
+            summary.prev.store(old, Ordering::Relaxed);
+            summary.tick.store(tick, Ordering::Relaxed);
+            summary.mask.store(bits, Ordering::Relaxed);
+            // A mark's tick is the context's current one, at least every
+            // stamp there is: marks racing on other threads store the same.
+            if self.latest.load(Ordering::Relaxed) < tick {
+                self.latest.store(tick, Ordering::Relaxed);
+                self.group.raise(tick);
+            }
+        }
+    }
+
+    /// Writes `stamp` into the entries of block `block`'s rows `bits`
+    /// (rows leaving its mask at that stamp).
+    #[inline]
+    fn keep_stamps(&self, block: usize, mut bits: u64, stamp: u32) {
+        let (start, rows) = (block << self.shift, self.entries());
+        while bits != 0 {
+            rows[start + bits.trailing_zeros() as usize].store(stamp, Ordering::Relaxed);
+            bits &= bits - 1;
+        }
+    }
+
+    /// The stamp of `row` (within the capacity), through a shared borrow:
+    /// exact above the floor; at or below it, some tick at or below it.
+    #[inline]
+    pub(in crate::storage) fn peek(&self, row: u32) -> u32 {
+        let row = row as usize;
+        if row >= self.capacity {
+            return 0;
+        }
+        let summary = &self.blocks[row >> self.shift];
+        let size = 1usize << self.shift;
+        if summary.mask.load(Ordering::Relaxed) & (1 << (row & (size - 1))) != 0 {
+            summary.tick.load(Ordering::Relaxed)
+        } else {
+            self.rows.get().map_or(0, |rows| rows[row].load(Ordering::Relaxed))
+        }
+    }
+
+    /// The stamp of `row` (as [`peek`](Stamps::peek)).
+    #[inline]
+    pub(in crate::storage) fn get(&mut self, row: u32) -> u32 {
+        self.peek(row)
+    }
+
+    /// Sets the stamp of `row` to `stamp` (a new row's 0, or the stamp of
+    /// a row moved into it), keeping its block's summary true.
+    #[inline]
+    pub(in crate::storage) fn set(&mut self, row: u32, stamp: u32) {
+        let latest = self.latest.get_mut();
+        *latest = (*latest).max(stamp);
+        self.group.raise(stamp);
+        let row = row as usize;
+        let size = 1usize << self.shift;
+        let (block, bit) = (row >> self.shift, 1u64 << (row & (size - 1)));
+        let (tick, mask) = {
+            let summary = &mut self.blocks[block];
+            (*summary.tick.get_mut(), *summary.mask.get_mut())
+        };
+        if stamp != 0 && stamp == tick {
+            *self.blocks[block].mask.get_mut() = mask | bit;
+        } else if stamp > tick {
+            let leaving = mask & !bit;
+            if leaving != 0 {
+                self.keep_stamps(block, leaving, tick);
+            }
+            let summary = &mut self.blocks[block];
+            *summary.prev.get_mut() = tick;
+            *summary.tick.get_mut() = stamp;
+            *summary.mask.get_mut() = bit;
+        } else {
+            // An entry not allocated yet is 0 already.
+            if stamp != 0 || self.rows.get().is_some() {
+                self.entries()[row].store(stamp, Ordering::Relaxed);
+            }
+            let summary = &mut self.blocks[block];
+            *summary.mask.get_mut() = mask & !bit;
+            let prev = summary.prev.get_mut();
+            *prev = (*prev).max(stamp);
+        }
+    }
+
+    /// Subtracts `base` from every stamp (0 for those at or below it).
+    pub(in crate::storage) fn rebase(&mut self, base: u32) {
+        let latest = self.latest.get_mut();
+        *latest = latest.saturating_sub(base);
+        for stamp in self.rows.get_mut().map_or(&mut [][..], |rows| &mut rows[..]) {
+            let stamp = stamp.get_mut();
+            *stamp = stamp.saturating_sub(base);
+        }
+        for block in self.blocks.iter_mut() {
+            for tick in [&mut block.tick, &mut block.prev] {
+                let tick = tick.get_mut();
+                *tick = tick.saturating_sub(base);
+            }
+        }
+    }
+
+    /// Bytes held.
+    pub(in crate::storage) fn bytes(&self) -> usize {
+        self.rows.get().map_or(0, |rows| rows.len() * size_of::<AtomicU32>()) + self.blocks.len() * size_of::<Block>()
+    }
+}
