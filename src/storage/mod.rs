@@ -154,7 +154,11 @@ pub(crate) use sparse_access::SparseLend;
 pub use sparse_access::{SparseChunk, SparseChunkMut, SparseRows, SparseRowsMut};
 pub use spawn::RowWriter;
 pub(crate) use spawn_batch::RowValues;
-pub(crate) use stamps::Stamp;
+/// The clock (reached through `Archetypes::clock` outside storage), named
+/// by tests for its rules' constants.
+#[cfg(test)]
+pub(crate) use stamps::Clock;
+pub(crate) use stamps::{Stamp, Tick};
 pub use stats::StorageStats;
 pub(crate) use type_info::TypeIdHasher;
 

@@ -2,11 +2,12 @@
 //! once a write stands (`Stamp`), and the last mark of a group of columns
 //! (`LastMark`).
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 
 use super::block::{Block, zeroed_blocks};
 use super::clock::Floor;
+use super::tick::{AtomicTick, Tick};
 
 /// One row's change stamp, to be set once a write is known to stand (a
 /// write whose observers may still refuse it, such as a primary index
@@ -17,14 +18,14 @@ use super::clock::Floor;
 pub(crate) struct Stamp<'a> {
     stamps: Option<&'a Stamps>,
     row: u32,
-    tick: u32,
+    tick: Tick,
 }
 
 impl<'a> Stamp<'a> {
     /// `row` of `stamps` (if the column has them), to be stamped with
-    /// `tick` (0: never).
+    /// `tick` ([`Tick::NEVER`]: not stamped).
     #[inline(always)]
-    pub(in crate::storage) fn new(stamps: Option<&'a Stamps>, row: u32, tick: u32) -> Self {
+    pub(in crate::storage) fn new(stamps: Option<&'a Stamps>, row: u32, tick: Tick) -> Self {
         Stamp { stamps, row, tick }
     }
 
@@ -32,14 +33,14 @@ impl<'a> Stamp<'a> {
     pub(crate) const NONE: Stamp<'static> = Stamp {
         stamps: None,
         row: 0,
-        tick: 0,
+        tick: Tick::NEVER,
     };
 
     /// Stamps the row as changed.
     #[inline(always)]
     pub(crate) fn mark(&self) {
         if let Some(stamps) = self.stamps
-            && self.tick != 0
+            && !self.tick.is_never()
         {
             stamps.mark(self.row, self.tick);
         }
@@ -53,26 +54,24 @@ impl<'a> Stamp<'a> {
 /// ([`Archetype::row_stamped`](super::Archetype::row_stamped)) reads none
 /// of them. The group's owner lowers it when it rebases their stamps.
 #[derive(Clone, Default)]
-pub(crate) struct LastMark(Arc<AtomicU32>);
+pub(crate) struct LastMark(Arc<AtomicTick>);
 
 impl LastMark {
     /// The tick now.
     #[inline(always)]
-    pub(crate) fn get(&self) -> u32 {
-        self.0.load(Ordering::Relaxed)
+    pub(crate) fn get(&self) -> Tick {
+        self.0.load()
     }
 
     /// Raises it to `tick` if below.
     #[inline(always)]
-    fn raise(&self, tick: u32) {
-        if self.get() < tick {
-            self.0.store(tick, Ordering::Relaxed);
-        }
+    fn raise(&self, tick: Tick) {
+        self.0.raise(tick);
     }
 
     /// Sets it to `tick` (after a rebase: the largest of the group's own).
-    pub(in crate::storage) fn set(&self, tick: u32) {
-        self.0.store(tick, Ordering::Relaxed);
+    pub(in crate::storage) fn set(&self, tick: Tick) {
+        self.0.store(tick);
     }
 }
 
@@ -82,7 +81,7 @@ pub(crate) struct Stamps {
     /// its block's mask holds it (its stamp is then the block's tick).
     /// Allocated the first time a row needs an entry of its own (a write
     /// to whole blocks never does): until then every entry is 0.
-    pub(super) rows: OnceLock<Box<[AtomicU32]>>,
+    pub(super) rows: OnceLock<Box<[AtomicTick]>>,
     /// Rows the stamps have room for.
     capacity: usize,
     /// Per block of `1 << shift` rows, a summary of its rows' stamps.
@@ -91,7 +90,7 @@ pub(crate) struct Stamps {
     /// At least every stamp of the column (the tick of its last mark): a
     /// column not marked since the floor has no live row, which
     /// [`is_live`](Stamps::is_live) answers without reading the row.
-    pub(super) latest: AtomicU32,
+    pub(super) latest: AtomicTick,
     /// The last mark of the column's group (shared).
     group: LastMark,
     /// The context's floor (shared).
@@ -101,13 +100,14 @@ pub(crate) struct Stamps {
 /// `len` stamps, all 0, from zeroed memory (which the system hands out
 /// without touching it: entries cost resident memory only as rows get
 /// entries of their own).
-fn zeroed_rows(len: usize) -> Box<[AtomicU32]> {
+fn zeroed_rows(len: usize) -> Box<[AtomicTick]> {
     let plain = Box::into_raw(vec![0u32; len].into_boxed_slice());
-    // SAFETY: `AtomicU32` has the size, alignment and bit validity of `u32`
-    // (documented), so the allocation of `len` zeroed `u32`s is one of `len`
-    // valid `AtomicU32`s with the same layout, which the new box frees with
-    // that same layout; the `u32` box was released by `into_raw`.
-    unsafe { Box::from_raw(plain as *mut [AtomicU32]) }
+    // SAFETY: `AtomicTick` is a `repr(transparent)` `AtomicU32`, which has
+    // the size, alignment and bit validity of `u32` (documented), so the
+    // allocation of `len` zeroed `u32`s is one of `len` valid `AtomicTick`s
+    // (each `Tick::NEVER`) with the same layout, which the new box frees
+    // with that same layout; the `u32` box was released by `into_raw`.
+    unsafe { Box::from_raw(plain as *mut [AtomicTick]) }
 }
 
 impl Stamps {
@@ -121,7 +121,7 @@ impl Stamps {
             capacity: rows,
             blocks: zeroed_blocks(rows >> shift),
             shift,
-            latest: AtomicU32::new(0),
+            latest: AtomicTick::default(),
             group,
             floor,
         }
@@ -132,18 +132,18 @@ impl Stamps {
     #[inline]
     pub(in crate::storage) fn is_live(&self, row: u32) -> bool {
         let floor = self.floor.get();
-        self.latest.load(Ordering::Relaxed) > floor && self.peek(row) > floor
+        self.latest.load().is_newer_than(floor) && self.peek(row).is_newer_than(floor)
     }
 
     /// The tick of the column's last mark: at least every stamp in it.
     #[inline]
-    pub(in crate::storage) fn latest(&self) -> u32 {
-        self.latest.load(Ordering::Relaxed)
+    pub(in crate::storage) fn latest(&self) -> Tick {
+        self.latest.load()
     }
 
     /// Every row's own entry, allocated now if it was not.
     #[inline]
-    fn entries(&self) -> &[AtomicU32] {
+    fn entries(&self) -> &[AtomicTick] {
         self.rows.get_or_init(|| zeroed_rows(self.capacity))
     }
 
@@ -158,7 +158,7 @@ impl Stamps {
         if let Some(old) = self.rows.get_mut() {
             let mut new = zeroed_rows(rows);
             for (to, from) in new.iter_mut().zip(old.iter_mut()) {
-                *to.get_mut() = *from.get_mut();
+                to.write(from.read());
             }
             self.rows = OnceLock::from(new);
         }
@@ -186,7 +186,7 @@ impl Stamps {
     /// through a shared borrow; a concurrent mark would lose a block bit
     /// or a row's stamp (a missed change), never be undefined behaviour.
     #[inline(always)]
-    pub(in crate::storage) fn mark(&self, row: u32, tick: u32) {
+    pub(in crate::storage) fn mark(&self, row: u32, tick: Tick) {
         let row = row as usize;
         let size = 1usize << self.shift;
         self.mark_block(row >> self.shift, 1 << (row & (size - 1)), tick);
@@ -195,7 +195,7 @@ impl Stamps {
     /// Stamps rows `start..start + len` (within the capacity) with `tick`:
     /// a store per block.
     #[inline]
-    pub(in crate::storage) fn mark_range(&self, start: usize, len: usize, tick: u32) {
+    pub(in crate::storage) fn mark_range(&self, start: usize, len: usize, tick: Tick) {
         let size = 1usize << self.shift;
         let mut row = start;
         while row < start + len {
@@ -215,28 +215,25 @@ impl Stamps {
     /// stamp before). The rows that leave the block's mask (it held them at
     /// its old tick) get that tick in their own entries first.
     #[inline(always)]
-    fn mark_block(&self, block: usize, bits: u64, tick: u32) {
+    fn mark_block(&self, block: usize, bits: u64, tick: Tick) {
         let summary = &self.blocks[block];
-        let (old, mask) = (
-            summary.tick.load(Ordering::Relaxed),
-            summary.mask.load(Ordering::Relaxed),
-        );
+        let (old, mask) = (summary.tick.load(), summary.mask.load(Ordering::Relaxed));
         if old == tick {
             summary.mask.store(mask | bits, Ordering::Relaxed);
         } else {
             // Rows stamped `old` at or below the floor need no entry: their
             // old entries (lower) read as unchanged to every consumer too.
             let leaving = mask & !bits;
-            if leaving != 0 && old > self.floor.get() {
+            if leaving != 0 && old.is_newer_than(self.floor.get()) {
                 self.keep_stamps(block, leaving, old);
             }
-            summary.prev.store(old, Ordering::Relaxed);
-            summary.tick.store(tick, Ordering::Relaxed);
+            summary.prev.store(old);
+            summary.tick.store(tick);
             summary.mask.store(bits, Ordering::Relaxed);
             // A mark's tick is the context's current one, at least every
             // stamp there is: marks racing on other threads store the same.
-            if self.latest.load(Ordering::Relaxed) < tick {
-                self.latest.store(tick, Ordering::Relaxed);
+            if tick.is_newer_than(self.latest.load()) {
+                self.latest.store(tick);
                 self.group.raise(tick);
             }
         }
@@ -245,10 +242,10 @@ impl Stamps {
     /// Writes `stamp` into the entries of block `block`'s rows `bits`
     /// (rows leaving its mask at that stamp).
     #[inline]
-    fn keep_stamps(&self, block: usize, mut bits: u64, stamp: u32) {
+    fn keep_stamps(&self, block: usize, mut bits: u64, stamp: Tick) {
         let (start, rows) = (block << self.shift, self.entries());
         while bits != 0 {
-            rows[start + bits.trailing_zeros() as usize].store(stamp, Ordering::Relaxed);
+            rows[start + bits.trailing_zeros() as usize].store(stamp);
             bits &= bits - 1;
         }
     }
@@ -256,81 +253,81 @@ impl Stamps {
     /// The stamp of `row` (within the capacity), through a shared borrow:
     /// exact above the floor; at or below it, some tick at or below it.
     #[inline]
-    pub(in crate::storage) fn peek(&self, row: u32) -> u32 {
+    pub(in crate::storage) fn peek(&self, row: u32) -> Tick {
         let row = row as usize;
         if row >= self.capacity {
-            return 0;
+            return Tick::NEVER;
         }
         let summary = &self.blocks[row >> self.shift];
         let size = 1usize << self.shift;
         if summary.mask.load(Ordering::Relaxed) & (1 << (row & (size - 1))) != 0 {
-            summary.tick.load(Ordering::Relaxed)
+            summary.tick.load()
         } else {
-            self.rows.get().map_or(0, |rows| rows[row].load(Ordering::Relaxed))
+            self.rows.get().map_or(Tick::NEVER, |rows| rows[row].load())
         }
     }
 
     /// The stamp of `row` (as [`peek`](Stamps::peek)).
     #[inline]
-    pub(in crate::storage) fn get(&mut self, row: u32) -> u32 {
+    pub(in crate::storage) fn get(&mut self, row: u32) -> Tick {
         self.peek(row)
     }
 
-    /// Sets the stamp of `row` to `stamp` (a new row's 0, or the stamp of
-    /// a row moved into it), keeping its block's summary true.
+    /// Sets the stamp of `row` to `stamp` (a new row's `NEVER`, or the
+    /// stamp of a row moved into it), keeping its block's summary true.
     #[inline]
-    pub(in crate::storage) fn set(&mut self, row: u32, stamp: u32) {
-        let latest = self.latest.get_mut();
-        *latest = (*latest).max(stamp);
+    pub(in crate::storage) fn set(&mut self, row: u32, stamp: Tick) {
+        let latest = self.latest.read();
+        self.latest.write(latest.newer(stamp));
         self.group.raise(stamp);
         let row = row as usize;
         let size = 1usize << self.shift;
         let (block, bit) = (row >> self.shift, 1u64 << (row & (size - 1)));
         let (tick, mask) = {
             let summary = &mut self.blocks[block];
-            (*summary.tick.get_mut(), *summary.mask.get_mut())
+            (summary.tick.read(), *summary.mask.get_mut())
         };
-        if stamp != 0 && stamp == tick {
+        if !stamp.is_never() && stamp == tick {
             *self.blocks[block].mask.get_mut() = mask | bit;
-        } else if stamp > tick {
+        } else if stamp.is_newer_than(tick) {
             let leaving = mask & !bit;
             if leaving != 0 {
                 self.keep_stamps(block, leaving, tick);
             }
             let summary = &mut self.blocks[block];
-            *summary.prev.get_mut() = tick;
-            *summary.tick.get_mut() = stamp;
+            summary.prev.write(tick);
+            summary.tick.write(stamp);
             *summary.mask.get_mut() = bit;
         } else {
             // An entry not allocated yet is 0 already.
-            if stamp != 0 || self.rows.get().is_some() {
-                self.entries()[row].store(stamp, Ordering::Relaxed);
+            if !stamp.is_never() || self.rows.get().is_some() {
+                self.entries()[row].store(stamp);
             }
             let summary = &mut self.blocks[block];
             *summary.mask.get_mut() = mask & !bit;
-            let prev = summary.prev.get_mut();
-            *prev = (*prev).max(stamp);
+            let prev = summary.prev.read();
+            summary.prev.write(prev.newer(stamp));
         }
     }
 
-    /// Subtracts `base` from every stamp (0 for those at or below it).
-    pub(in crate::storage) fn rebase(&mut self, base: u32) {
-        let latest = self.latest.get_mut();
-        *latest = latest.saturating_sub(base);
+    /// Lowers every stamp by `base` (`NEVER` for those at or below it).
+    pub(in crate::storage) fn rebase(&mut self, base: Tick) {
+        let latest = self.latest.read();
+        self.latest.write(latest.rebased(base));
         for stamp in self.rows.get_mut().map_or(&mut [][..], |rows| &mut rows[..]) {
-            let stamp = stamp.get_mut();
-            *stamp = stamp.saturating_sub(base);
+            let rebased = stamp.read().rebased(base);
+            stamp.write(rebased);
         }
         for block in self.blocks.iter_mut() {
             for tick in [&mut block.tick, &mut block.prev] {
-                let tick = tick.get_mut();
-                *tick = tick.saturating_sub(base);
+                let rebased = tick.read().rebased(base);
+                tick.write(rebased);
             }
         }
     }
 
     /// Bytes held.
     pub(in crate::storage) fn bytes(&self) -> usize {
-        self.rows.get().map_or(0, |rows| rows.len() * size_of::<AtomicU32>()) + self.blocks.len() * size_of::<Block>()
+        self.rows.get().map_or(0, |rows| rows.len() * size_of::<AtomicTick>()) + self.blocks.len() * size_of::<Block>()
     }
 }

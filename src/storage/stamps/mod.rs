@@ -32,6 +32,8 @@ mod column;
 mod scan;
 #[cfg(test)]
 mod tests;
+mod tick;
 
-pub(crate) use clock::Floor;
+pub(crate) use clock::{Clock, Floor};
 pub(crate) use column::{LastMark, Stamp, Stamps};
+pub(crate) use tick::Tick;

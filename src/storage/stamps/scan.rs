@@ -1,20 +1,22 @@
 //! The changed-rows scan: the blocks of a column holding rows stamped after
 //! a tick, read from the block summaries, row entries only where needed.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 
 use super::column::Stamps;
+use super::tick::{AtomicTick, Tick};
 
 impl Stamps {
     /// Calls `f` with each block among the first `len` rows that holds rows
     /// stamped after `since`: its first row, and a mask of those rows, in
     /// increasing order.
     #[inline]
-    pub(in crate::storage) fn changed_blocks(&mut self, len: usize, since: u32, mut f: impl FnMut(usize, u64)) {
-        let blocks = ChangedBlocks::new(self, len, since, |rows: &[AtomicU32]| {
-            // SAFETY: `AtomicU32` has the size, alignment and bit validity
-            // of `u32`; `&mut self` rules out any other access to these
-            // stamps while the shared view lives.
+    pub(in crate::storage) fn changed_blocks(&mut self, len: usize, since: Tick, mut f: impl FnMut(usize, u64)) {
+        let blocks = ChangedBlocks::new(self, len, since, |rows: &[AtomicTick]| {
+            // SAFETY: `AtomicTick` is a `repr(transparent)` `AtomicU32`,
+            // which has the size, alignment and bit validity of `u32`;
+            // `&mut self` rules out any other access to these stamps while
+            // the shared view lives.
             let rows: &[u32] = unsafe { std::slice::from_raw_parts(rows.as_ptr().cast::<u32>(), rows.len()) };
             newer_than(rows, since)
         });
@@ -29,11 +31,11 @@ impl Stamps {
     pub(in crate::storage) fn changed_blocks_shared(
         &self,
         len: usize,
-        since: u32,
+        since: Tick,
     ) -> impl Iterator<Item = (usize, u64)> + '_ {
-        ChangedBlocks::new(self, len, since, move |rows: &[AtomicU32]| {
+        ChangedBlocks::new(self, len, since, move |rows: &[AtomicTick]| {
             rows.iter().enumerate().fold(0, |mask, (i, stamp)| {
-                mask | (u64::from(stamp.load(Ordering::Relaxed) > since) << i)
+                mask | (u64::from(stamp.load().is_newer_than(since)) << i)
             })
         })
     }
@@ -51,7 +53,7 @@ impl Stamps {
 struct ChangedBlocks<'a, N> {
     stamps: &'a Stamps,
     len: usize,
-    since: u32,
+    since: Tick,
     newer: N,
     /// The next group of 64 blocks to compare, and how many blocks hold rows.
     group: usize,
@@ -61,11 +63,11 @@ struct ChangedBlocks<'a, N> {
     first: usize,
 }
 
-impl<'a, N: Fn(&[AtomicU32]) -> u64> ChangedBlocks<'a, N> {
+impl<'a, N: Fn(&[AtomicTick]) -> u64> ChangedBlocks<'a, N> {
     #[inline(always)]
-    fn new(stamps: &'a Stamps, len: usize, since: u32, newer: N) -> Self {
+    fn new(stamps: &'a Stamps, len: usize, since: Tick, newer: N) -> Self {
         // A column not marked since `since` has no block to read.
-        let blocks = if stamps.latest.load(Ordering::Relaxed) > since {
+        let blocks = if stamps.latest.load().is_newer_than(since) {
             len.div_ceil(1 << stamps.shift).min(stamps.blocks.len())
         } else {
             0
@@ -83,7 +85,7 @@ impl<'a, N: Fn(&[AtomicU32]) -> u64> ChangedBlocks<'a, N> {
     }
 }
 
-impl<N: Fn(&[AtomicU32]) -> u64> Iterator for ChangedBlocks<'_, N> {
+impl<N: Fn(&[AtomicTick]) -> u64> Iterator for ChangedBlocks<'_, N> {
     type Item = (usize, u64);
 
     #[inline(always)]
@@ -105,7 +107,7 @@ impl<N: Fn(&[AtomicU32]) -> u64> Iterator for ChangedBlocks<'_, N> {
                 // The rows in the mask have the block's tick, after `since`;
                 // the others their own entries.
                 let mask = summary.mask.load(Ordering::Relaxed);
-                let changed = if summary.prev.load(Ordering::Relaxed) <= self.since {
+                let changed = if !summary.prev.load().is_newer_than(self.since) {
                     mask & live
                 } else {
                     let own = stamps.rows.get().map_or(0, |rows| (self.newer)(&rows[start..end]));
@@ -122,7 +124,7 @@ impl<N: Fn(&[AtomicU32]) -> u64> Iterator for ChangedBlocks<'_, N> {
             let since = self.since;
             let group = &stamps.blocks[first..(first + 64).min(self.blocks)];
             self.touched = group.iter().enumerate().fold(0u64, |touched, (i, summary)| {
-                touched | (u64::from(summary.tick.load(Ordering::Relaxed) > since) << i)
+                touched | (u64::from(summary.tick.load().is_newer_than(since)) << i)
             });
             self.first = first;
             self.group += 1;
@@ -130,11 +132,13 @@ impl<N: Fn(&[AtomicU32]) -> u64> Iterator for ChangedBlocks<'_, N> {
     }
 }
 
-/// A mask of `stamps` (at most 64) larger than `since`: bit `i` for
-/// `stamps[i]`. Stamps and ticks stay below 2^31 (they are rebased at 2^30),
-/// so a signed compare is the unsigned one, four at a time with SSE2.
+/// A mask of the `stamps` (at most 64, ticks' numbers) newer than `since`:
+/// bit `i` for `stamps[i]`, as [`Tick::is_newer_than`] says. Stamps and
+/// ticks stay below 2^31 (they are rebased at
+/// [`Clock::REBASE_AT`](super::Clock::REBASE_AT)), so a signed compare is
+/// the unsigned one, four at a time with SSE2.
 #[inline]
-pub(super) fn newer_than(stamps: &[u32], since: u32) -> u64 {
+pub(super) fn newer_than(stamps: &[u32], since: Tick) -> u64 {
     debug_assert!(stamps.len() <= 64, "a block holds at most 64 rows");
     let mut mask = 0u64;
     #[cfg(not(target_arch = "x86_64"))]
@@ -150,7 +154,7 @@ pub(super) fn newer_than(stamps: &[u32], since: u32) -> u64 {
         // 16 bytes of one `[u32; 4]` chunk of `stamps` (unaligned loads are
         // allowed), and the intrinsics only compute on registers.
         unsafe {
-            let limit = _mm_set1_epi32(since as i32);
+            let limit = _mm_set1_epi32(since.get() as i32);
             for (i, quad) in quads.enumerate() {
                 let values = _mm_loadu_si128(quad.as_ptr().cast::<__m128i>());
                 let newer = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(values, limit)));
@@ -160,7 +164,7 @@ pub(super) fn newer_than(stamps: &[u32], since: u32) -> u64 {
         done
     };
     for (i, &stamp) in stamps[done..].iter().enumerate() {
-        mask |= u64::from(stamp > since) << (done + i);
+        mask |= u64::from(Tick::new(stamp).is_newer_than(since)) << (done + i);
     }
     mask
 }

@@ -1,9 +1,8 @@
 //! The stamps against a naive model, and their memory use.
 
-use std::sync::atomic::AtomicU32;
-
 use super::block::Block;
 use super::scan::newer_than;
+use super::tick::AtomicTick;
 use super::*;
 
 /// The rows a naive model says changed after `since`.
@@ -13,7 +12,7 @@ fn naive(model: &[u32], len: usize, since: u32) -> Vec<usize> {
 
 fn found(stamps: &mut Stamps, len: usize, since: u32, shift: u32) -> Vec<usize> {
     let mut rows = Vec::new();
-    stamps.changed_blocks(len, since, |start, mut mask| {
+    stamps.changed_blocks(len, Tick::new(since), |start, mut mask| {
         assert_eq!(start % (1 << shift), 0, "blocks start at multiples of their size");
         while mask != 0 {
             rows.push(start + mask.trailing_zeros() as usize);
@@ -50,20 +49,20 @@ fn changed_rows_match_a_naive_model_through_marks_moves_and_rebases() {
             match next(7) {
                 0 | 1 => {
                     let row = next(len);
-                    stamps.mark(row as u32, tick);
+                    stamps.mark(row as u32, Tick::new(tick));
                     model[row] = tick;
                 }
                 2 => {
                     let start = next(len);
                     let count = next(len - start + 1);
-                    stamps.mark_range(start, count, tick);
+                    stamps.mark_range(start, count, Tick::new(tick));
                     model[start..start + count].fill(tick);
                 }
                 3 => {
                     // The last row moves into a hole, or a row is cleared.
                     let row = next(len);
                     let stamp = if next(2) == 0 { model[len - 1] } else { 0 };
-                    stamps.set(row as u32, stamp);
+                    stamps.set(row as u32, Tick::new(stamp));
                     model[row] = stamp;
                 }
                 4 => {
@@ -71,47 +70,49 @@ fn changed_rows_match_a_naive_model_through_marks_moves_and_rebases() {
                     if next(3) == 0 {
                         // The oldest consumer looked: the floor rises, not past
                         // the last tick ended.
-                        floor.set(floor.get() + next((tick - floor.get()) as usize) as u32);
+                        floor.set(Tick::new(
+                            floor.get().get() + next((tick - floor.get().get()) as usize) as u32,
+                        ));
                     }
                 }
                 5 => {
                     // Rows leave and come back, fresh.
                     let new_len = 1 + next(capacity);
                     for (row, stamp) in model.iter_mut().enumerate().take(new_len).skip(len.min(new_len)) {
-                        stamps.set(row as u32, 0);
+                        stamps.set(row as u32, Tick::NEVER);
                         *stamp = 0;
                     }
                     len = new_len;
                 }
                 _ => {
                     let base = next(tick as usize) as u32;
-                    stamps.rebase(base);
+                    stamps.rebase(Tick::new(base));
                     for stamp in &mut model {
                         *stamp = stamp.saturating_sub(base);
                     }
                     tick -= base;
-                    floor.set(floor.get().saturating_sub(base));
+                    floor.set(floor.get().rebased(Tick::new(base)));
                 }
             }
-            let since = floor.get() + next((tick - floor.get()) as usize + 1) as u32;
+            let since = floor.get().get() + next((tick - floor.get().get()) as usize + 1) as u32;
             assert_eq!(
                 found(&mut stamps, len, since, shift),
                 naive(&model, len, since),
                 "since {since}, floor {}",
-                floor.get()
+                floor.get().get()
             );
             // Exact above the floor; at or below it, anything at or below.
             if round % every != 0 {
                 continue;
             }
             for (row, &stamp) in model.iter().enumerate().take(len) {
-                let got = stamps.get(row as u32);
-                if stamp > floor.get() {
+                let got = stamps.get(row as u32).get();
+                if stamp > floor.get().get() {
                     assert_eq!(got, stamp, "row {row}");
                 } else {
-                    assert!(got <= floor.get(), "row {row}: {got} above the floor for {stamp}");
+                    assert!(got <= floor.get().get(), "row {row}: {got} above the floor for {stamp}");
                 }
-                assert_eq!(stamps.is_live(row as u32), stamp > floor.get());
+                assert_eq!(stamps.is_live(row as u32), stamp > floor.get().get());
             }
         }
     }
@@ -124,15 +125,18 @@ fn rows_get_entries_of_their_own_only_when_one_leaves_its_blocks_mask() {
     assert_eq!(stamps.bytes(), blocks, "a new column's stamps: the block summaries");
     // Whole blocks written, tick after tick: summaries only.
     for tick in 1..4 {
-        stamps.mark_range(0, 256, tick);
+        stamps.mark_range(0, 256, Tick::new(tick));
     }
-    stamps.set(255, 0);
+    stamps.set(255, Tick::NEVER);
     assert_eq!(stamps.bytes(), blocks);
     assert_eq!(found(&mut stamps, 256, 2, 6), (0..255).collect::<Vec<_>>());
     // One row written at a later tick: the others of its block keep 3.
-    stamps.mark(5, 4);
-    assert_eq!(stamps.bytes(), blocks + 256 * size_of::<AtomicU32>());
-    assert_eq!((stamps.get(5), stamps.get(6), stamps.get(255)), (4, 3, 0));
+    stamps.mark(5, Tick::new(4));
+    assert_eq!(stamps.bytes(), blocks + 256 * size_of::<AtomicTick>());
+    assert_eq!(
+        (stamps.get(5).get(), stamps.get(6).get(), stamps.get(255).get()),
+        (4, 3, 0)
+    );
     assert_eq!(found(&mut stamps, 256, 3, 6), [5]);
 }
 
@@ -145,31 +149,31 @@ fn rows_left_at_or_below_the_floor_get_no_entries() {
     // looking after each tick: every block's tick moves, no entry kept.
     for tick in 1..10u32 {
         for block in 0..4 {
-            stamps.mark(block * 64 + tick, tick);
+            stamps.mark(block * 64 + tick, Tick::new(tick));
         }
-        floor.set(tick);
+        floor.set(Tick::new(tick));
     }
     assert_eq!(stamps.bytes(), blocks, "no row entries");
     for block in 0..4 {
-        stamps.mark(block * 64 + 10, 10);
+        stamps.mark(block * 64 + 10, Tick::new(10));
     }
     assert_eq!(found(&mut stamps, 256, 9, 6), [10, 74, 138, 202]);
     // The consumer has not looked since tick 10: rows leaving the mask
     // at tick 11 keep 10 in entries of their own.
-    stamps.mark(5, 11);
-    assert_eq!(stamps.bytes(), blocks + 256 * size_of::<AtomicU32>());
-    assert_eq!((stamps.get(10), stamps.get(5)), (10, 11));
+    stamps.mark(5, Tick::new(11));
+    assert_eq!(stamps.bytes(), blocks + 256 * size_of::<AtomicTick>());
+    assert_eq!((stamps.get(10).get(), stamps.get(5).get()), (10, 11));
     assert_eq!(found(&mut stamps, 256, 9, 6), [5, 10, 74, 138, 202]);
 }
 
 #[test]
 fn growing_keeps_every_stamp_and_block() {
     let mut stamps = Stamps::new(64, 6, Floor::default(), LastMark::default());
-    stamps.mark(3, 5);
-    stamps.mark(60, 7);
+    stamps.mark(3, Tick::new(5));
+    stamps.mark(60, Tick::new(7));
     stamps.grow(200);
     assert!(stamps.capacity() >= 200);
-    stamps.mark(130, 9);
+    stamps.mark(130, Tick::new(9));
     assert_eq!(found(&mut stamps, 200, 4, 6), [3, 60, 130]);
     assert_eq!(found(&mut stamps, 200, 6, 6), [60, 130]);
     assert_eq!(found(&mut stamps, 200, 9, 6), Vec::<usize>::new());
@@ -181,7 +185,11 @@ fn the_simd_compare_matches_the_scalar_one() {
     for len in [0, 1, 3, 4, 5, 31, 64] {
         for since in [0, 10, 25, 49, 50] {
             let expected = (0..len).fold(0u64, |m, i| m | (u64::from(stamps[i] > since) << i));
-            assert_eq!(newer_than(&stamps[..len], since), expected, "len {len} since {since}");
+            assert_eq!(
+                newer_than(&stamps[..len], Tick::new(since)),
+                expected,
+                "len {len} since {since}"
+            );
         }
     }
 }
