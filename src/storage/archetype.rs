@@ -8,7 +8,7 @@ use super::chunk::{Chunk, ChunkLayout};
 use super::component_info::{ComponentInfo, ComponentRef, TypedId};
 use super::edges::Edges;
 use super::location::{ArchetypeId, Location};
-use super::stamps::{Floor, LastMark, Stamp, Stamps, Tick};
+use super::stamps::{Clock, Floor, LastMark, Stamp, Stamps, Tick};
 use super::type_info::{ErasedRef, Recycler};
 use crate::entity::Entity;
 use crate::id::ComponentId;
@@ -823,6 +823,57 @@ impl Archetype {
                     return Err(format!("{name}: column {} is misaligned", column.info.name()));
                 }
             }
+        }
+        Ok(())
+    }
+}
+
+impl Archetype {
+    /// Checks the change stamps of the columns against the module docs of
+    /// `stamps/` (invariants 2 to 7): a column has stamps exactly when its
+    /// component is `watched`, room for every row, and each passes
+    /// [`Stamps::check`] sharing `clock`'s floor and this archetype's last
+    /// mark, which is not after the current tick.
+    pub(super) fn check_stamps(&self, clock: &Clock, watched: &ComponentSet) -> Result<(), String> {
+        let name = format!("archetype {:?} {:?}", self.id, self.set);
+        if self.stamped != self.columns.iter().any(|c| c.stamps.is_some()) {
+            return Err(format!("{name}: the stamped flag does not match the columns"));
+        }
+        if !self.stamped {
+            return Ok(());
+        }
+        if !self.floor.is(clock.floor()) {
+            return Err(format!("{name}: does not share the context's stamp floor"));
+        }
+        if self.last_mark.get().is_newer_than(clock.now()) {
+            return Err(format!(
+                "{name}: last marked at {}, after the current tick {}",
+                self.last_mark.get(),
+                clock.now()
+            ));
+        }
+        for column in self.columns.iter() {
+            let column_name = column.info.name();
+            if column.stamps.is_some() != watched.contains(column.info.id()) {
+                return Err(format!(
+                    "{name}: column {column_name} has change stamps: {}, is watched: {}",
+                    column.stamps.is_some(),
+                    watched.contains(column.info.id())
+                ));
+            }
+            let Some(stamps) = &column.stamps else {
+                continue;
+            };
+            if stamps.capacity() < self.len {
+                return Err(format!(
+                    "{name}: column {column_name} has change stamps for {} of {} rows",
+                    stamps.capacity(),
+                    self.len
+                ));
+            }
+            stamps
+                .check(clock.now(), clock.floor(), Some(&self.last_mark))
+                .map_err(|broken| format!("{name}: column {column_name}: {broken}"))?;
         }
         Ok(())
     }

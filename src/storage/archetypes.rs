@@ -217,6 +217,14 @@ impl Archetypes {
         self.clock.jump(tick);
     }
 
+    /// Stamps the row at `at` in column `col` (which has stamps) with
+    /// `tick`, whatever the current tick: a fault for tests of the checks.
+    #[cfg(test)]
+    pub(crate) fn plant_stamp(&mut self, at: super::Location, col: usize, tick: Tick) {
+        let stamps = self.archetype_mut(at.archetype).columns[col].stamps.as_ref();
+        stamps.expect("a stamped column").mark(at.row, tick);
+    }
+
     /// The components whose columns carry change stamps.
     #[inline]
     pub(crate) fn watched(&self) -> &ComponentSet {
@@ -293,13 +301,16 @@ impl Archetypes {
         id
     }
 
-    /// Checks every archetype, the component index and the graph.
+    /// Checks every archetype (with its change stamps), the clock, the
+    /// component index and the graph.
     pub(crate) fn check(&self) -> Result<(), String> {
+        self.clock.check()?;
         for (i, archetype) in self.list.iter().enumerate() {
             if archetype.id().index() != i || self.by_set.get(archetype.set()) != Some(&archetype.id()) {
                 return Err(format!("archetype {i} is not indexed by its component set"));
             }
             archetype.check()?;
+            archetype.check_stamps(&self.clock, &self.watched)?;
         }
         for (index, listed) in self.by_component.iter().enumerate() {
             let id = ComponentId::at(index);

@@ -554,6 +554,48 @@ impl SparseSets {
         }
     }
 
+    /// Checks the sets' change stamps against the module docs of
+    /// `stamps/` (invariants 2 to 7): they share `clock`'s floor, a set has
+    /// stamps exactly when its component is watched, with room for every
+    /// indexed slot, and passes [`Stamps::check`]; a slot without a value
+    /// is unstamped.
+    pub(crate) fn check_stamps(&self, clock: &Clock) -> Result<(), String> {
+        if !self.floor.is(clock.floor()) {
+            return Err("the sparse sets do not share the context's stamp floor".into());
+        }
+        for &id in &self.ids {
+            let Some(set) = self.set(id) else {
+                continue;
+            };
+            let name = set.info.name();
+            if set.stamps.is_some() != self.watched.contains(id) {
+                return Err(format!("sparse {name}: has change stamps: {}", set.stamps.is_some()));
+            }
+            let Some(stamps) = &set.stamps else {
+                continue;
+            };
+            if stamps.capacity() < set.index.len() {
+                return Err(format!(
+                    "sparse {name}: change stamps for {} of {} slots",
+                    stamps.capacity(),
+                    set.index.len()
+                ));
+            }
+            stamps
+                .check(clock.now(), &self.floor, None)
+                .map_err(|broken| format!("sparse {name}: {broken}"))?;
+            if let Some(slot) =
+                (0..stamps.capacity() as u32).find(|&slot| !set.contains(slot) && !stamps.peek(slot).is_never())
+            {
+                return Err(format!(
+                    "sparse {name}: slot {slot} has no value but is stamped {}",
+                    stamps.peek(slot)
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Bytes of change stamps held.
     pub(crate) fn stamp_bytes(&self) -> usize {
         self.ids

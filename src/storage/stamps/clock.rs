@@ -32,6 +32,11 @@ impl Floor {
     pub(super) fn set(&self, tick: Tick) {
         self.0.store(tick);
     }
+
+    /// Whether `self` and `other` are the same floor (shared).
+    pub(crate) fn is(&self, other: &Floor) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// A context's change clock: the tick every mutable access stamps now
@@ -135,6 +140,22 @@ impl Clock {
     #[inline]
     pub(crate) fn rests_on(&self, look: Tick) -> bool {
         !look.is_newer_than(self.floor.get())
+    }
+
+    /// Checks invariants 1 and 3 of the module docs (as far as the clock
+    /// knows them): `now` between [`Tick::FIRST`] and
+    /// [`REBASE_AT`](Clock::REBASE_AT), the floor before it.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let (now, floor) = (self.now, self.floor.get());
+        if Tick::FIRST.is_newer_than(now) || now.is_newer_than(Self::REBASE_AT) {
+            return Err(format!("the change tick {now} is not in 1..={}", Self::REBASE_AT));
+        }
+        if !now.is_newer_than(floor) {
+            return Err(format!(
+                "the stamps' floor {floor} is not before the current tick {now}"
+            ));
+        }
+        Ok(())
     }
 
     /// Moves the current tick on to `tick` (tests of the rebase).

@@ -51,7 +51,7 @@ impl<'a> Stamp<'a> {
 /// archetype's), shared by their [`Stamps`]: at least every stamp among
 /// them, so that when it is not above the floor, no row of the group was
 /// stamped after it, and a check of one row's columns
-/// ([`Archetype::row_stamped`](super::Archetype::row_stamped)) reads none
+/// ([`Archetype::row_stamped`](crate::storage::Archetype::row_stamped)) reads none
 /// of them. The group's owner lowers it when it rebases their stamps.
 #[derive(Clone, Default)]
 pub(crate) struct LastMark(Arc<AtomicTick>);
@@ -72,6 +72,11 @@ impl LastMark {
     /// Sets it to `tick` (after a rebase: the largest of the group's own).
     pub(in crate::storage) fn set(&self, tick: Tick) {
         self.0.store(tick);
+    }
+
+    /// Whether `self` and `other` are the same (shared).
+    pub(in crate::storage) fn is(&self, other: &LastMark) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
     }
 }
 
@@ -168,12 +173,6 @@ impl Stamps {
             std::mem::swap(to, from);
         }
         self.blocks = new;
-    }
-
-    /// The row capacity.
-    #[cfg(test)]
-    pub(in crate::storage) fn capacity(&self) -> usize {
-        self.capacity
     }
 
     /// Stamps `row` (within the capacity) with `tick`, the context's
@@ -324,6 +323,72 @@ impl Stamps {
                 tick.write(rebased);
             }
         }
+    }
+
+    /// The row capacity.
+    #[inline]
+    pub(in crate::storage) fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Checks the invariants of the module docs that one column's stamps
+    /// can tell (2 to 6): they share `floor` (and `group`'s last mark, if
+    /// given, which is at least their latest mark); their room; nothing
+    /// stamped after `now`; and per block, `prev` at most `tick` at most
+    /// the latest mark, every row out of the mask at most `prev`. Reads
+    /// every entry: for tests.
+    pub(in crate::storage) fn check(&self, now: Tick, floor: &Floor, group: Option<&LastMark>) -> Result<(), String> {
+        if !self.floor.is(floor) {
+            return Err("change stamps do not share the context's floor".into());
+        }
+        let latest = self.latest.load();
+        if let Some(group) = group {
+            if !self.group.is(group) {
+                return Err("change stamps do not share their archetype's last mark".into());
+            }
+            if latest.is_newer_than(group.get()) {
+                return Err(format!(
+                    "a column's last mark {latest} is after its archetype's {}",
+                    group.get()
+                ));
+            }
+        }
+        if latest.is_newer_than(now) {
+            return Err(format!("a column was stamped {latest}, after the current tick {now}"));
+        }
+        if self.blocks.len() << self.shift != self.capacity
+            || self.rows.get().is_some_and(|rows| rows.len() != self.capacity)
+        {
+            return Err(format!(
+                "change stamps for {} rows hold {} blocks of {} rows and {:?} row entries",
+                self.capacity,
+                self.blocks.len(),
+                1 << self.shift,
+                self.rows.get().map(|rows| rows.len())
+            ));
+        }
+        let size = 1usize << self.shift;
+        for (at, block) in self.blocks.iter().enumerate() {
+            let (tick, prev, mask) = (block.tick.load(), block.prev.load(), block.mask.load(Ordering::Relaxed));
+            if prev.is_newer_than(tick) || tick.is_newer_than(latest) {
+                return Err(format!(
+                    "block {at} of change stamps: prev {prev}, tick {tick}, last mark {latest} (not in order)"
+                ));
+            }
+            let Some(rows) = self.rows.get() else {
+                continue;
+            };
+            for (i, entry) in rows[at * size..(at + 1) * size].iter().enumerate() {
+                if mask & (1 << i) == 0 && entry.load().is_newer_than(prev) {
+                    return Err(format!(
+                        "row {} of change stamps is stamped {} out of its block's mask, after its block's prev {prev}",
+                        at * size + i,
+                        entry.load()
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Bytes held.

@@ -1,4 +1,5 @@
-//! The stamps against a naive model, and their memory use.
+//! The stamps against a naive model, their memory use, and their checks
+//! against planted faults.
 
 use super::block::Block;
 use super::scan::newer_than;
@@ -30,7 +31,8 @@ fn changed_rows_match_a_naive_model_through_marks_moves_and_rebases() {
     for shift in [6, 2] {
         let capacity = 512;
         let floor = Floor::default();
-        let mut stamps = Stamps::new(capacity, shift, floor.clone(), LastMark::default());
+        let group = LastMark::default();
+        let mut stamps = Stamps::new(capacity, shift, floor.clone(), group.clone());
         let mut model = vec![0u32; capacity];
         let mut tick = 1;
         let mut len = capacity;
@@ -87,6 +89,8 @@ fn changed_rows_match_a_naive_model_through_marks_moves_and_rebases() {
                 _ => {
                     let base = next(tick as usize) as u32;
                     stamps.rebase(Tick::new(base));
+                    // As an archetype does: its last mark, the columns' largest.
+                    group.set(stamps.latest());
                     for stamp in &mut model {
                         *stamp = stamp.saturating_sub(base);
                     }
@@ -105,6 +109,11 @@ fn changed_rows_match_a_naive_model_through_marks_moves_and_rebases() {
             if round % every != 0 {
                 continue;
             }
+            assert_eq!(
+                stamps.check(Tick::new(tick), &floor, Some(&group)),
+                Ok(()),
+                "round {round}"
+            );
             for (row, &stamp) in model.iter().enumerate().take(len) {
                 let got = stamps.get(row as u32).get();
                 if stamp > floor.get().get() {
@@ -192,4 +201,43 @@ fn the_simd_compare_matches_the_scalar_one() {
             );
         }
     }
+}
+
+#[test]
+fn the_checks_find_each_planted_fault() {
+    let (floor, group) = (Floor::default(), LastMark::default());
+    // Block 0: row 3 stamped 2, then row 5 at 5 (row 3 keeps 2 in its
+    // entry, out of the mask: its block's prev is 2); block 1: row 70 at 4.
+    let stamped = || {
+        let stamps = Stamps::new(128, 6, floor.clone(), group.clone());
+        stamps.mark(3, Tick::new(2));
+        stamps.mark(70, Tick::new(4));
+        stamps.mark(5, Tick::new(5));
+        stamps
+    };
+    let now = Tick::new(5);
+    assert_eq!(stamped().check(now, &floor, Some(&group)), Ok(()));
+    let broken = |stamps: &Stamps, now: Tick, floor: &Floor| {
+        stamps
+            .check(now, floor, Some(&group))
+            .expect_err("a planted fault is found")
+    };
+    // A block summary out of order: a bound on the other rows after the
+    // block's largest stamp.
+    let stamps = stamped();
+    stamps.blocks[0].prev.store(Tick::new(6));
+    assert!(broken(&stamps, now, &floor).contains("not in order"));
+    // A row out of its block's mask stamped after the block's prev.
+    let stamps = stamped();
+    stamps.rows.get().expect("row 3 has an entry")[3].store(Tick::new(4));
+    assert!(broken(&stamps, now, &floor).contains("row 3 of change stamps"));
+    // A stamp after the current tick (a mark with a wrong tick).
+    assert!(broken(&stamped(), Tick::new(4), &floor).contains("after the current tick"));
+    // Stamps that do not share the context's floor.
+    assert!(broken(&stamped(), now, &Floor::default()).contains("floor"));
+    // The clock: a floor not before the current tick.
+    let clock = Clock::new();
+    assert_eq!(clock.check(), Ok(()));
+    clock.floor().set(Tick::FIRST);
+    assert!(clock.check().expect_err("a floor at now").contains("floor"));
 }
