@@ -31,8 +31,10 @@
 //! - `sparse_access.rs`: those components as a query fetches them, looked
 //!   up row by row by entity slot;
 //! - `stamps/`: change stamps of the columns some consumer watches: per
-//!   row the tick of its last mutable access, per block of 64 rows a
-//!   summary; every `&mut` storage hands out (`ArchetypeMut`, a writable
+//!   row the `Tick` of its last mutable access, per block of 64 rows a
+//!   summary, the `Clock` (current tick, floor, rebase) and the
+//!   changed-rows scan, one file each, their invariants in the module
+//!   docs; every `&mut` storage hands out (`ArchetypeMut`, a writable
 //!   `ColumnAccess`, `RowAccess`) stamps its row, or gives a `Stamp` to mark
 //!   once the write stands;
 //! - `component_info.rs`: what storage knows of each declared component
