@@ -27,7 +27,7 @@ const ALLOWED: &[(&str, &str)] = &[
         "a keyed `Mut` borrows its context whole, so its entity keeps its T",
     ),
     (
-        "storage/archetypes.rs",
+        "storage/stamps/clock.rs",
         "change ticks are rebased long before they wrap: `Context::end_change_tick` does it at 2^30",
     ),
     // Counts of things that each cost memory (or an entity slot, a u32):

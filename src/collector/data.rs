@@ -14,7 +14,7 @@ use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::group::GroupEvent;
 use crate::id::{CollectorKey, ComponentId};
-use crate::storage::ComponentRef;
+use crate::storage::{ComponentRef, Tick};
 
 /// Keeps, per collected entity, the value of one component type when it
 /// left a group.
@@ -133,7 +133,7 @@ pub(crate) struct CollectorData {
     pub(crate) active: bool,
     /// The change tick of its last look at change stamps: rows stamped
     /// later are changes it has not taken yet.
-    pub(crate) seen: u32,
+    pub(crate) seen: Tick,
     /// Collected entities, in the order they were first collected.
     pub(crate) entities: Vec<Entity>,
     /// One bit per entity slot: set while the slot's entity is collected (a
@@ -298,7 +298,7 @@ impl Collectors {
         triggers: SmallVec<[(u32, Trigger); 2]>,
         removed: Option<Box<dyn RemovedStore>>,
         slots: usize,
-        seen: u32,
+        seen: Tick,
     ) -> CollectorKey {
         let data = CollectorData {
             owner: Owner::internal(),
@@ -333,12 +333,12 @@ impl Collectors {
         }
     }
 
-    /// Subtracts `base` from every collector's last look (0 for those at
+    /// Lowers every collector's last look by `base` (`NEVER` for those at
     /// or below it: inactive ones, which look again when activated).
-    pub(crate) fn rebase(&mut self, base: u32) {
+    pub(crate) fn rebase(&mut self, base: Tick) {
         for slot in &mut self.slots {
             if let Some(data) = &mut slot.data {
-                data.seen = data.seen.saturating_sub(base);
+                data.seen = data.seen.rebased(base);
             }
         }
     }

@@ -11,7 +11,7 @@ use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::id::ComponentId;
 use crate::matcher::Matcher;
-use crate::storage::ComponentSet;
+use crate::storage::{ComponentSet, Tick};
 
 impl Context {
     /// The entity's `T`.
@@ -118,7 +118,11 @@ impl Context {
             return Err(self.not_alive_for(entity, T::component_id()));
         };
         if T::STORAGE.is_sparse() {
-            let tick = if tracked { self.archetypes.change_tick() } else { 0 };
+            let tick = if tracked {
+                self.archetypes.change_tick()
+            } else {
+                Tick::NEVER
+            };
             return match self.sparse.get_mut(T::component_id(), entity.index(), tick) {
                 Some((value, stamp)) => {
                     stamp.mark();

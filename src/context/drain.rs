@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::id::CollectorKey;
 use crate::query::{QueryPlan, ReadOnlyQueryParam, for_each_in_blocks};
 use crate::routes::Membership;
-use crate::storage::{Archetype, ArchetypeId, Archetypes, ColumnAccess, ReadLend, SparseLend, SparseSets};
+use crate::storage::{Archetype, ArchetypeId, Archetypes, ColumnAccess, ReadLend, SparseLend, SparseSets, Tick};
 
 impl Context {
     /// Calls `f` with `Q`'s items of each entity collector `id` holds, then
@@ -362,7 +362,7 @@ struct InPlace<'c> {
     plan: &'c QueryPlan,
     archetypes: &'c Archetypes,
     sparse: &'c SparseSets,
-    since: u32,
+    since: Tick,
     walk: SmallVec<[(ArchetypeId, usize); 8]>,
 }
 

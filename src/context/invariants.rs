@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use super::Context;
 use crate::aerc::AercMode;
 use crate::entity::Entity;
+use crate::storage::Tick;
 
 impl Context {
     /// Walks the storage and the entity records and reports the first broken
@@ -58,6 +59,8 @@ impl Context {
         self.routes.check(&self.archetypes)?;
         self.check_group_lists()?;
         self.sparse.check(&|slot| self.entities.live_at(slot).is_some())?;
+        self.sparse.check_stamps(self.archetypes.clock())?;
+        self.check_looks()?;
         let live: Vec<_> = self
             .entities
             .alive()
@@ -72,6 +75,34 @@ impl Context {
         self.uniques.check(live.iter().map(|(e, set)| (*e, set)))?;
         self.check_retains()?;
         Ok(())
+    }
+
+    /// The collectors' side of the change stamps (invariants 2 and 3 of
+    /// `storage/stamps/`): every last look is a tick ended (before the
+    /// current one), and the floor is the oldest last look of an active
+    /// collector (so no stamp a collector has yet to gather is at or
+    /// below it).
+    fn check_looks(&self) -> Result<(), String> {
+        let clock = self.archetypes.clock();
+        let (now, floor) = (clock.now(), clock.floor().get());
+        let mut oldest = None;
+        for (_, data) in self.collectors.iter() {
+            if !now.is_newer_than(data.seen) {
+                return Err(format!(
+                    "a collector last looked at {}, not before the current tick {now}",
+                    data.seen
+                ));
+            }
+            if data.active {
+                oldest = Some(oldest.map_or(data.seen, |oldest: Tick| oldest.older(data.seen)));
+            }
+        }
+        match oldest {
+            Some(oldest) if oldest != floor => Err(format!(
+                "the stamps' floor is {floor}, but the oldest look of an active collector is {oldest}"
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// AERC: safe-mode owners against counts, every collected or indexed
@@ -136,5 +167,54 @@ impl Context {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::prelude::*;
+    use crate::storage::Tick;
+
+    #[derive(Clone, Debug, PartialEq)]
+    struct Heat(u32);
+    crate::component!(Heat);
+
+    /// A context of 100 `Heat`s, two collectors watching them (the second
+    /// added later: its last look is newer), and one write.
+    fn watched() -> (Context, Vec<Entity>, CollectorId, CollectorId) {
+        let mut game = Context::new();
+        let entities = game.create_entities_with((0..100).map(Heat)).unwrap();
+        let first = game.add_collector(Matcher::all_of::<Heat>().updated());
+        game.modify(entities[7], |h: &mut Heat| h.0 += 1).unwrap();
+        let second = game.add_collector(Matcher::all_of::<Heat>().updated());
+        game.check_invariants().unwrap();
+        (game, entities, first, second)
+    }
+
+    #[test]
+    fn check_invariants_finds_a_row_stamped_after_the_current_tick() {
+        let (mut game, entities, ..) = watched();
+        let at = game.entities.location(entities[9]).unwrap();
+        let col = game
+            .archetypes
+            .get(at.archetype)
+            .column_index(Heat::component_id())
+            .unwrap();
+        let later = Tick::new(game.archetypes.change_tick().get() + 3);
+        game.archetypes.plant_stamp(at, col, later);
+        let broken = game.check_invariants().unwrap_err();
+        assert!(broken.contains("after the current tick"), "{broken}");
+    }
+
+    #[test]
+    fn check_invariants_finds_a_floor_above_an_active_collectors_look() {
+        let (game, _, first, second) = watched();
+        let newest = game.collectors.get(second.key).unwrap().seen;
+        assert!(newest.is_newer_than(game.collectors.get(first.key).unwrap().seen));
+        // The floor moved to the second collector's look, past the first's:
+        // the first's changes would read as old news.
+        game.archetypes.clock().raise_floor(Some(newest));
+        let broken = game.check_invariants().unwrap_err();
+        assert!(broken.contains("oldest look of an active collector"), "{broken}");
     }
 }

@@ -193,13 +193,14 @@ impl Context {
         let archetypes = Archetypes::new(registry());
         let mut routes = Routes::new();
         routes.sync(&archetypes);
+        let sparse = SparseSets::new(archetypes.clock());
         Context {
             name,
             instance,
             entities: Entities::new(instance),
             retains: Retains::new(aerc),
             archetypes,
-            sparse: SparseSets::default(),
+            sparse,
             routes,
             groups: Groups::new(instance),
             uniques: Uniques::new(registry()),

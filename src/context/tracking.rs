@@ -15,6 +15,11 @@
 //! stamped hands its entity to the collectors that watch it first, so no
 //! change is lost and the collector retains the entity exactly as a push
 //! would have.
+//!
+//! The ticks, the floor and their rules (when ticks are rebased, by how
+//! much, where the floor stands given the collectors' looks) are storage's:
+//! see `storage/stamps/`. Here are the collectors' side of them: which
+//! collectors are active, when each looks, and gathering before a rebase.
 
 use smallvec::SmallVec;
 
@@ -25,16 +30,7 @@ use crate::collector::Trigger;
 use crate::entity::Entity;
 use crate::id::{CollectorKey, ComponentId};
 use crate::routes::Holding;
-use crate::storage::{ComponentSet, Location};
-
-/// At this change tick, ticks are rebased (see `end_change_tick`): every
-/// stamp and tick stays below 2^31, which storage's scans rely on (they
-/// compare stamps as signed numbers).
-const REBASE_AT: u32 = 1 << 30;
-
-/// A collector that has not looked for this many ticks when ticks are
-/// rebased gathers first, so every collector's last look is recent.
-const KEEP: u32 = 1 << 29;
+use crate::storage::{ComponentSet, Location, Tick};
 
 impl Context {
     /// Gives change stamps to the columns of the components some active
@@ -72,26 +68,27 @@ impl Context {
 
     /// Ends the current change tick and gives it: a consumer that looked
     /// now remembers it, and every later write stamps a larger tick.
-    /// Rebases ticks first when they reach 2^30 (after 2^30 looks), so they
-    /// stay below 2^31.
-    pub(super) fn end_change_tick(&mut self) -> u32 {
-        if self.archetypes.change_tick() >= REBASE_AT {
+    /// Rebases ticks first when the clock says (see `storage::Clock`), so
+    /// they stay below 2^31.
+    pub(super) fn end_change_tick(&mut self) -> Tick {
+        if self.archetypes.clock().needs_rebase() {
             self.rebase_change_ticks();
         }
         self.archetypes.end_tick()
     }
 
     /// Makes every tick smaller by the same amount, keeping their order:
-    /// collectors that have not looked for [`KEEP`] ticks gather first, then
-    /// every stamp, every collector's last look and the current tick drop
-    /// by the oldest last look.
+    /// collectors the clock calls stale gather first, then every stamp,
+    /// every collector's last look and the current tick drop by the base
+    /// the clock gives for the oldest last look.
     #[cold]
     fn rebase_change_ticks(&mut self) {
-        let now = self.archetypes.change_tick();
+        let clock = self.archetypes.clock();
+        let now = clock.now();
         let stale: SmallVec<[CollectorKey; 8]> = self
             .collectors
             .iter()
-            .filter(|(_, data)| data.active && data.seen < now - KEEP)
+            .filter(|(_, data)| data.active && clock.is_stale(data.seen))
             .map(|(key, _)| key)
             .collect();
         for key in stale {
@@ -100,18 +97,20 @@ impl Context {
                 data.seen = now;
             }
         }
-        let oldest = self
-            .collectors
+        let base = self.archetypes.clock().rebase_base(self.oldest_look());
+        self.collectors.rebase(base);
+        self.archetypes.rebase_ticks(base);
+        self.sparse.rebase_stamps(base);
+        self.raise_stamp_floor();
+    }
+
+    /// The oldest last look of an active collector, if one is active.
+    fn oldest_look(&self) -> Option<Tick> {
+        self.collectors
             .iter()
             .filter(|(_, data)| data.active)
             .map(|(_, data)| data.seen)
-            .min()
-            .unwrap_or(now)
-            .min(now - 1);
-        self.collectors.rebase(oldest);
-        self.archetypes.rebase_ticks(oldest);
-        self.sparse.rebase_stamps(oldest);
-        self.raise_stamp_floor();
+            .reduce(Tick::older)
     }
 
     /// Collector `key` takes the entities stamped since it last looked, and
@@ -131,27 +130,19 @@ impl Context {
         let seen = self.end_change_tick();
         if let Some(data) = self.collectors.get_mut(key) {
             let was = std::mem::replace(&mut data.seen, seen);
-            if was <= self.archetypes.floor() {
+            if self.archetypes.clock().rests_on(was) {
                 self.raise_stamp_floor();
             }
         }
     }
 
     /// Moves the stamps' floor (see `storage::Floor`) to the oldest last
-    /// look of an active collector (to the last tick ended if none is
-    /// active): a stamp at or below it is old news to every collector.
-    /// Called whenever a collector starts, stops, or was the oldest to look,
-    /// so the floor is always the oldest look.
+    /// look of an active collector (`storage::Clock::raise_floor`): a
+    /// stamp at or below it is old news to every collector. Called
+    /// whenever a collector starts, stops, or was the oldest to look, so
+    /// the floor is always the oldest look.
     pub(super) fn raise_stamp_floor(&mut self) {
-        let floor = self
-            .collectors
-            .iter()
-            .filter(|(_, data)| data.active)
-            .map(|(_, data)| data.seen)
-            .min()
-            .unwrap_or(self.archetypes.change_tick() - 1);
-        self.archetypes.set_floor(floor);
-        self.sparse.set_floor(floor);
+        self.archetypes.clock().raise_floor(self.oldest_look());
     }
 
     /// Every collector gathers (see [`gather`](Context::gather)).
@@ -257,7 +248,7 @@ impl Context {
         let columns: SmallVec<[usize; 4]> = self.archetypes.get(at.archetype).stamped_columns().collect();
         for col in columns {
             let stamp = self.archetypes.row_stamp(at, col);
-            if stamp != 0 {
+            if !stamp.is_never() {
                 let id = self.archetypes.get(at.archetype).component_id(col);
                 self.hand_over(entity, at, (id, Some(col)), stamp);
                 self.archetypes.clear_row_stamp(at, col);
@@ -266,8 +257,8 @@ impl Context {
         let slot = entity.index();
         let watched: SmallVec<[ComponentId; 4]> = self.sparse.watched().iter().collect();
         for id in watched {
-            let stamp = self.sparse.set(id).map_or(0, |set| set.stamp(slot));
-            if stamp != 0 {
+            let stamp = self.sparse.set(id).map_or(Tick::NEVER, |set| set.stamp(slot));
+            if !stamp.is_never() {
                 self.hand_over(entity, at, (id, None), stamp);
                 if let Some(set) = self.sparse.set_of_mut(id) {
                     set.clear_stamp(slot);
@@ -279,13 +270,13 @@ impl Context {
     /// `entity` (at `at`), whose component `id` (in column `column`, or
     /// kept out of archetypes) was stamped `stamp`, goes to each collector
     /// that watches it in a group the entity is in and last looked before.
-    fn hand_over(&mut self, entity: Entity, at: Location, (id, column): (ComponentId, Option<usize>), stamp: u32) {
+    fn hand_over(&mut self, entity: Entity, at: Location, (id, column): (ComponentId, Option<usize>), stamp: Tick) {
         let p = self.parts();
         let ask = ConsumerView::asker(p.collectors, p.indices, p.groups, p.subscribers);
         let (route, skip) = replace_route(p.routes, p.archetypes, p.sparse, ask, (entity, at), (id, column));
         let (collectors, retains) = (p.collectors, p.retains);
         for (&key, group) in route.collectors.iter().zip(route.collector_groups.iter()) {
-            if !skip.contains(group) && collectors.get(key).is_some_and(|data| data.seen < stamp) {
+            if !skip.contains(group) && collectors.get(key).is_some_and(|data| stamp.is_newer_than(data.seen)) {
                 collectors.collect(key, entity, retains);
             }
         }
@@ -296,6 +287,7 @@ impl Context {
 mod tests {
     use super::*;
     use crate::prelude::*;
+    use crate::storage::Clock;
 
     #[derive(Clone, Debug, PartialEq)]
     struct Heat(u32);
@@ -308,14 +300,16 @@ mod tests {
         let mut game = Context::new();
         let entities = game.create_entities_with((0..10).map(|i| (Heat(i), Glow(i)))).unwrap();
         let glowing = game.add_collector(Matcher::all_of::<Glow>().updated());
-        game.archetypes.jump_tick(REBASE_AT - 2);
+        game.archetypes.jump_tick(Clock::REBASE_AT.before(2));
         for (frame, &e) in entities.iter().enumerate().take(6) {
             game.get_mut::<Glow>(e).unwrap().0 += 1;
             assert_eq!(game.collector(glowing).unwrap().entities(), [e], "frame {frame}");
             game.clear_collector(glowing).unwrap();
         }
         assert!(
-            game.archetypes.change_tick() < REBASE_AT - KEEP,
+            Clock::REBASE_AT
+                .before(Clock::KEEP)
+                .is_newer_than(game.archetypes.change_tick()),
             "the ticks were rebased"
         );
         assert!(game.collector(glowing).unwrap().is_empty(), "no old stamp looks new");
@@ -330,7 +324,7 @@ mod tests {
         game.modify(entities[7], |h: &mut Heat| h.0 += 1).unwrap();
         // The lazy collector last looked long ago when the ticks pass the
         // rebase point; a busy one looks every frame.
-        game.archetypes.jump_tick(REBASE_AT - 3);
+        game.archetypes.jump_tick(Clock::REBASE_AT.before(3));
         let busy = game.add_collector(Matcher::all_of::<Heat>().updated());
         for frame in 0..8u32 {
             let e = entities[(frame * 11 % 100) as usize];
@@ -339,7 +333,9 @@ mod tests {
             game.clear_collector(busy).unwrap();
         }
         assert!(
-            game.archetypes.change_tick() < REBASE_AT - KEEP,
+            Clock::REBASE_AT
+                .before(Clock::KEEP)
+                .is_newer_than(game.archetypes.change_tick()),
             "the ticks were rebased"
         );
         let mut lazy_seen = game.collector(lazy).unwrap().entities().to_vec();

@@ -20,7 +20,7 @@
 //!   key; handlers and subscribers, which see the old and the new value):
 //!   collectors take replacements of components kept in archetype columns
 //!   from the rows' change stamps when they are read, as they take every
-//!   other `&mut` write (see `context/tracking.rs` and `storage/stamps.rs`).
+//!   other `&mut` write (see `context/tracking.rs` and `storage/stamps/`).
 //!   Its collectors stay listed for the hand-over of a stamped entity
 //!   before a structural change.
 //!

@@ -8,7 +8,7 @@ use super::chunk::{Chunk, ChunkLayout};
 use super::component_info::{ComponentInfo, ComponentRef, TypedId};
 use super::edges::Edges;
 use super::location::{ArchetypeId, Location};
-use super::stamps::{Floor, LastMark, Stamp, Stamps};
+use super::stamps::{Clock, Floor, LastMark, Stamp, Stamps, Tick};
 use super::type_info::{ErasedRef, Recycler};
 use crate::entity::Entity;
 use crate::id::ComponentId;
@@ -64,7 +64,7 @@ pub(super) struct Column {
     pub(super) offset: usize,
     pub(super) size: usize,
     /// Change stamps, while some consumer watches the component for
-    /// changes (see `stamps.rs`).
+    /// changes (see `stamps/`).
     pub(super) stamps: Option<Stamps>,
 }
 
@@ -182,13 +182,13 @@ impl Archetype {
             .map(|(col, _)| col)
     }
 
-    /// The change stamp of `row` (live) in column `col`: 0 if the column
-    /// has none or the row was not changed since it arrived.
+    /// The change stamp of `row` (live) in column `col`: `NEVER` if the
+    /// column has none or the row was not changed since it arrived.
     #[inline]
-    pub(crate) fn stamp(&mut self, col: usize, row: u32) -> u32 {
+    pub(crate) fn stamp(&mut self, col: usize, row: u32) -> Tick {
         match &mut self.columns[col].stamps {
             Some(stamps) if self.len > row as usize => stamps.get(row),
-            _ => 0,
+            _ => Tick::NEVER,
         }
     }
 
@@ -198,14 +198,14 @@ impl Archetype {
         if let Some(stamps) = &mut self.columns[col].stamps
             && self.len > row as usize
         {
-            stamps.set(row, 0);
+            stamps.set(row, Tick::NEVER);
         }
     }
 
     /// Calls `f` with the entity of each live row whose stamp in column
     /// `col` is larger than `since`, in row order (nothing if the column
     /// has no stamps).
-    pub(crate) fn changed_since(&mut self, col: usize, since: u32, mut f: impl FnMut(Entity)) {
+    pub(crate) fn changed_since(&mut self, col: usize, since: Tick, mut f: impl FnMut(Entity)) {
         let len = self.len;
         let (shift, mask) = (self.layout.shift, self.mask as usize);
         let Archetype { columns, chunks, .. } = self;
@@ -235,7 +235,7 @@ impl Archetype {
     /// Reads through a shared borrow, as the rows' values are read
     /// meanwhile.
     #[inline]
-    pub(crate) fn changed_blocks(&self, col: usize, since: u32) -> Option<impl Iterator<Item = (usize, u64)> + '_> {
+    pub(crate) fn changed_blocks(&self, col: usize, since: Tick) -> Option<impl Iterator<Item = (usize, u64)> + '_> {
         let stamps = self.columns[col].stamps.as_ref()?;
         Some(stamps.changed_blocks_shared(self.len, since))
     }
@@ -246,13 +246,13 @@ impl Archetype {
         self.layout.shift
     }
 
-    /// Subtracts `base` from every change stamp.
-    pub(super) fn rebase_stamps(&mut self, base: u32) {
-        let mut last = 0;
+    /// Lowers every change stamp by `base`.
+    pub(super) fn rebase_stamps(&mut self, base: Tick) {
+        let mut last = Tick::NEVER;
         for column in self.columns.iter_mut() {
             if let Some(stamps) = &mut column.stamps {
                 stamps.rebase(base);
-                last = last.max(stamps.latest());
+                last = last.newer(stamps.latest());
             }
         }
         self.last_mark.set(last);
@@ -285,9 +285,9 @@ impl Archetype {
         }
         for column in self.columns.iter_mut() {
             if let Some(stamps) = &mut column.stamps
-                && stamps.get(row) != 0
+                && !stamps.get(row).is_never()
             {
-                stamps.set(row, 0);
+                stamps.set(row, Tick::NEVER);
             }
         }
     }
@@ -311,7 +311,7 @@ impl Archetype {
     #[inline]
     pub(crate) fn row_stamped(&self, row: u32) -> bool {
         self.stamped
-            && self.last_mark.get() > self.floor.get()
+            && self.last_mark.get().is_newer_than(self.floor.get())
             && self
                 .columns
                 .iter()
@@ -828,6 +828,57 @@ impl Archetype {
     }
 }
 
+impl Archetype {
+    /// Checks the change stamps of the columns against the module docs of
+    /// `stamps/` (invariants 2 to 7): a column has stamps exactly when its
+    /// component is `watched`, room for every row, and each passes
+    /// [`Stamps::check`] sharing `clock`'s floor and this archetype's last
+    /// mark, which is not after the current tick.
+    pub(super) fn check_stamps(&self, clock: &Clock, watched: &ComponentSet) -> Result<(), String> {
+        let name = format!("archetype {:?} {:?}", self.id, self.set);
+        if self.stamped != self.columns.iter().any(|c| c.stamps.is_some()) {
+            return Err(format!("{name}: the stamped flag does not match the columns"));
+        }
+        if !self.stamped {
+            return Ok(());
+        }
+        if !self.floor.is(clock.floor()) {
+            return Err(format!("{name}: does not share the context's stamp floor"));
+        }
+        if self.last_mark.get().is_newer_than(clock.now()) {
+            return Err(format!(
+                "{name}: last marked at {}, after the current tick {}",
+                self.last_mark.get(),
+                clock.now()
+            ));
+        }
+        for column in self.columns.iter() {
+            let column_name = column.info.name();
+            if column.stamps.is_some() != watched.contains(column.info.id()) {
+                return Err(format!(
+                    "{name}: column {column_name} has change stamps: {}, is watched: {}",
+                    column.stamps.is_some(),
+                    watched.contains(column.info.id())
+                ));
+            }
+            let Some(stamps) = &column.stamps else {
+                continue;
+            };
+            if stamps.capacity() < self.len {
+                return Err(format!(
+                    "{name}: column {column_name} has change stamps for {} of {} rows",
+                    stamps.capacity(),
+                    self.len
+                ));
+            }
+            stamps
+                .check(clock.now(), clock.floor(), Some(&self.last_mark))
+                .map_err(|broken| format!("{name}: column {column_name}: {broken}"))?;
+        }
+        Ok(())
+    }
+}
+
 /// Copies one value of `size` bytes. Common small sizes compile to plain moves
 /// instead of a `memcpy` call (a structural change copies every column).
 ///
@@ -865,8 +916,8 @@ pub(super) unsafe fn copy_value(src: *const u8, dst: *mut u8, size: usize) {
 /// the borrow was made [`untracked`](ArchetypeMut::untracked).
 pub(crate) struct ArchetypeMut<'a> {
     pub(super) archetype: &'a mut Archetype,
-    /// The change tick its writes stamp; 0: writes are not stamped.
-    pub(super) tick: u32,
+    /// The change tick its writes stamp; `NEVER`: writes are not stamped.
+    pub(super) tick: Tick,
 }
 
 impl std::ops::Deref for ArchetypeMut<'_> {
@@ -882,7 +933,10 @@ impl<'a> ArchetypeMut<'a> {
     /// The same borrow, its writes not stamped (not seen as changes).
     #[inline(always)]
     pub(crate) fn untracked(self) -> Self {
-        ArchetypeMut { tick: 0, ..self }
+        ArchetypeMut {
+            tick: Tick::NEVER,
+            ..self
+        }
     }
 
     /// The `T` of component `id` at `row`, mutably, for all of `'a`; the row

@@ -17,7 +17,7 @@ use super::bundle_plan::{BundleId, BundlePlan};
 use super::component_info::ComponentInfo;
 use super::edges::TransitionId;
 use super::location::ArchetypeId;
-use super::stamps::Floor;
+use super::stamps::{Clock, Tick};
 use super::transition::Transition;
 use super::type_info::TypeIdHasher;
 use crate::id::ComponentId;
@@ -47,12 +47,11 @@ pub(crate) struct Archetypes {
     /// `spawn` refuses a taken slot, so the rows of one `Archetypes` have
     /// distinct slots, which the sparse write views rely on.
     pub(super) occupied: Vec<u64>,
-    /// The change tick mutable accesses stamp now (at least 1).
-    tick: u32,
+    /// The change tick mutable accesses stamp now, and the stamps' floor
+    /// (shared by every stamped column and sparse set).
+    clock: Clock,
     /// The components whose columns carry change stamps.
     watched: ComponentSet,
-    /// The stamps' floor (see [`Floor`]), shared by every stamped column.
-    floor: Floor,
 }
 
 impl Archetypes {
@@ -71,9 +70,8 @@ impl Archetypes {
             last_bundle: None,
             plans: Vec::new(),
             occupied: Vec::new(),
-            tick: 1,
+            clock: Clock::new(),
             watched: ComponentSet::new(),
-            floor: Floor::default(),
         };
         archetypes.find_or_create(&ComponentSet::new());
         archetypes
@@ -151,7 +149,7 @@ impl Archetypes {
     /// Exclusive access to archetype `id`.
     #[inline(always)]
     pub(crate) fn lend_mut(&mut self, id: ArchetypeId) -> ArchetypeMut<'_> {
-        let tick = self.tick;
+        let tick = self.clock.now();
         ArchetypeMut {
             archetype: self.archetype_mut(id),
             tick,
@@ -160,31 +158,31 @@ impl Archetypes {
 
     /// The change tick mutable accesses stamp now.
     #[inline(always)]
-    pub(crate) fn change_tick(&self) -> u32 {
-        self.tick
+    pub(crate) fn change_tick(&self) -> Tick {
+        self.clock.now()
     }
 
-    /// Ends the current change tick and gives it: every later mutable
-    /// access stamps a larger one. The caller rebases (see
-    /// [`rebase_ticks`](Archetypes::rebase_ticks)) long before the tick
-    /// could wrap.
-    pub(crate) fn end_tick(&mut self) -> u32 {
-        let ended = self.tick;
-        self.tick = self
-            .tick
-            .checked_add(1)
-            .expect("change ticks are rebased long before they wrap: `Context::end_change_tick` does it at 2^30");
-        ended
+    /// The change clock: the current tick, the stamps' floor, and their
+    /// rules.
+    #[inline(always)]
+    pub(crate) fn clock(&self) -> &Clock {
+        &self.clock
     }
 
-    /// Subtracts `base` (at most the current tick) from the change tick and
-    /// from every change stamp (0 for those at or below it).
-    pub(crate) fn rebase_ticks(&mut self, base: u32) {
-        debug_assert!(base < self.tick);
+    /// Ends the current change tick and gives it (see [`Clock::end_tick`]).
+    pub(crate) fn end_tick(&mut self) -> Tick {
+        self.clock.end_tick()
+    }
+
+    /// Lowers the change tick, the floor and every change stamp of the
+    /// columns by `base` (below the current tick; `NEVER` for stamps at or
+    /// below it). The sparse sets' stamps are rebased with them
+    /// ([`SparseSets::rebase_stamps`](super::SparseSets::rebase_stamps)).
+    pub(crate) fn rebase_ticks(&mut self, base: Tick) {
         for archetype in &mut self.list {
             archetype.rebase_stamps(base);
         }
-        self.tick -= base;
+        self.clock.rebase(base);
     }
 
     /// Calls `f` with the entity of each live row of archetype `id` whose
@@ -194,15 +192,15 @@ impl Archetypes {
         &mut self,
         id: ArchetypeId,
         col: usize,
-        since: u32,
+        since: Tick,
         f: impl FnMut(crate::entity::Entity),
     ) {
         self.archetype_mut(id).changed_since(col, since, f);
     }
 
-    /// The change stamp of the row at `at` in column `col` (0: none).
+    /// The change stamp of the row at `at` in column `col` (`NEVER`: none).
     #[inline]
-    pub(crate) fn row_stamp(&mut self, at: super::Location, col: usize) -> u32 {
+    pub(crate) fn row_stamp(&mut self, at: super::Location, col: usize) -> Tick {
         self.archetype_mut(at.archetype).stamp(col, at.row)
     }
 
@@ -215,21 +213,16 @@ impl Archetypes {
 
     /// Moves the change tick on to `tick` (tests of the rebase).
     #[cfg(test)]
-    pub(crate) fn jump_tick(&mut self, tick: u32) {
-        assert!(tick >= self.tick, "ticks only grow");
-        self.tick = tick;
+    pub(crate) fn jump_tick(&mut self, tick: Tick) {
+        self.clock.jump(tick);
     }
 
-    /// Moves the stamps' floor to `tick` (see [`Floor`]): at most the last
-    /// look of every active collector.
-    pub(crate) fn set_floor(&self, tick: u32) {
-        self.floor.set(tick);
-    }
-
-    /// The stamps' floor now.
-    #[inline]
-    pub(crate) fn floor(&self) -> u32 {
-        self.floor.get()
+    /// Stamps the row at `at` in column `col` (which has stamps) with
+    /// `tick`, whatever the current tick: a fault for tests of the checks.
+    #[cfg(test)]
+    pub(crate) fn plant_stamp(&mut self, at: super::Location, col: usize, tick: Tick) {
+        let stamps = self.archetype_mut(at.archetype).columns[col].stamps.as_ref();
+        stamps.expect("a stamped column").mark(at.row, tick);
     }
 
     /// The components whose columns carry change stamps.
@@ -249,7 +242,7 @@ impl Archetypes {
             for col in 0..archetype.column_count() {
                 let id = archetype.columns[col].info.id();
                 if watched.contains(id) != self.watched.contains(id) {
-                    archetype.set_watched(col, watched.contains(id), &self.floor);
+                    archetype.set_watched(col, watched.contains(id), self.clock.floor());
                 }
             }
         }
@@ -300,7 +293,7 @@ impl Archetypes {
         let mut archetype = Archetype::new(id, infos);
         for col in 0..archetype.column_count() {
             if self.watched.contains(archetype.columns[col].info.id()) {
-                archetype.set_watched(col, true, &self.floor);
+                archetype.set_watched(col, true, self.clock.floor());
             }
         }
         self.list.push(archetype);
@@ -308,13 +301,16 @@ impl Archetypes {
         id
     }
 
-    /// Checks every archetype, the component index and the graph.
+    /// Checks every archetype (with its change stamps), the clock, the
+    /// component index and the graph.
     pub(crate) fn check(&self) -> Result<(), String> {
+        self.clock.check()?;
         for (i, archetype) in self.list.iter().enumerate() {
             if archetype.id().index() != i || self.by_set.get(archetype.set()) != Some(&archetype.id()) {
                 return Err(format!("archetype {i} is not indexed by its component set"));
             }
             archetype.check()?;
+            archetype.check_stamps(&self.clock, &self.watched)?;
         }
         for (index, listed) in self.by_component.iter().enumerate() {
             let id = ComponentId::at(index);

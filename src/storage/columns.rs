@@ -18,7 +18,7 @@ use super::bitset::ComponentSet;
 use super::chunk::Chunk;
 use super::column_plan::{ABSENT, ColumnPlan, PlacedOffsets, PlannedColumns, Take};
 use super::sparse_access::{SparseChunk, SparseChunkMut, SparseLend};
-use super::stamps::{Stamp, Stamps};
+use super::stamps::{Stamp, Stamps, Tick};
 use crate::entity::Entity;
 use crate::id::ComponentId;
 
@@ -79,7 +79,7 @@ impl ColumnPlan {
                 .iter()
                 .any(|t| t.write && (watched.contains(t.id) || kept_out.contains(t.id)));
         PlacedMut {
-            tick: if stamps { archetypes.change_tick() } else { 0 },
+            tick: if stamps { archetypes.change_tick() } else { Tick::NEVER },
             // Held shared, but lent as `&mut` would be for `'a`: nothing
             // else writes them meanwhile.
             list: &archetypes.list,
@@ -104,7 +104,7 @@ pub(crate) struct PlacedMut<'a, K> {
     sparse: SparseLend<'a>,
     keep: K,
     /// The change tick the writes stamp.
-    tick: u32,
+    tick: Tick,
 }
 
 impl<'a, K: Fn(&ComponentSet) -> bool> Iterator for PlacedMut<'a, K> {
@@ -150,8 +150,8 @@ pub struct ColumnAccess<'a, 'p> {
     /// `writable`).
     sparse: SparseLend<'a>,
     writable: bool,
-    /// The change tick its writes stamp (0: not stamped).
-    tick: u32,
+    /// The change tick its writes stamp (`NEVER`: not stamped).
+    tick: Tick,
     /// The plan's columns not taken yet.
     takes: std::slice::Iter<'p, Take>,
     /// If the plan is placed in the archetype, the offsets of the columns
@@ -181,7 +181,7 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
     /// `plan` (which checked, as the walk started, that `sparse` serves
     /// `plan`), stamping writes with `tick`.
     #[inline(always)]
-    pub(super) fn lent(archetype: &'a Archetype, sparse: SparseLend<'a>, plan: PlannedColumns<'p>, tick: u32) -> Self {
+    pub(super) fn lent(archetype: &'a Archetype, sparse: SparseLend<'a>, plan: PlannedColumns<'p>, tick: Tick) -> Self {
         Self::served(archetype, sparse, plan, Some(tick), None)
     }
 
@@ -215,7 +215,7 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
         archetype: &'a Archetype,
         sparse: SparseLend<'a>,
         plan: PlannedColumns<'p>,
-        tick: Option<u32>,
+        tick: Option<Tick>,
         offsets: Option<&'p [u32]>,
     ) -> Self {
         assert!(
@@ -232,7 +232,7 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
         archetype: &'a Archetype,
         sparse: SparseLend<'a>,
         plan: PlannedColumns<'p>,
-        tick: Option<u32>,
+        tick: Option<Tick>,
         offsets: Option<&'p [u32]>,
     ) -> Self {
         debug_assert!(sparse.serves(plan));
@@ -240,7 +240,7 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
             archetype,
             sparse,
             writable: tick.is_some(),
-            tick: tick.unwrap_or(0),
+            tick: tick.unwrap_or(Tick::NEVER),
             takes: plan.0.iter(),
             placed: offsets.map(|offsets| offsets.iter()),
         }
@@ -369,7 +369,8 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
     fn take_written<T: 'static>(&mut self) -> Option<Option<(usize, Option<&'a Stamps>)>> {
         let archetype: &'a Archetype = self.archetype;
         // Looked up only if some column of the archetype has stamps.
-        let stamped = (self.tick != 0 && archetype.is_stamped()).then(|| self.takes.as_slice().first().map(|t| t.id));
+        let stamped =
+            (!self.tick.is_never() && archetype.is_stamped()).then(|| self.takes.as_slice().first().map(|t| t.id));
         let offset = self.take::<T>(true)?;
         let stamps = stamped.flatten().and_then(|id| archetype.stamps_of(id));
         Some(offset.map(|offset| (offset, stamps)))
@@ -496,7 +497,7 @@ impl<'a, 'p> ColumnAccess<'a, 'p> {
 /// [`ColumnAccess`] (out of line: the path of a watched column, kept off
 /// the per-archetype setup of every query).
 #[inline(never)]
-fn stamp_all(stamps: &Stamps, len: usize, tick: u32) {
+fn stamp_all(stamps: &Stamps, len: usize, tick: Tick) {
     stamps.mark_range(0, len, tick);
 }
 
@@ -513,7 +514,7 @@ pub struct RowAccess<'a> {
     /// The column lent out mutably.
     written: usize,
     /// The change tick a write to it stamps.
-    tick: u32,
+    tick: Tick,
     /// If given, the only components it reads (a plan's takes).
     only: Option<&'a [Take]>,
 }
@@ -568,7 +569,7 @@ impl<'a> RowAccess<'a> {
             base: archetype.chunk_base(row),
             in_chunk: archetype.row_in_chunk(row),
             written: usize::MAX,
-            tick: 0,
+            tick: Tick::NEVER,
             only,
         })
     }
@@ -765,7 +766,7 @@ pub struct ColumnChunksMut<'a, T> {
 /// caller stamps the rows it writes (a walk made with `tracked` false).
 struct Stamping<'a> {
     stamps: &'a Stamps,
-    tick: u32,
+    tick: Tick,
     /// The first row of the chunk handed out last.
     last: usize,
     /// The first row of the next chunk.

@@ -30,9 +30,11 @@
 //!   `sparse` kinds), a sparse set per type keyed by entity slot;
 //! - `sparse_access.rs`: those components as a query fetches them, looked
 //!   up row by row by entity slot;
-//! - `stamps.rs`: change stamps of the columns some consumer watches: per
-//!   row the tick of its last mutable access, per block of 64 rows a
-//!   summary; every `&mut` storage hands out (`ArchetypeMut`, a writable
+//! - `stamps/`: change stamps of the columns some consumer watches: per
+//!   row the `Tick` of its last mutable access, per block of 64 rows a
+//!   summary, the `Clock` (current tick, floor, rebase) and the
+//!   changed-rows scan, one file each, their invariants in the module
+//!   docs; every `&mut` storage hands out (`ArchetypeMut`, a writable
 //!   `ColumnAccess`, `RowAccess`) stamps its row, or gives a `Stamp` to mark
 //!   once the write stands;
 //! - `component_info.rs`: what storage knows of each declared component
@@ -154,7 +156,11 @@ pub(crate) use sparse_access::SparseLend;
 pub use sparse_access::{SparseChunk, SparseChunkMut, SparseRows, SparseRowsMut};
 pub use spawn::RowWriter;
 pub(crate) use spawn_batch::RowValues;
-pub(crate) use stamps::Stamp;
+/// The clock (reached through `Archetypes::clock` outside storage), named
+/// by tests for its rules' constants.
+#[cfg(test)]
+pub(crate) use stamps::Clock;
+pub(crate) use stamps::{Stamp, Tick};
 pub use stats::StorageStats;
 pub(crate) use type_info::TypeIdHasher;
 

@@ -13,7 +13,7 @@ use super::bitset::ComponentSet;
 use super::column_plan::{ABSENT, ColumnPlan, Take};
 use super::location::ArchetypeId;
 use super::sparse_access::SparseLend;
-use super::stamps::Stamps;
+use super::stamps::{Stamps, Tick};
 use crate::entity::Entity;
 
 /// How many of a plan's first takes a [`PreparedRows`] finds the change
@@ -33,11 +33,11 @@ pub(crate) struct PreparedRows<'a> {
     /// makes its own, which write).
     lent: SharedRows<'a, 'a>,
     /// The change tick writes stamp.
-    tick: u32,
+    tick: Tick,
     /// The archetype of the row handed out last (its index), with its
-    /// offsets and the tick its rows' writes stamp (0: no stamps there):
+    /// offsets and the tick its rows' writes stamp (`NEVER`: no stamps there):
     /// consecutive rows of one archetype look nothing up again.
-    last: Option<(u32, &'a Archetype, &'a [u32], u32)>,
+    last: Option<(u32, &'a Archetype, &'a [u32], Tick)>,
     /// The change stamps there of the plan's first takes (`None` for one
     /// not written, lacking or unstamped), found once per archetype.
     stamps: [Option<&'a Stamps>; FOUND_STAMPS],
@@ -60,16 +60,16 @@ impl<'a> PreparedRows<'a> {
     /// Archetype `archetype` (an archetype index), its offsets and the tick
     /// its rows' writes stamp, if the plan is placed there.
     #[inline(always)]
-    fn archetype(&mut self, archetype: u32) -> Option<(&'a Archetype, &'a [u32], u32)> {
+    fn archetype(&mut self, archetype: u32) -> Option<(&'a Archetype, &'a [u32], Tick)> {
         match self.last {
             Some((index, found, offsets, tick)) if index == archetype => Some((found, offsets, tick)),
             _ => {
                 let (found, offsets) = self.lent.locate(archetype)?;
-                let tick = if found.is_stamped() { self.tick } else { 0 };
+                let tick = if found.is_stamped() { self.tick } else { Tick::NEVER };
                 self.last = Some((archetype, found, offsets, tick));
                 for (at, stamps) in self.stamps.iter_mut().enumerate() {
                     *stamps = match (self.lent.takes.get(at), offsets.get(at)) {
-                        (Some(take), Some(&offset)) if take.write && offset != ABSENT && tick != 0 => {
+                        (Some(take), Some(&offset)) if take.write && offset != ABSENT && !tick.is_never() => {
                             found.stamps_of(take.id)
                         }
                         _ => None,
@@ -199,7 +199,14 @@ impl<'a, 'p> ArchetypeRows<'a, 'p> {
     /// Row `row`, for reading, if it is live.
     #[inline(always)]
     pub(crate) fn row(self, row: u32) -> Option<PlacedRow<'a, 'p>> {
-        let mut placed = PlacedRow::new(self.archetype, self.sparse, self.takes, self.offsets, row, (0, 0))?;
+        let mut placed = PlacedRow::new(
+            self.archetype,
+            self.sparse,
+            self.takes,
+            self.offsets,
+            row,
+            (Tick::NEVER, Tick::NEVER),
+        )?;
         placed.writable = false;
         Some(placed)
     }
@@ -245,11 +252,11 @@ pub struct PlacedRow<'a, 'p> {
     /// The change stamps of the first of those columns, found beforehand
     /// (see [`PreparedRows`]; empty when not: a write looks them up).
     stamps: std::slice::Iter<'p, Option<&'a Stamps>>,
-    /// The change tick a write stamps (0: the archetype's columns have no
+    /// The change tick a write stamps (`NEVER`: the archetype's columns have no
     /// stamps).
-    tick: u32,
+    tick: Tick,
     /// The change tick a write to a flag or sparse component stamps.
-    sparse_tick: u32,
+    sparse_tick: Tick,
     /// Whether the row was lent to write (by [`PreparedRows`]) or only to
     /// read (by [`SharedRows`]).
     writable: bool,
@@ -258,7 +265,7 @@ pub struct PlacedRow<'a, 'p> {
 impl<'a, 'p> PlacedRow<'a, 'p> {
     /// Row `row` of `archetype`, if live, taken as a plan's `takes` say at
     /// `offsets` (where the plan was placed in `archetype`); writes to
-    /// archetype columns stamped with `tick` (0 if the archetype has no
+    /// archetype columns stamped with `tick` (`NEVER` if the archetype has no
     /// stamps), to flag or sparse components with `sparse_tick`.
     #[inline(always)]
     pub(super) fn new(
@@ -267,7 +274,7 @@ impl<'a, 'p> PlacedRow<'a, 'p> {
         takes: &'p [Take],
         offsets: &'p [u32],
         row: u32,
-        (tick, sparse_tick): (u32, u32),
+        (tick, sparse_tick): (Tick, Tick),
     ) -> Option<Self> {
         if !archetype.contains_row(row) {
             return None;
@@ -312,7 +319,7 @@ impl<'a, 'p> PlacedRow<'a, 'p> {
         let (take, offset) = self.take::<T>(true)?;
         let stamps = match found {
             Some(found) => found,
-            None if self.tick != 0 => self.archetype.stamps_of(take.id),
+            None if !self.tick.is_never() => self.archetype.stamps_of(take.id),
             None => None,
         };
         Some((take, offset, stamps))

@@ -16,7 +16,7 @@ use std::ptr::NonNull;
 
 use super::bitset::ComponentSet;
 use super::component_info::{ComponentInfo, ComponentRef};
-use super::stamps::{Floor, LastMark, Stamp, Stamps};
+use super::stamps::{Clock, Floor, LastMark, Stamp, Stamps, Tick};
 use super::type_info::{ErasedRef, Recycler};
 use crate::id::ComponentId;
 
@@ -104,7 +104,7 @@ pub(crate) struct SparseSet {
     /// per-entity checks take meanwhile).
     values_at: NonNull<u8>,
     /// Change stamps by entity slot, while some collector watches the
-    /// component (see `stamps.rs`): 0 for a slot without a value.
+    /// component (see `stamps/`): `NEVER` for a slot without a value.
     stamps: Option<Stamps>,
 }
 
@@ -172,23 +172,23 @@ impl SparseSet {
         }
     }
 
-    /// The change stamp of `slot` (0: none, or no stamps).
+    /// The change stamp of `slot` (`NEVER`: none, or no stamps).
     #[inline]
-    pub(crate) fn stamp(&self, slot: u32) -> u32 {
-        self.stamps.as_ref().map_or(0, |stamps| stamps.peek(slot))
+    pub(crate) fn stamp(&self, slot: u32) -> Tick {
+        self.stamps.as_ref().map_or(Tick::NEVER, |stamps| stamps.peek(slot))
     }
 
     /// Marks `slot` unchanged (its change was handed to its collectors).
     pub(crate) fn clear_stamp(&mut self, slot: u32) {
         if let Some(stamps) = &mut self.stamps
-            && stamps.get(slot) != 0
+            && !stamps.get(slot).is_never()
         {
-            stamps.set(slot, 0);
+            stamps.set(slot, Tick::NEVER);
         }
     }
 
     /// Calls `f` with each slot stamped after `since`, in slot order.
-    pub(crate) fn changed_since(&self, since: u32, mut f: impl FnMut(u32)) {
+    pub(crate) fn changed_since(&self, since: Tick, mut f: impl FnMut(u32)) {
         let len = self.index.len();
         if let Some(stamps) = &self.stamps {
             for (start, mut changed) in stamps.changed_blocks_shared(len, since) {
@@ -291,7 +291,7 @@ impl SparseSet {
     /// `slot`'s `T`, mutably, with its change stamp (to mark once the write
     /// stands) with `tick`.
     #[inline(always)]
-    pub(crate) fn get_mut<T: 'static>(&mut self, slot: u32, tick: u32) -> Option<(&mut T, Stamp<'_>)> {
+    pub(crate) fn get_mut<T: 'static>(&mut self, slot: u32, tick: Tick) -> Option<(&mut T, Stamp<'_>)> {
         let at = self.entry(slot)?;
         if self.type_id != TypeId::of::<T>() {
             return None;
@@ -466,11 +466,21 @@ pub(crate) struct SparseSets {
     /// The components whose sets carry change stamps, as a set and listed.
     watched: ComponentSet,
     watched_ids: Vec<ComponentId>,
-    /// The stamps' floor (see [`Floor`]), shared by every stamped set.
+    /// The stamps' floor (see [`Floor`]), shared by every stamped set and
+    /// by the context's archetypes.
     floor: Floor,
 }
 
 impl SparseSets {
+    /// No sets yet; their stamps will share the floor of `clock` (the
+    /// archetypes' clock).
+    pub(crate) fn new(clock: &Clock) -> Self {
+        SparseSets {
+            floor: clock.floor().clone(),
+            ..SparseSets::default()
+        }
+    }
+
     /// The set of component `id`, if one was made.
     #[inline(always)]
     pub(crate) fn set(&self, id: ComponentId) -> Option<&SparseSet> {
@@ -495,9 +505,14 @@ impl SparseSets {
     }
 
     /// `slot`'s `T` of component `id`, mutably, with its change stamp (to
-    /// mark once the write stands) with `tick` (0: never).
+    /// mark once the write stands) with `tick` (`NEVER`: not stamped).
     #[inline(always)]
-    pub(crate) fn get_mut<T: 'static>(&mut self, id: ComponentId, slot: u32, tick: u32) -> Option<(&mut T, Stamp<'_>)> {
+    pub(crate) fn get_mut<T: 'static>(
+        &mut self,
+        id: ComponentId,
+        slot: u32,
+        tick: Tick,
+    ) -> Option<(&mut T, Stamp<'_>)> {
         self.set_mut(id)?.get_mut(slot, tick)
     }
 
@@ -516,12 +531,6 @@ impl SparseSets {
         self.watched_ids = watched.iter().collect();
     }
 
-    /// Moves the stamps' floor to `tick` (see [`Floor`]): at most the last
-    /// look of every active collector.
-    pub(crate) fn set_floor(&self, tick: u32) {
-        self.floor.set(tick);
-    }
-
     /// The components whose sets carry change stamps.
     #[inline(always)]
     pub(crate) fn watched(&self) -> &ComponentSet {
@@ -534,15 +543,57 @@ impl SparseSets {
         self.set_mut(id)
     }
 
-    /// Subtracts `base` from every change stamp of every set (0 for those
+    /// Lowers every change stamp of every set by `base` (`NEVER` for those
     /// at or below it), as [`Archetypes::rebase_ticks`](super::Archetypes::rebase_ticks)
     /// does for columns.
-    pub(crate) fn rebase_stamps(&mut self, base: u32) {
+    pub(crate) fn rebase_stamps(&mut self, base: Tick) {
         for set in self.sets.iter_mut().flatten() {
             if let Some(stamps) = &mut set.stamps {
                 stamps.rebase(base);
             }
         }
+    }
+
+    /// Checks the sets' change stamps against the module docs of
+    /// `stamps/` (invariants 2 to 7): they share `clock`'s floor, a set has
+    /// stamps exactly when its component is watched, with room for every
+    /// indexed slot, and passes [`Stamps::check`]; a slot without a value
+    /// is unstamped.
+    pub(crate) fn check_stamps(&self, clock: &Clock) -> Result<(), String> {
+        if !self.floor.is(clock.floor()) {
+            return Err("the sparse sets do not share the context's stamp floor".into());
+        }
+        for &id in &self.ids {
+            let Some(set) = self.set(id) else {
+                continue;
+            };
+            let name = set.info.name();
+            if set.stamps.is_some() != self.watched.contains(id) {
+                return Err(format!("sparse {name}: has change stamps: {}", set.stamps.is_some()));
+            }
+            let Some(stamps) = &set.stamps else {
+                continue;
+            };
+            if stamps.capacity() < set.index.len() {
+                return Err(format!(
+                    "sparse {name}: change stamps for {} of {} slots",
+                    stamps.capacity(),
+                    set.index.len()
+                ));
+            }
+            stamps
+                .check(clock.now(), &self.floor, None)
+                .map_err(|broken| format!("sparse {name}: {broken}"))?;
+            if let Some(slot) =
+                (0..stamps.capacity() as u32).find(|&slot| !set.contains(slot) && !stamps.peek(slot).is_never())
+            {
+                return Err(format!(
+                    "sparse {name}: slot {slot} has no value but is stamped {}",
+                    stamps.peek(slot)
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Bytes of change stamps held.
@@ -558,9 +609,10 @@ impl SparseSets {
     /// consumer) in any watched set.
     #[inline]
     pub(crate) fn slot_stamped(&self, slot: u32) -> bool {
-        self.watched_ids
-            .iter()
-            .any(|&id| self.set(id).is_some_and(|set| set.stamp(slot) > self.floor.get()))
+        self.watched_ids.iter().any(|&id| {
+            self.set(id)
+                .is_some_and(|set| set.stamp(slot).is_newer_than(self.floor.get()))
+        })
     }
 
     /// Gives `slot` the value `value` of component `info`; gives it back if

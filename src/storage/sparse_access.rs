@@ -25,7 +25,7 @@ use std::ptr::NonNull;
 
 use super::column_plan::PlannedColumns;
 use super::sparse::SparseSets;
-use super::stamps::{Stamp, Stamps};
+use super::stamps::{Stamp, Stamps, Tick};
 use crate::entity::Entity;
 use crate::id::ComponentId;
 
@@ -171,7 +171,7 @@ impl<'a> SparseLend<'a> {
     /// (0: never), when the caller marks them (see [`SparseWrite::mark_present`]
     /// and [`SparseWrite::stamp`]).
     #[inline]
-    pub(super) fn write<T: 'static>(self, id: ComponentId, tick: u32) -> Option<SparseWrite<'a, T>> {
+    pub(super) fn write<T: 'static>(self, id: ComponentId, tick: Tick) -> Option<SparseWrite<'a, T>> {
         if !self.writable {
             return None;
         }
@@ -186,7 +186,7 @@ impl<'a> SparseLend<'a> {
             index,
             values,
             len,
-            stamps: set.stamps().filter(|_| tick != 0),
+            stamps: set.stamps().filter(|_| !tick.is_never()),
             tick,
             _values: PhantomData,
         })
@@ -235,7 +235,7 @@ pub struct SparseWrite<'a, T> {
     /// The set's change stamps (only ever marked from the thread that hands
     /// rows out: see [`mark_present`](Self::mark_present)), and the tick.
     stamps: Option<&'a Stamps>,
-    tick: u32,
+    tick: Tick,
     _values: PhantomData<&'a mut [T]>,
 }
 
@@ -255,7 +255,7 @@ impl<'a, T> SparseWrite<'a, T> {
             values: NonNull::dangling(),
             len: 0,
             stamps: None,
-            tick: 0,
+            tick: Tick::NEVER,
             _values: PhantomData,
         }
     }

@@ -846,7 +846,7 @@ fn sparse_values_come_and_go_by_slot_and_are_dropped_once() {
         Some("0")
     );
     sparse
-        .get_mut::<Tracked>(id(SPARSE_TRACKED), 0, 0)
+        .get_mut::<Tracked>(id(SPARSE_TRACKED), 0, Tick::NEVER)
         .unwrap()
         .0
         .0
