@@ -28,7 +28,8 @@ pub struct StorageStats {
     pub sparse_bytes: usize,
     /// Bytes of change stamps: 4 per row (in use and spare) of each column,
     /// and per entity slot of each flag or sparse set, that a collector
-    /// watches for changes, and 16 more per block of 64; nothing while no
+    /// watches for changes, and 16 more per block of 64 (4 more per 64
+    /// blocks); nothing while no
     /// one watches.
     pub stamp_bytes: usize,
 }

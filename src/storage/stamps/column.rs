@@ -91,6 +91,9 @@ pub(crate) struct Stamps {
     capacity: usize,
     /// Per block of `1 << shift` rows, a summary of its rows' stamps.
     pub(super) blocks: Box<[Block]>,
+    /// Per span of 64 blocks, the largest `tick` among them: a scan since
+    /// a tick skips a span not newer without comparing its blocks.
+    pub(super) spans: Box<[AtomicTick]>,
     pub(super) shift: u32,
     /// At least every stamp of the column (the tick of its last mark): a
     /// column not marked since the floor has no live row, which
@@ -115,6 +118,16 @@ fn zeroed_rows(len: usize) -> Box<[AtomicTick]> {
     unsafe { Box::from_raw(plain as *mut [AtomicTick]) }
 }
 
+/// Blocks per span, as a shift (64: one mask of a scan).
+pub(super) const SPAN_SHIFT: u32 = 6;
+
+/// The span summaries for `blocks` blocks, all `NEVER`.
+fn zeroed_spans(blocks: usize) -> Box<[AtomicTick]> {
+    (0..blocks.div_ceil(1 << SPAN_SHIFT))
+        .map(|_| AtomicTick::default())
+        .collect()
+}
+
 impl Stamps {
     /// Stamps for `rows` rows (a multiple of the block size), every one 0,
     /// in blocks of `1 << shift` rows (at most 64), below the context's
@@ -125,6 +138,7 @@ impl Stamps {
             rows: OnceLock::new(),
             capacity: rows,
             blocks: zeroed_blocks(rows >> shift),
+            spans: zeroed_spans(rows >> shift),
             shift,
             latest: AtomicTick::default(),
             group,
@@ -173,6 +187,11 @@ impl Stamps {
             std::mem::swap(to, from);
         }
         self.blocks = new;
+        let mut new = zeroed_spans(rows >> self.shift);
+        for (to, from) in new.iter_mut().zip(self.spans.iter_mut()) {
+            to.write(from.read());
+        }
+        self.spans = new;
     }
 
     /// Stamps `row` (within the capacity) with `tick`, the context's
@@ -229,6 +248,7 @@ impl Stamps {
             summary.prev.store(old);
             summary.tick.store(tick);
             summary.mask.store(bits, Ordering::Relaxed);
+            self.spans[block >> SPAN_SHIFT].raise(tick);
             // A mark's tick is the context's current one, at least every
             // stamp there is: marks racing on other threads store the same.
             if tick.is_newer_than(self.latest.load()) {
@@ -297,6 +317,7 @@ impl Stamps {
             summary.prev.write(tick);
             summary.tick.write(stamp);
             *summary.mask.get_mut() = bit;
+            self.spans[block >> SPAN_SHIFT].raise(stamp);
         } else {
             // An entry not allocated yet is 0 already.
             if !stamp.is_never() || self.rows.get().is_some() {
@@ -322,6 +343,10 @@ impl Stamps {
                 let rebased = tick.read().rebased(base);
                 tick.write(rebased);
             }
+        }
+        for span in self.spans.iter_mut() {
+            let rebased = span.read().rebased(base);
+            span.write(rebased);
         }
     }
 
@@ -357,6 +382,7 @@ impl Stamps {
             return Err(format!("a column was stamped {latest}, after the current tick {now}"));
         }
         if self.blocks.len() << self.shift != self.capacity
+            || self.spans.len() != self.blocks.len().div_ceil(1 << SPAN_SHIFT)
             || self.rows.get().is_some_and(|rows| rows.len() != self.capacity)
         {
             return Err(format!(
@@ -370,9 +396,11 @@ impl Stamps {
         let size = 1usize << self.shift;
         for (at, block) in self.blocks.iter().enumerate() {
             let (tick, prev, mask) = (block.tick.load(), block.prev.load(), block.mask.load(Ordering::Relaxed));
-            if prev.is_newer_than(tick) || tick.is_newer_than(latest) {
+            let span = self.spans[at >> SPAN_SHIFT].load();
+            if prev.is_newer_than(tick) || tick.is_newer_than(span) || span.is_newer_than(latest) {
                 return Err(format!(
-                    "block {at} of change stamps: prev {prev}, tick {tick}, last mark {latest} (not in order)"
+                    "block {at} of change stamps: prev {prev}, tick {tick}, its span's {span}, last mark {latest} \
+                     (not in order)"
                 ));
             }
             let Some(rows) = self.rows.get() else {
@@ -393,6 +421,8 @@ impl Stamps {
 
     /// Bytes held.
     pub(in crate::storage) fn bytes(&self) -> usize {
-        self.rows.get().map_or(0, |rows| rows.len() * size_of::<AtomicTick>()) + self.blocks.len() * size_of::<Block>()
+        self.rows.get().map_or(0, |rows| rows.len() * size_of::<AtomicTick>())
+            + self.blocks.len() * size_of::<Block>()
+            + self.spans.len() * size_of::<AtomicTick>()
     }
 }

@@ -22,7 +22,8 @@
 //!   nothing was stamped since the floor);
 //! - the block summaries (`block.rs`): per block, the largest stamp
 //!   (`tick`), the rows that have it (`mask`) and a bound on the others
-//!   (`prev`);
+//!   (`prev`); and per span of 64 blocks, the largest block `tick`, so a
+//!   scan skips a span with nothing new without reading its blocks;
 //! - the changed-rows scan (`scan.rs`): the blocks holding rows stamped
 //!   after a consumer's last look, 64 summaries compared at a time, rows
 //!   read only where the summary cannot tell.
@@ -67,8 +68,9 @@
 //! 4. Per block: `prev <= tick`; every row out of `mask` has an entry at
 //!    most `prev`; the rows in `mask` read as `tick` (their own entries are
 //!    not read). (checked)
-//! 5. A column's latest mark is at least every block's `tick` (so every
-//!    stamp in it), and its archetype's [`LastMark`], shared by the
+//! 5. A column's latest mark is at least every span's tick, a span's tick
+//!    at least the `tick` of each of its 64 blocks (so every stamp in
+//!    them), and its archetype's [`LastMark`], shared by the
 //!    archetype's stamped columns, is at least every column's latest mark.
 //!    (checked)
 //! 6. A column's stamps have room for every row of its archetype (a sparse

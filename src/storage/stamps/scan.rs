@@ -3,7 +3,7 @@
 
 use std::sync::atomic::Ordering;
 
-use super::column::Stamps;
+use super::column::{SPAN_SHIFT, Stamps};
 use super::tick::{AtomicTick, Tick};
 
 impl Stamps {
@@ -20,7 +20,7 @@ impl Stamps {
             let rows: &[u32] = unsafe { std::slice::from_raw_parts(rows.as_ptr().cast::<u32>(), rows.len()) };
             newer_than(rows, since)
         });
-        blocks.for_each(|(start, mask)| f(start, mask));
+        blocks.run(|start, mask| f(start, mask));
     }
 
     /// As [`changed_blocks`](Stamps::changed_blocks), as an iterator and
@@ -47,16 +47,18 @@ impl Stamps {
 /// one whose other rows are all at or before `since` gives its mask; the
 /// rest are read with `newer`.
 ///
-/// Blocks are compared 64 at a time into a mask without a branch per
-/// block (a scattered write leaves about every other block changed, which
-/// no branch predictor guesses), then the changed ones are read.
+/// Blocks are taken a span (64) at a time: a span whose tick is not after
+/// `since` is skipped unread; the others' blocks are compared into a mask
+/// without a branch per block (a scattered write leaves about every other
+/// block changed, which no branch predictor guesses), then the changed
+/// ones are read.
 struct ChangedBlocks<'a, N> {
     stamps: &'a Stamps,
     len: usize,
     since: Tick,
     newer: N,
-    /// The next group of 64 blocks to compare, and how many blocks hold rows.
-    group: usize,
+    /// The next span of 64 blocks to compare, and how many blocks hold rows.
+    span: usize,
     blocks: usize,
     /// The blocks of the group compared last not read yet, and its first.
     touched: u64,
@@ -77,10 +79,80 @@ impl<'a, N: Fn(&[AtomicTick]) -> u64> ChangedBlocks<'a, N> {
             len,
             since,
             newer,
-            group: 0,
+            span: 0,
             blocks,
             touched: 0,
             first: 0,
+        }
+    }
+}
+
+impl<N: Fn(&[AtomicTick]) -> u64> ChangedBlocks<'_, N> {
+    /// The rows of block `block` stamped after `since` (its mask's, and
+    /// its other rows' entries only if its `prev` is after `since`).
+    #[inline(always)]
+    fn changed_in(&self, block: usize) -> (usize, u64) {
+        let stamps = self.stamps;
+        let size = 1usize << stamps.shift;
+        let summary = &stamps.blocks[block];
+        let start = block * size;
+        let end = (start + size).min(self.len);
+        let live = if end - start == 64 {
+            u64::MAX
+        } else {
+            (1u64 << (end - start)) - 1
+        };
+        // The rows in the mask have the block's tick, after `since`; the
+        // others their own entries.
+        let mask = summary.mask.load(Ordering::Relaxed);
+        let changed = if !summary.prev.load().is_newer_than(self.since) {
+            mask & live
+        } else {
+            let own = stamps.rows.get().map_or(0, |rows| (self.newer)(&rows[start..end]));
+            (own | mask) & live
+        };
+        (start, changed)
+    }
+
+    /// Moves to the next span with a block after `since`: its blocks that
+    /// are go to `touched`. False when no span is left.
+    #[inline(always)]
+    fn next_span(&mut self) -> bool {
+        let stamps = self.stamps;
+        let since = self.since;
+        loop {
+            let first = self.span << SPAN_SHIFT;
+            if first >= self.blocks {
+                return false;
+            }
+            let span = self.span;
+            self.span += 1;
+            if !stamps.spans[span].load().is_newer_than(since) {
+                continue;
+            }
+            let blocks = &stamps.blocks[first..(first + (1 << SPAN_SHIFT)).min(self.blocks)];
+            self.touched = blocks.iter().enumerate().fold(0u64, |touched, (i, summary)| {
+                touched | (u64::from(summary.tick.load().is_newer_than(since)) << i)
+            });
+            self.first = first;
+            return true;
+        }
+    }
+
+    /// Calls `f` with each changed block, as the iterator gives them, with
+    /// the scan's state in locals rather than kept between calls.
+    #[inline(always)]
+    fn run(mut self, mut f: impl FnMut(usize, u64)) {
+        while self.next_span() {
+            let mut touched = self.touched;
+            while touched != 0 {
+                let block = self.first + touched.trailing_zeros() as usize;
+                touched &= touched - 1;
+                let (start, changed) = self.changed_in(block);
+                if changed != 0 {
+                    f(start, changed);
+                }
+            }
         }
     }
 }
@@ -90,44 +162,18 @@ impl<N: Fn(&[AtomicTick]) -> u64> Iterator for ChangedBlocks<'_, N> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<(usize, u64)> {
-        let stamps = self.stamps;
-        let size = 1usize << stamps.shift;
         loop {
             while self.touched != 0 {
                 let block = self.first + self.touched.trailing_zeros() as usize;
                 self.touched &= self.touched - 1;
-                let summary = &stamps.blocks[block];
-                let start = block * size;
-                let end = (start + size).min(self.len);
-                let live = if end - start == 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << (end - start)) - 1
-                };
-                // The rows in the mask have the block's tick, after `since`;
-                // the others their own entries.
-                let mask = summary.mask.load(Ordering::Relaxed);
-                let changed = if !summary.prev.load().is_newer_than(self.since) {
-                    mask & live
-                } else {
-                    let own = stamps.rows.get().map_or(0, |rows| (self.newer)(&rows[start..end]));
-                    (own | mask) & live
-                };
+                let (start, changed) = self.changed_in(block);
                 if changed != 0 {
                     return Some((start, changed));
                 }
             }
-            let first = self.group * 64;
-            if first >= self.blocks {
+            if !self.next_span() {
                 return None;
             }
-            let since = self.since;
-            let group = &stamps.blocks[first..(first + 64).min(self.blocks)];
-            self.touched = group.iter().enumerate().fold(0u64, |touched, (i, summary)| {
-                touched | (u64::from(summary.tick.load().is_newer_than(since)) << i)
-            });
-            self.first = first;
-            self.group += 1;
         }
     }
 }

@@ -130,7 +130,8 @@ fn changed_rows_match_a_naive_model_through_marks_moves_and_rebases() {
 #[test]
 fn rows_get_entries_of_their_own_only_when_one_leaves_its_blocks_mask() {
     let mut stamps = Stamps::new(256, 6, Floor::default(), LastMark::default());
-    let blocks = 4 * size_of::<Block>();
+    // Four block summaries and one span's.
+    let blocks = 4 * size_of::<Block>() + size_of::<AtomicTick>();
     assert_eq!(stamps.bytes(), blocks, "a new column's stamps: the block summaries");
     // Whole blocks written, tick after tick: summaries only.
     for tick in 1..4 {
@@ -153,7 +154,7 @@ fn rows_get_entries_of_their_own_only_when_one_leaves_its_blocks_mask() {
 fn rows_left_at_or_below_the_floor_get_no_entries() {
     let floor = Floor::default();
     let mut stamps = Stamps::new(256, 6, floor.clone(), LastMark::default());
-    let blocks = 4 * size_of::<Block>();
+    let blocks = 4 * size_of::<Block>() + size_of::<AtomicTick>();
     // A scattered write, a row per block per tick, the one consumer
     // looking after each tick: every block's tick moves, no entry kept.
     for tick in 1..10u32 {
@@ -227,6 +228,10 @@ fn the_checks_find_each_planted_fault() {
     let stamps = stamped();
     stamps.blocks[0].prev.store(Tick::new(6));
     assert!(broken(&stamps, now, &floor).contains("not in order"));
+    // A span below one of its blocks (a scan would skip a changed block).
+    let stamps = stamped();
+    stamps.spans[0].store(Tick::new(3));
+    assert!(broken(&stamps, now, &floor).contains("its span's 3"));
     // A row out of its block's mask stamped after the block's prev.
     let stamps = stamped();
     stamps.rows.get().expect("row 3 has an entry")[3].store(Tick::new(4));
