@@ -11,7 +11,7 @@ impl Stamps {
     /// stamped after `since`: its first row, and a mask of those rows, in
     /// increasing order.
     #[inline]
-    pub(in crate::storage) fn changed_blocks(&mut self, len: usize, since: Tick, mut f: impl FnMut(usize, u64)) {
+    pub(in crate::storage) fn changed_blocks(&mut self, len: usize, since: Tick, f: impl FnMut(usize, u64)) {
         let blocks = ChangedBlocks::new(self, len, since, |rows: &[AtomicTick]| {
             // SAFETY: `AtomicTick` is a `repr(transparent)` `AtomicU32`,
             // which has the size, alignment and bit validity of `u32`;
@@ -20,7 +20,7 @@ impl Stamps {
             let rows: &[u32] = unsafe { std::slice::from_raw_parts(rows.as_ptr().cast::<u32>(), rows.len()) };
             newer_than(rows, since)
         });
-        blocks.run(|start, mask| f(start, mask));
+        blocks.run(f);
     }
 
     /// As [`changed_blocks`](Stamps::changed_blocks), as an iterator and
