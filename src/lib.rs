@@ -197,7 +197,7 @@ mod context;
 mod context_kind;
 mod contexts;
 pub mod diff;
-mod entities;
+mod slot_table;
 mod entity;
 mod entity_ref;
 mod error;

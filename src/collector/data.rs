@@ -9,7 +9,7 @@ use smallvec::SmallVec;
 use super::Trigger;
 use crate::aerc::{Owner, Retains};
 use crate::component::Component;
-use crate::entities::Entities;
+use crate::slot_table::SlotTable;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::group::GroupEvent;
@@ -179,7 +179,7 @@ impl CollectorData {
     }
 
     /// Whether `entity` is collected.
-    pub(crate) fn contains(&self, entity: Entity, entities: &Entities) -> bool {
+    pub(crate) fn contains(&self, entity: Entity, entities: &SlotTable) -> bool {
         let index = entity.index() as usize;
         let marked = self
             .held

@@ -8,7 +8,7 @@ use std::fmt;
 
 use crate::aerc::Owner;
 use crate::component::Component;
-use crate::entities::Entities;
+use crate::slot_table::SlotTable;
 use crate::entity::Entity;
 use crate::matcher::Matcher;
 use crate::routes::{Membership, Takes};
@@ -248,7 +248,7 @@ pub struct Collector<'a> {
     id: CollectorId,
     data: &'a CollectorData,
     membership: &'a Membership,
-    entities: &'a Entities,
+    entities: &'a SlotTable,
 }
 
 impl<'a> Collector<'a> {
@@ -256,7 +256,7 @@ impl<'a> Collector<'a> {
         id: CollectorId,
         data: &'a CollectorData,
         membership: &'a Membership,
-        entities: &'a Entities,
+        entities: &'a SlotTable,
     ) -> Self {
         Collector {
             id,

@@ -15,7 +15,7 @@
 //! # Placeholders
 //!
 //! A create command returns a placeholder [`Entity`]: tag `u32::MAX` (which
-//! no entity ever gets, see `entities.rs`) and, as its index, the number of
+//! no entity ever gets, see `slot_table.rs`) and, as its index, the number of
 //! the create within the buffer. Playback keeps the entity each create made,
 //! by number, and later commands on the placeholder go to that entity.
 

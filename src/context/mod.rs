@@ -1,28 +1,35 @@
 //! `Context`: owns entities and their components, and tells about every change.
 //!
-//! The context's API is spread over this folder by what it does:
+//! The context's API is spread over this folder; a concept's side of it is
+//! the file named after the concept:
 //!
 //! - `mod.rs`: the struct, construction, counts;
 //! - `lifecycle.rs`: creating and destroying entities, `reset`;
 //! - `change.rs`: `add`, `remove`, `take`, `replace`, `modify`,
-//!   `modify_with`, `modify_each`;
+//!   `modify_with`;
 //! - `bulk_change.rs`: `modify_each` over a group, a matcher or a list (`Selection`)
 //!   (observed writes over many entities);
 //! - `tracking.rs`: change stamps: which columns carry them, collectors
 //!   gathering, hand-over before structural changes;
 //! - `access.rs`: `get`, `get_mut`, `has`, entity views;
+//! - `entity_mut.rs`: `EntityMut`, the view that reads, writes and changes
+//!   one entity;
 //! - `mut_ref.rs`: `Mut`, what `get_mut` lends, which re-keys indices when
 //!   dropped;
 //! - `dispatch.rs`: carrying out a change's route (indices, collectors,
 //!   group events, context events), and subscriptions;
-//! - `grouping.rs`, `collecting.rs`, `indexing.rs`: the context's side of
-//!   groups, collectors and entity indices;
-//! - `retaining.rs`: AERC (`retain`, `release`);
-//! - `singletons.rs`: unique components;
-//! - `pooling.rs`: component pools (`create_component`, `recycle`);
+//! - `group.rs`: groups (`add_group`, `group`, `subscribe_group`);
+//! - `collector.rs`: collectors (`add_collector`, `collector`, and
+//!   `collector_mut`'s `CollectorMut`); `drain.rs`: draining one;
+//! - `index.rs`: entity indices (`add_index`, `index`, and `index_mut`'s
+//!   `IndexMut`);
+//! - `aerc.rs`: AERC (`retain`, `release`, and `aerc`'s `Aerc` view);
+//! - `unique.rs`: unique components;
+//! - `pool.rs`: component pools (`pool`, whose `PoolMut` is in the `pool`
+//!   module);
 //! - `sparse.rs`: components kept out of archetypes (`flag` and `sparse`
-//!   kinds), `set_flag` and `is_flag`;
-//! - `querying.rs`: queries;
+//!   kinds), `set_flag`;
+//! - `query.rs`: queries and views (`view.rs`, `view_mut.rs`);
 //! - `builder.rs`, `invariants.rs`: options, and the invariant walker.
 
 use std::fmt;
@@ -30,7 +37,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::aerc::{AercMode, Retains};
 use crate::collector::Collectors;
-use crate::entities::Entities;
+use crate::slot_table::SlotTable;
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::event::Subscribers;
@@ -44,24 +51,24 @@ use crate::storage::{Archetypes, ComponentInfo, ComponentSet, SparseSets, Storag
 use crate::unique::Uniques;
 
 mod access;
+mod aerc;
 mod builder;
 mod bulk_change;
 mod change;
-mod collecting;
+mod collector;
 mod dispatch;
 mod drain;
 mod entity_mut;
-mod grouping;
-mod indexing;
+mod group;
+mod index;
 mod invariants;
 mod lifecycle;
 mod mut_ref;
-mod pooling;
-mod querying;
-mod retaining;
-mod singletons;
+mod pool;
+mod query;
 mod sparse;
 mod tracking;
+mod unique;
 mod view;
 mod view_mut;
 
@@ -74,7 +81,7 @@ pub use view_mut::ViewMut;
 
 /// A world of entities and their components.
 ///
-/// Entities are created and destroyed here; components are added, removed,
+/// SlotTable are created and destroyed here; components are added, removed,
 /// replaced and read here; every change fires an event
 /// ([`ContextEvent`](crate::ContextEvent), order in the
 /// [`event`](crate::event) module docs). Underneath, entities with the same
@@ -132,7 +139,7 @@ pub struct Context {
     /// The instance id the ids of this context's groups, collectors and
     /// indices carry.
     pub(crate) instance: u64,
-    pub(crate) entities: Entities,
+    pub(crate) entities: SlotTable,
     pub(crate) retains: Retains,
     pub(crate) archetypes: Archetypes,
     /// The values of flag and sparse components, by entity slot.
@@ -147,7 +154,7 @@ pub struct Context {
     pub(crate) pools: Pools,
     /// The plans of the query types run with `query_mut`.
     pub(crate) queries: QueryPlans,
-    /// Entities whose `EntityReleased` waits for the end of a batch release.
+    /// SlotTable whose `EntityReleased` waits for the end of a batch release.
     pub(crate) released: Vec<Entity>,
     /// For a declared context, the components it accepts (`None`: all).
     accepts: Option<ComponentSet>,
@@ -196,7 +203,7 @@ impl Context {
         Context {
             name,
             instance,
-            entities: Entities::new(instance),
+            entities: SlotTable::new(instance),
             retains: Retains::new(aerc),
             archetypes,
             sparse: SparseSets::default(),

@@ -10,7 +10,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use crate::component::Component;
-use crate::entities::Entities;
+use crate::slot_table::SlotTable;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
@@ -89,7 +89,7 @@ pub struct Group<'a> {
     member: &'a Member,
     membership: &'a Membership,
     archetypes: &'a Archetypes,
-    entities: &'a Entities,
+    entities: &'a SlotTable,
     sparse: &'a SparseSets,
     groups: &'a Groups,
 }
@@ -98,7 +98,7 @@ pub struct Group<'a> {
 pub(crate) struct GroupSource<'a> {
     pub(crate) membership: &'a Membership,
     pub(crate) archetypes: &'a Archetypes,
-    pub(crate) entities: &'a Entities,
+    pub(crate) entities: &'a SlotTable,
     pub(crate) sparse: &'a SparseSets,
     pub(crate) groups: &'a Groups,
 }
@@ -328,7 +328,7 @@ pub struct GroupIter<'a> {
     gate: Option<(&'a Member, &'a SparseSets)>,
     /// For a group that needs a sparse component: the slots of its
     /// smallest set, walked instead of the archetypes' rows.
-    driver: Option<(std::slice::Iter<'a, u32>, &'a Entities)>,
+    driver: Option<(std::slice::Iter<'a, u32>, &'a SlotTable)>,
 }
 
 /// Whether `entity`, a row of `archetype`, passes a group's per-entity

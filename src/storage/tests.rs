@@ -7,7 +7,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::component_info::{ComponentInfo, StorageKind, TypedId};
 use super::*;
-use crate::entities::Entities;
+use crate::slot_table::SlotTable;
 use crate::entity::Entity;
 use crate::id::ComponentId;
 
@@ -135,7 +135,7 @@ fn set(ids: &[usize]) -> ComponentSet {
 
 /// Storage and the entity records that say where each row is.
 struct Fixture {
-    keys: Entities,
+    keys: SlotTable,
     storage: Archetypes,
     sparse: SparseSets,
 }
@@ -143,7 +143,7 @@ struct Fixture {
 impl Fixture {
     fn new() -> Self {
         Fixture {
-            keys: Entities::new(0),
+            keys: SlotTable::new(0),
             storage: Archetypes::new(infos()),
             sparse: SparseSets::default(),
         }
@@ -721,7 +721,7 @@ fn single_row_access_reads_and_writes_the_row_asked_and_refuses_the_rest() {
 #[test]
 fn a_placed_plan_takes_each_archetypes_columns_where_they_sit() {
     let mut f = Fixture::new();
-    // Entities with `U64` and `BIG`, with `U64` but not `BIG`, and without
+    // SlotTable with `U64` and `BIG`, with `U64` but not `BIG`, and without
     // `U64`; and an archetype with `U64` left empty.
     for i in 0..700u64 {
         f.spawn(&[U64, BIG], |w| {

@@ -4,7 +4,7 @@
 
 use super::Context;
 use crate::aerc::{AercMode, Misuse, Owner};
-use crate::entities::Liveness;
+use crate::slot_table::Liveness;
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::event::ContextEvent;
