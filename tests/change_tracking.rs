@@ -183,7 +183,7 @@ fn untracked_writes_stay_unseen_even_when_moved_later() {
     let mut game = Context::new();
     let e = game.create_entity_with(pos(0.0)).unwrap();
     let id = game.add_collector(Matcher::all_of::<Position>().updated());
-    game.get_mut_untracked::<Position>(e).unwrap().x = 1.0;
+    game.entity_mut(e).unwrap().get_mut_untracked::<Position>().unwrap().x = 1.0;
     game.add(e, vel(0.0)).unwrap();
     game.destroy_entity(e).unwrap();
     assert!(game.collector(id).unwrap().is_empty());
@@ -291,7 +291,7 @@ fn writes_to_sparse_components_are_seen_through_every_path() {
     game.get_mut::<Heat>(es[1]).unwrap().0 += 1;
     game.entity_mut(es[2]).unwrap().query::<&mut Heat>().unwrap().0 += 1;
     game.modify(es[3], |h: &mut Heat| h.0 += 1).unwrap();
-    game.get_mut_untracked::<Heat>(es[4]).unwrap().0 += 1;
+    game.entity_mut(es[4]).unwrap().get_mut_untracked::<Heat>().unwrap().0 += 1;
     assert_eq!(sorted(collected(&mut game, hot)), sorted(vec![es[1], es[2], es[3]]));
     game.clear_collector(hot).unwrap();
 

@@ -194,7 +194,7 @@ fn untracked_writes_and_equal_values_set_if_neq_are_not_seen() {
     let mut game = game();
     let e = game.create_entity_with((pos(0.0), vel(0.0))).unwrap();
     let id = game.add_collector(Matcher::all_of::<Position>().updated());
-    game.get_mut_untracked::<Position>(e).unwrap().x = 4.0;
+    game.entity_mut(e).unwrap().get_mut_untracked::<Position>().unwrap().x = 4.0;
     game.entity_mut(e).unwrap().get_mut_untracked::<Position>().unwrap().x += 1.0;
     assert!(!game.set_if_neq(e, pos(5.0)).unwrap());
     assert!(game.collector(id).unwrap().is_empty());

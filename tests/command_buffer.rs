@@ -180,7 +180,7 @@ fn playback_fires_the_events_of_the_direct_calls_in_recorded_order() {
     let everyone = |game: &Context| {
         let mut all: Vec<_> = game
             .entities()
-            .map(|e| (e.index(), game.component_names(e).unwrap().collect::<Vec<_>>()))
+            .map(|e| (e.index(), game.entity(e).unwrap().component_names().collect::<Vec<_>>()))
             .collect();
         all.sort();
         all

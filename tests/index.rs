@@ -389,7 +389,7 @@ fn a_duplicate_primary_key_on_add_is_an_error_and_changes_nothing() {
     assert_duplicate(game.add(other, NetId(7)), "7", holder, Some(other));
     assert_eq!(spy.take(), Vec::<String>::new(), "no event fires");
     assert!(!game.has::<NetId>(other));
-    assert_eq!(game.component_names(other).unwrap().collect::<Vec<_>>(), ["Frozen"]);
+    assert_eq!(game.entity(other).unwrap().component_names().collect::<Vec<_>>(), ["Frozen"]);
     assert_eq!(game.entity_by_key(ids, &7).unwrap(), Some(holder));
     assert_eq!(game.group(group).unwrap().len(), 1);
     assert_eq!(game.retain_count(other).unwrap(), 0);

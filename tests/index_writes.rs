@@ -1,5 +1,5 @@
 //! Entity indices and writes through `&mut`: `get_mut` (and
-//! `get_mut_untracked`, `unique_mut`, `EntityMut::get_mut`) re-key the
+//! `EntityMut::get_mut_untracked`, `unique_mut`, `EntityMut::get_mut`) re-key the
 //! entity when the `Mut` drops; a primary key another entity holds is
 //! reported by the next read of the index, naming both, and the index stays
 //! usable; `query_mut` and `EntityMut::query` refuse to lend a key
@@ -51,8 +51,8 @@ fn every_get_mut_path_re_keys_the_entity() {
     game.get_mut::<Cell>(e).unwrap().0 = 1;
     assert_eq!(at(&game, index, Cell(1, 0)), [e], "Context::get_mut");
 
-    game.get_mut_untracked::<Cell>(e).unwrap().0 = 2;
-    assert_eq!(at(&game, index, Cell(2, 0)), [e], "Context::get_mut_untracked");
+    game.entity_mut(e).unwrap().get_mut_untracked::<Cell>().unwrap().0 = 2;
+    assert_eq!(at(&game, index, Cell(2, 0)), [e], "EntityMut::get_mut_untracked, from a fresh view");
 
     game.entity_mut(e).unwrap().get_mut::<Cell>().unwrap().0 = 3;
     assert_eq!(at(&game, index, Cell(3, 0)), [e], "EntityMut::get_mut");
@@ -98,7 +98,7 @@ fn collectors_still_see_a_keyed_write() {
     assert_eq!(game.collector(moved).unwrap().entities(), [e]);
     assert_eq!(at(&game, index, Cell(0, 1)), [e]);
     game.clear_collector(moved).unwrap();
-    game.get_mut_untracked::<Cell>(e).unwrap().1 = 2;
+    game.entity_mut(e).unwrap().get_mut_untracked::<Cell>().unwrap().1 = 2;
     assert!(game.collector(moved).unwrap().is_empty(), "untracked: not a change");
     assert_eq!(at(&game, index, Cell(0, 2)), [e], "but the index follows");
 }

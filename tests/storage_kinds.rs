@@ -43,8 +43,8 @@ fn adding_and_removing_a_flag_or_a_sparse_value_moves_nothing() {
     assert_eq!(game.storage_stats().archetypes, archetypes, "no archetype for flags");
     assert_eq!(game.storage_stats().sparse_values, 2);
     assert!(game.has::<Burning>(e) && game.is_flag::<Burning>(e));
-    assert!(game.has_all::<(Position, Burning, Target)>(e));
-    assert!(game.has_any::<(Selected, Target)>(e) && !game.has_any::<(Selected, Velocity)>(e));
+    assert!(game.entity(e).is_ok_and(|v| v.has_all::<(Position, Burning, Target)>()));
+    assert!(game.entity(e).is_ok_and(|v| v.has_any::<(Selected, Target)>()) && !game.entity(e).is_ok_and(|v| v.has_any::<(Selected, Velocity)>()));
     assert_eq!(game.get::<Target>(e), Ok(&Target(7)));
     game.get_mut::<Target>(e).unwrap().0 = 8;
     game.replace(e, Target(9)).unwrap();

@@ -45,7 +45,7 @@ impl Context {
     /// # reactecs::component!(Position, Velocity);
     /// let mut game = Context::new();
     /// let e = game.create_entity_with((Position(0.0, 0.0), Velocity(1.0, 0.0)))?;
-    /// assert!(game.has_all::<(Position, Velocity)>(e));
+    /// assert!(game.entity(e)?.has_all::<(Position, Velocity)>());
     /// # Ok::<(), reactecs::Error>(())
     /// ```
     pub fn create_entity_with<B: Bundle>(&mut self, bundle: B) -> Result<Entity, Error> {

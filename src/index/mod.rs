@@ -17,7 +17,7 @@
 //! | an entity joins the group (create, add, remove) | filed under its keys |
 //! | an entity leaves the group (remove, destroy, destroy_all, reset) | taken out of every key |
 //! | `replace` / `modify*` of `T` on a member | moved from the old keys to the new ones; nothing when they are equal |
-//! | a write through `get_mut` / `get_mut_untracked` / `unique_mut` / `EntityMut::get_mut` of `T` on a member | moved to the new keys when the [`Mut`](crate::Mut) drops |
+//! | a write through `get_mut` / `EntityMut::get_mut` / `EntityMut::get_mut_untracked` of `T` on a member | moved to the new keys when the [`Mut`](crate::Mut) drops |
 //! | `replace` of another component | nothing |
 //! | `query_mut` or `EntityMut::query` naming `&mut T` | refused with [`Error::KeyedWrite`](crate::Error::KeyedWrite): nothing is lent |
 //!
