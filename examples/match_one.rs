@@ -294,8 +294,9 @@ fn left_the_board() -> CollectorSpec {
 
 /// The columns that `pieces` left, each once, from left to right, as
 /// `collector` kept them.
-fn columns_left(game: &Context, collector: Option<CollectorId>, pieces: &[Entity]) -> Fallible<Vec<i32>> {
-    let cells = game.removed_values::<Position>(collector.ok_or("`trigger` runs before `execute`")?)?;
+fn columns_left(game: &mut Context, collector: Option<CollectorId>, pieces: &[Entity]) -> Fallible<Vec<i32>> {
+    let collector = game.collector(collector.ok_or("`trigger` runs before `execute`")?)?;
+    let cells = collector.removed::<Position>();
     let mut columns = Vec::new();
     for &piece in pieces {
         columns.push(cells.get(piece).ok_or("the collector keeps the cell left")?.x);

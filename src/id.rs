@@ -173,7 +173,7 @@ fn write_key(f: &mut fmt::Formatter<'_>, what: &str, key: impl Key) -> fmt::Resu
 
 /// Identifies a collector of one context, from
 /// [`Context::add_collector`](crate::Context::add_collector). Valid until
-/// [`Context::remove_collector`](crate::Context::remove_collector); it knows
+/// [`CollectorMut::remove`](crate::CollectorMut::remove); it knows
 /// its context, so using it with another is
 /// [`Error::UnknownCollector`](crate::Error::UnknownCollector).
 ///

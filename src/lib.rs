@@ -81,7 +81,7 @@
 //! | what | makes | reads by id | removes | lists |
 //! |---|---|---|---|---|
 //! | groups | [`add_group`](Context::add_group) | [`group`](Context::group) | (none: see below) | [`groups`](Context::groups) |
-//! | collectors | [`add_collector`](Context::add_collector) | [`collector`](Context::collector) | [`remove_collector`](Context::remove_collector) | [`collectors`](Context::collectors) |
+//! | collectors | [`add_collector`](Context::add_collector) | [`collector`](Context::collector) | [`collector_mut`](Context::collector_mut)`(id)?.`[`remove`](CollectorMut::remove)`()` | [`collectors`](Context::collectors) |
 //! | entity indices | [`add_index`](Context::add_index) | [`index`](Context::index) | [`remove_index`](Context::remove_index) | [`indices`](Context::indices) |
 //! | handlers | [`subscribe`](Context::subscribe), [`subscribe_group`](Context::subscribe_group) | | [`unsubscribe`](Context::unsubscribe) | |
 //!
@@ -156,7 +156,7 @@
 //! | [`replace`](Context::replace), [`modify`](Context::modify), [`modify_with`](Context::modify_with), [`modify_each`](Context::modify_each), [`set_if_neq`](Context::set_if_neq) (a different value) | yes | yes, at the moment of the change | re-keyed at once (a clashing primary key refuses the write) |
 //! | [`get_mut`](Context::get_mut), [`EntityMut::get_mut`], [`unique_mut`](Context::unique_mut) (a [`Mut`], used as `&mut T`) | yes | no | re-keyed when the `Mut` drops (a clashing primary key: the write stands, the entity leaves the index, and the next read of the index reports [`Error::PrimaryKeyConflict`]) |
 //! | [`query_mut`](Context::query_mut) (`iter`, `for_each`, chunks, `par_for_each`), [`EntityMut::query`], [`view_mut`](Context::view_mut) ([`ViewMut::get_mut`] by handle) | yes | no | refused: a query does not lend a key component mutably ([`Error::KeyedWrite`]) |
-//! | [`get_mut_untracked`](Context::get_mut_untracked), [`EntityMut::get_mut_untracked`] | no | no | re-keyed, as `get_mut` |
+//! | [`EntityMut::get_mut_untracked`] | no | no | re-keyed, as `get_mut` |
 //! | `set_if_neq` with an equal value | no | no | nothing to do |
 //!
 //! An entity index is a lookup, not a consumer of changes: it is current
@@ -197,11 +197,11 @@ mod context;
 mod context_kind;
 mod contexts;
 pub mod diff;
-mod slot_table;
 mod entity;
 mod entity_ref;
 mod error;
 pub mod event;
+mod slot_table;
 #[doc = include_str!("../GUIDE.md")]
 pub mod guide {}
 mod group;
@@ -229,7 +229,7 @@ pub use bundle::{Bundle, ComponentTuple};
 pub use collector::{Collector, CollectorId, CollectorSpec, IntoCollectorId, RemovedView, Trigger, TriggerOnEvent};
 pub use command_buffer::CommandBuffer;
 pub use component::{Component, ComponentId};
-pub use context::{Context, ContextBuilder, EntityMut, Mut, Selection, View, ViewMut};
+pub use context::{CollectorMut, Context, ContextBuilder, EntityMut, Mut, Selection, View, ViewMut};
 pub use contexts::{ContextId, ContextKind, ContextKinds, Contexts};
 pub use diff::{ContextDiff, DiffTuple};
 pub use entity::Entity;

@@ -552,7 +552,7 @@ fn reset_is_refused_while_an_entity_is_retained_and_changes_nothing() {
 
     game.release(b, me).unwrap();
     assert!(matches!(game.reset(), Err(Error::EntitiesRetained { count: 1, .. })));
-    game.clear_collector(collector).unwrap();
+    game.collector_mut(collector).unwrap().clear();
     game.reset().unwrap();
     assert!(game.is_empty());
     let c = game.create_entity();
@@ -635,7 +635,7 @@ fn a_collectors_owner_cannot_be_used_to_retain_or_release() {
     assert_eq!(game.release(e, owner), refused);
     assert_eq!(game.retain_count(e), Ok(1), "the collector's retain is untouched");
     game.destroy_entity(e).unwrap();
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     assert!(
         matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
         "the collector released it"
@@ -661,7 +661,7 @@ fn in_fast_mode_a_user_release_cannot_take_a_collectors_retain() {
     assert_eq!(game.is_enabled(e), Ok(false), "the collector still holds it");
     let next = game.create_entity();
     assert_ne!(next.index(), e.index(), "its slot is not reused");
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     assert!(
         matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
         "released: its slot is free"

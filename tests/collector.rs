@@ -114,7 +114,7 @@ fn every_mutable_access_is_seen_by_collectors_once_and_fires_no_event() {
                 expected.push(other);
             }
             assert_eq!(collected(game, id), expected, "{path}: collector {id}");
-            game.clear_collector(id).unwrap();
+            game.collector_mut(id).unwrap().clear();
         }
         for &id in &blind {
             assert!(game.collector(id).unwrap().is_empty(), "{path} fed collector {id}");
@@ -239,7 +239,7 @@ fn added_or_removed_trigger_collects_joining_leaving_and_replacing() {
     let id = game.add_collector(Matcher::all_of::<Position>().added_or_removed());
     let joins = game.create_entity_with(pos(0.0)).unwrap();
     let leaves = game.create_entity_with(pos(0.0)).unwrap();
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
 
     game.remove::<Position>(leaves).unwrap();
     game.replace(stays, pos(1.0)).unwrap();
@@ -358,7 +358,7 @@ fn two_collectors_on_one_trigger_collect_apart() {
     assert_ne!(owners[0], owners[1]);
     assert_eq!(game.retain_count(e), Ok(2));
 
-    game.clear_collector(first).unwrap();
+    game.collector_mut(first).unwrap().clear();
     assert!(game.collector(first).unwrap().is_empty());
     assert_eq!(collected(&mut game, second), [e]);
     assert_eq!(game.retain_count(e), Ok(1), "the second collector still holds it");
@@ -383,7 +383,7 @@ fn a_collected_entity_destroyed_stays_collected_and_disabled_until_cleared() {
     check(&game);
     spy.take();
 
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     assert_eq!(spy.take(), [format!("released {e}")]);
     assert_eq!(
         game.is_enabled(e),
@@ -421,9 +421,9 @@ fn collector_over_two_groups_collects_from_either() {
     let leaves_second = game.create_entity_with(vel(0.0)).unwrap();
     let joins_second = game.create_entity_with(vel(0.0)).unwrap(); // Velocity added: not watched
     let leaves_first = game.create_entity();
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     game.add(leaves_first, pos(0.0)).unwrap();
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
 
     game.remove::<Velocity>(leaves_second).unwrap();
     game.remove::<Position>(leaves_first).unwrap(); // Position removed: not watched
@@ -464,7 +464,7 @@ fn a_deactivated_collector_collects_nothing_and_activating_does_not_replay() {
     let held = game.create_entity_with(pos(0.0)).unwrap();
     assert_eq!(game.retain_count(held), Ok(1));
 
-    game.deactivate_collector(id).unwrap();
+    game.collector_mut(id).unwrap().deactivate();
     let collector = game.collector(id).unwrap();
     assert!(!collector.is_active());
     assert!(collector.is_empty(), "deactivating clears");
@@ -476,7 +476,7 @@ fn a_deactivated_collector_collects_nothing_and_activating_does_not_replay() {
     assert!(game.collector(id).unwrap().is_empty(), "inactive: collects nothing");
     assert_eq!(game.retain_count(missed), Ok(0));
 
-    game.activate_collector(id).unwrap();
+    game.collector_mut(id).unwrap().activate();
     let collector = game.collector(id).unwrap();
     assert!(collector.is_active());
     assert!(collector.is_empty(), "activating does not replay");
@@ -493,7 +493,7 @@ fn deactivating_releases_a_destroyed_entity_it_held_last() {
     let e = game.create_entity_with(pos(0.0)).unwrap();
     game.destroy_entity(e).unwrap();
     let spy = Spy::attach(&mut game);
-    game.deactivate_collector(id).unwrap();
+    game.collector_mut(id).unwrap().deactivate();
     assert_eq!(spy.take(), [format!("released {e}")]);
     assert!(matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })));
     check(&game);
@@ -504,7 +504,7 @@ fn activating_an_active_collector_keeps_what_it_holds() {
     let mut game = game();
     let id = game.add_collector(Matcher::all_of::<Position>().added());
     let e = game.create_entity_with(pos(0.0)).unwrap();
-    game.activate_collector(id).unwrap();
+    game.collector_mut(id).unwrap().activate();
     assert_eq!(collected(&mut game, id), [e]);
     assert_eq!(game.retain_count(e), Ok(1));
 }
@@ -515,7 +515,7 @@ fn clearing_a_collector_releases_each_entity_and_it_collects_again() {
     let id = game.add_collector(Matcher::all_of::<Position>().added());
     let a = game.create_entity_with(pos(0.0)).unwrap();
     let b = game.create_entity_with(pos(0.0)).unwrap();
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     let collector = game.collector(id).unwrap();
     assert!(collector.is_empty());
     assert!(!collector.contains(a));
@@ -540,7 +540,7 @@ fn clearing_keeps_a_destroyed_entity_that_another_owner_retains() {
     assert_eq!(game.retain_count(e), Ok(2));
     let spy = Spy::attach(&mut game);
 
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     assert_eq!(spy.take(), Vec::<String>::new());
     assert_eq!(game.is_enabled(e), Ok(false));
     game.release(e, me).unwrap();
@@ -556,10 +556,10 @@ fn a_removed_collector_releases_its_entities_and_its_id_is_unknown() {
     let e = game.create_entity_with(pos(0.0)).unwrap();
     let gone = game.create_entity_with(pos(0.0)).unwrap();
     game.destroy_entity(gone).unwrap();
-    game.clear_collector(keep).unwrap();
+    game.collector_mut(keep).unwrap().clear();
     let spy = Spy::attach(&mut game);
 
-    game.remove_collector(id).unwrap();
+    game.collector_mut(id).unwrap().remove();
     assert_eq!(spy.take(), [format!("released {gone}")]);
     assert_eq!(game.retain_count(e), Ok(0));
     let unknown = Error::UnknownCollector {
@@ -567,10 +567,7 @@ fn a_removed_collector_releases_its_entities_and_its_id_is_unknown() {
         collector: id,
     };
     assert_eq!(game.collector(id).err(), Some(unknown.clone()));
-    assert_eq!(game.clear_collector(id), Err(unknown.clone()));
-    assert_eq!(game.activate_collector(id), Err(unknown.clone()));
-    assert_eq!(game.deactivate_collector(id), Err(unknown.clone()));
-    assert_eq!(game.remove_collector(id), Err(unknown.clone()));
+    assert_eq!(game.collector_mut(id).err(), Some(unknown.clone()));
     assert!(unknown.to_string().contains("`Game`"), "{unknown}");
     assert_eq!(game.collectors().map(|c| c.id()).collect::<Vec<_>>(), [keep]);
 
@@ -594,10 +591,7 @@ fn a_collector_id_from_another_context_is_unknown() {
         collector: ours,
     };
     assert_eq!(ui.collector(ours).err(), Some(unknown.clone()));
-    assert_eq!(ui.clear_collector(ours), Err(unknown.clone()));
-    assert_eq!(ui.activate_collector(ours), Err(unknown.clone()));
-    assert_eq!(ui.deactivate_collector(ours), Err(unknown.clone()));
-    assert_eq!(ui.remove_collector(ours), Err(unknown));
+    assert_eq!(ui.collector_mut(ours).err(), Some(unknown));
     assert!(
         ui.collector(theirs).unwrap().is_active(),
         "its own collector is untouched"
@@ -634,7 +628,7 @@ fn reset_is_refused_while_a_collector_holds_entities() {
     assert!(game.is_alive(e));
     assert_eq!(collected(&mut game, id), [e]);
 
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     game.reset().unwrap();
     assert!(game.is_empty());
     // The collector is kept, and collects after the reset.
@@ -704,7 +698,7 @@ fn clearing_forgets_kept_removed_values() {
     let id = game.add_collector(Matcher::all_of::<Health>().removed().keep_removed::<Health>());
     let e = game.create_entity_with(Health(1)).unwrap();
     game.remove::<Health>(e).unwrap();
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     assert_eq!(game.collector(id).unwrap().removed::<Health>().get(e), None);
 }
 
@@ -759,7 +753,7 @@ fn a_collector_displays_its_triggers_size_and_state() {
         game.collector(id).unwrap().to_string(),
         "Collector(AllOf(Position).added(), AllOf(Velocity).NoneOf(Frozen).removed()) with 2 entities"
     );
-    game.deactivate_collector(id).unwrap();
+    game.collector_mut(id).unwrap().deactivate();
     assert_eq!(
         game.collector(id).unwrap().to_string(),
         "Collector(AllOf(Position).added(), AllOf(Velocity).NoneOf(Frozen).removed()) with 0 entities, inactive"
@@ -781,9 +775,9 @@ fn reset_leaves_every_collector_empty_even_one_watching_removals() {
     let mut game = game();
     let removed = game.add_collector(Matcher::all_of::<Position>().removed());
     let both = game.add_collector(Matcher::all_of::<Position>().added_or_removed());
-    game.clear_collector(both).unwrap();
+    game.collector_mut(both).unwrap().clear();
     let e = game.create_entity_with(pos(0.0)).unwrap();
-    game.clear_collector(both).unwrap();
+    game.collector_mut(both).unwrap().clear();
 
     game.reset().unwrap();
     for id in [removed, both] {
@@ -857,7 +851,7 @@ fn reset_is_heard_by_subscribers_not_collectors_and_destroy_all_first_lets_colle
         [f],
         "the removal is collected"
     );
-    game.clear_collector(removed).unwrap();
+    game.collector_mut(removed).unwrap().clear();
     game.reset().unwrap();
     assert_ne!(e, f);
     check(&game);

@@ -329,7 +329,7 @@ fn a_command_on_a_stale_entity_fails_and_the_rest_is_applied() {
     commands.add(made, vel(2.0));
     commands.remove::<Velocity>(alive); // #6: has none
     game.destroy_entity(stale).unwrap();
-    game.clear_collector(collector).unwrap(); // its last retain: `stale` is stale, not disabled
+    game.collector_mut(collector).unwrap().clear(); // its last retain: `stale` is stale, not disabled
     taken(&log);
 
     let failures = failures(commands.playback(&mut game));

@@ -99,7 +99,10 @@ fn replace_overwrites_a_present_component_and_adds_an_absent_one() {
     assert_eq!(game.get::<Position>(e), Ok(&pos(1.0)));
     game.replace(e, pos(2.0)).unwrap();
     assert_eq!(game.get::<Position>(e), Ok(&pos(2.0)));
-    assert_eq!(game.entity(e).unwrap().component_names().collect::<Vec<_>>(), ["Position"]);
+    assert_eq!(
+        game.entity(e).unwrap().component_names().collect::<Vec<_>>(),
+        ["Position"]
+    );
     check(&game);
 }
 
@@ -269,13 +272,20 @@ fn has_all_and_has_any() {
         .create_entity_with((pos(0.0), Velocity { x: 1.0, y: 1.0 }))
         .unwrap();
     assert!(game.entity(e).is_ok_and(|v| v.has_all::<(Position, Velocity)>()));
-    assert!(!game.entity(e).is_ok_and(|v| v.has_all::<(Position, Velocity, Frozen)>()));
+    assert!(
+        !game
+            .entity(e)
+            .is_ok_and(|v| v.has_all::<(Position, Velocity, Frozen)>())
+    );
     assert!(game.entity(e).is_ok_and(|v| v.has_any::<(Frozen, Velocity)>()));
     assert!(!game.entity(e).is_ok_and(|v| v.has_any::<(Frozen, Name)>()));
     assert!(game.entity(e).is_ok_and(|v| v.has_all::<()>()));
     assert!(!game.entity(e).is_ok_and(|v| v.has_any::<()>()));
     game.destroy_entity(e).unwrap();
-    assert!(!game.entity(e).is_ok_and(|v| v.has_all::<()>()), "a dead entity has nothing");
+    assert!(
+        !game.entity(e).is_ok_and(|v| v.has_all::<()>()),
+        "a dead entity has nothing"
+    );
 }
 
 #[test]

@@ -172,7 +172,10 @@ fn adding_a_component_of_another_context_is_a_wrong_context_error() {
     assert_eq!(spy.take(), Vec::<String>::new(), "nothing fired");
     assert!(!game.has::<Volume>(e));
     assert_eq!(game.get::<Position>(e), Ok(&pos(1.0)));
-    assert_eq!(game.entity(e).unwrap().component_names().collect::<Vec<_>>(), ["Position"]);
+    assert_eq!(
+        game.entity(e).unwrap().component_names().collect::<Vec<_>>(),
+        ["Position"]
+    );
     assert!(game.group(with_position).unwrap().contains(e));
     check(&game);
 }

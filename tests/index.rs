@@ -389,7 +389,10 @@ fn a_duplicate_primary_key_on_add_is_an_error_and_changes_nothing() {
     assert_duplicate(game.add(other, NetId(7)), "7", holder, Some(other));
     assert_eq!(spy.take(), Vec::<String>::new(), "no event fires");
     assert!(!game.has::<NetId>(other));
-    assert_eq!(game.entity(other).unwrap().component_names().collect::<Vec<_>>(), ["Frozen"]);
+    assert_eq!(
+        game.entity(other).unwrap().component_names().collect::<Vec<_>>(),
+        ["Frozen"]
+    );
     assert_eq!(game.entity_by_key(ids, &7).unwrap(), Some(holder));
     assert_eq!(game.group(group).unwrap().len(), 1);
     assert_eq!(game.retain_count(other).unwrap(), 0);
@@ -940,7 +943,7 @@ fn a_panicking_key_function_changes_nothing_and_other_indices_stay_right() {
     let spy = Spy::attach(&mut game);
     let good = game.create_entity_with(Cell(1, 0)).unwrap();
     let bad = game.create_entity();
-    game.clear_collector(moved).unwrap();
+    game.collector_mut(moved).unwrap().clear();
     spy.take();
     let before = whole_state(&mut game);
 

@@ -52,7 +52,11 @@ fn every_get_mut_path_re_keys_the_entity() {
     assert_eq!(at(&game, index, Cell(1, 0)), [e], "Context::get_mut");
 
     game.entity_mut(e).unwrap().get_mut_untracked::<Cell>().unwrap().0 = 2;
-    assert_eq!(at(&game, index, Cell(2, 0)), [e], "EntityMut::get_mut_untracked, from a fresh view");
+    assert_eq!(
+        at(&game, index, Cell(2, 0)),
+        [e],
+        "EntityMut::get_mut_untracked, from a fresh view"
+    );
 
     game.entity_mut(e).unwrap().get_mut::<Cell>().unwrap().0 = 3;
     assert_eq!(at(&game, index, Cell(3, 0)), [e], "EntityMut::get_mut");
@@ -93,11 +97,11 @@ fn collectors_still_see_a_keyed_write() {
     let index = cells(&mut game);
     let moved = game.add_collector(Matcher::all_of::<Cell>().updated());
     let e = game.create_entity_with(Cell(0, 0)).unwrap();
-    game.clear_collector(moved).unwrap();
+    game.collector_mut(moved).unwrap().clear();
     game.get_mut::<Cell>(e).unwrap().1 = 1;
     assert_eq!(game.collector(moved).unwrap().entities(), [e]);
     assert_eq!(at(&game, index, Cell(0, 1)), [e]);
-    game.clear_collector(moved).unwrap();
+    game.collector_mut(moved).unwrap().clear();
     game.entity_mut(e).unwrap().get_mut_untracked::<Cell>().unwrap().1 = 2;
     assert!(game.collector(moved).unwrap().is_empty(), "untracked: not a change");
     assert_eq!(at(&game, index, Cell(0, 2)), [e], "but the index follows");
@@ -185,7 +189,7 @@ fn query_mut_refuses_to_lend_a_key_component_and_changes_nothing() {
     let index = cells(&mut game);
     let moved = game.add_collector(Matcher::all_of::<Cell>().updated());
     let e = game.create_entity_with((Cell(0, 0), NetId(4))).unwrap();
-    game.clear_collector(moved).unwrap();
+    game.collector_mut(moved).unwrap().clear();
 
     match game.query_mut::<(&mut Cell, &NetId)>() {
         Err(Error::KeyedWrite {

@@ -78,7 +78,7 @@ fn fast_mode_user_release_cannot_take_a_collectors_retain() {
     let next = game.create_entity_with((Flag,)).unwrap();
     assert_ne!(next.index(), e.index(), "{e}'s slot is kept");
     assert_eq!(game.collector(flagged).unwrap().entities(), [e, next]);
-    game.clear_collector(flagged).unwrap();
+    game.collector_mut(flagged).unwrap().clear();
     assert!(
         matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
         "released by the clear"

@@ -375,7 +375,7 @@ fn a_collector_keeping_removed_values_keeps_its_own_copy() {
         let i = i as u32;
         assert_eq!(collector.removed::<Path>().get(e), Some(&path(&[i, i + 1])));
     }
-    game.clear_collector(left).unwrap();
+    game.collector_mut(left).unwrap().clear();
     check(&game);
 }
 
@@ -441,7 +441,7 @@ fn churning_pooled_components_allocates_nothing_once_warm() {
             game.remove::<Path>(e).unwrap();
             game.remove::<Note>(e).unwrap();
         }
-        game.clear_collector(left).unwrap();
+        game.collector_mut(left).unwrap().clear();
     };
     game.set_pool_capacity::<Path>(entities.len());
     game.set_pool_capacity::<Note>(entities.len());

@@ -563,7 +563,7 @@ fn entities_are_retained_by_the_system_during_execute_and_released_after() {
     assert_eq!(inside, [(3, vec![me], false)]);
 
     assert_eq!(game.retain_count(e), Ok(2), "the system released its retain");
-    game.clear_collector(other).unwrap();
+    game.collector_mut(other).unwrap().clear();
     game.release(e, me).unwrap();
     assert_eq!(game.retain_count(e), Ok(0));
     check(&game);
@@ -1174,7 +1174,7 @@ fn a_panicking_released_handler_during_a_clear_leaves_no_retain_behind() {
             }
         }
     });
-    assert_panics("handler fails once", || game.clear_collector(id));
+    assert_panics("handler fails once", || game.collector_mut(id).map(|mut c| c.clear()));
     for e in [a, b] {
         assert!(
             matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
@@ -1597,7 +1597,7 @@ fn a_reactive_system_whose_collector_was_removed_fails_its_run_then_makes_a_new_
     system.initialize(&mut game);
     let first = record.collector();
     let e = game.create_entity_with(pos(1.0)).unwrap();
-    game.remove_collector(first).unwrap();
+    game.collector_mut(first).unwrap().remove();
     let failed = System::try_execute(&mut system, &mut game).expect_err("its collector is gone");
     assert_eq!(
         failed.downcast_ref::<Error>(),
@@ -1626,7 +1626,7 @@ fn a_multi_reactive_system_with_a_removed_collector_runs_the_others_and_fails() 
     // `Draw` makes Ui's collector first, then Game's.
     let drawn_ui = multi.collectors()[0];
     let game_entity = contexts.context_mut::<Game>().create_entity_with(Sprite(1)).unwrap();
-    contexts.context_mut::<Ui>().remove_collector(drawn_ui).unwrap();
+    contexts.context_mut::<Ui>().collector_mut(drawn_ui).unwrap().remove();
     let failed = System::try_execute(&mut multi, &mut contexts).expect_err("a collector is gone");
     assert!(
         matches!(failed.downcast_ref::<Error>(), Some(Error::UnknownCollector { .. })),

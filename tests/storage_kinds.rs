@@ -44,7 +44,10 @@ fn adding_and_removing_a_flag_or_a_sparse_value_moves_nothing() {
     assert_eq!(game.storage_stats().sparse_values, 2);
     assert!(game.has::<Burning>(e) && game.is_flag::<Burning>(e));
     assert!(game.entity(e).is_ok_and(|v| v.has_all::<(Position, Burning, Target)>()));
-    assert!(game.entity(e).is_ok_and(|v| v.has_any::<(Selected, Target)>()) && !game.entity(e).is_ok_and(|v| v.has_any::<(Selected, Velocity)>()));
+    assert!(
+        game.entity(e).is_ok_and(|v| v.has_any::<(Selected, Target)>())
+            && !game.entity(e).is_ok_and(|v| v.has_any::<(Selected, Velocity)>())
+    );
     assert_eq!(game.get::<Target>(e), Ok(&Target(7)));
     game.get_mut::<Target>(e).unwrap().0 = 8;
     game.replace(e, Target(9)).unwrap();
@@ -308,7 +311,7 @@ fn destroying_an_entity_removes_its_flags_with_events_in_id_order() {
     assert_eq!(events[5..], [format!("destroyed {e}")]);
     assert_eq!(game.collector(left).unwrap().entities(), [e]);
     assert!(game.group(group).unwrap().is_empty());
-    game.clear_collector(left).unwrap();
+    game.collector_mut(left).unwrap().clear();
     assert_eq!(counter.live(), 0, "the sparse value was dropped once");
     assert_eq!(game.storage_stats().sparse_values, 0);
     // The slot is reused without the old flags.
@@ -458,7 +461,7 @@ fn retained_entities_keep_their_flags_until_destroyed_and_released() {
     assert!(!game.is_flag::<Burning>(e));
     let next = game.create_entity();
     assert_ne!(next.index(), e.index(), "a retained slot is not reused");
-    game.clear_collector(collected).unwrap();
+    game.collector_mut(collected).unwrap().clear();
     check(&game);
 }
 
@@ -892,7 +895,7 @@ fn set_flag_is_idempotent_and_refuses_what_add_and_remove_refuse() {
     game.set_flag::<Burning>(e, true).unwrap(); // already set
     assert_eq!(spy.take(), Vec::<String>::new());
     assert_eq!(game.collector(burning).unwrap().entities().to_vec(), [e]);
-    game.clear_collector(burning).unwrap();
+    game.collector_mut(burning).unwrap().clear();
     game.set_flag::<Burning>(e, false).unwrap();
     game.set_flag::<Burning>(e, false).unwrap();
     assert_eq!(spy.take().len(), 1, "one ComponentRemoved");

@@ -9,11 +9,11 @@ use smallvec::SmallVec;
 use super::Trigger;
 use crate::aerc::{Owner, Retains};
 use crate::component::Component;
-use crate::slot_table::SlotTable;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::group::GroupEvent;
 use crate::id::{CollectorKey, ComponentId};
+use crate::slot_table::SlotTable;
 use crate::storage::ComponentRef;
 
 /// Keeps, per collected entity, the value of one component type when it

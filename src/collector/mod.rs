@@ -8,10 +8,10 @@ use std::fmt;
 
 use crate::aerc::Owner;
 use crate::component::Component;
-use crate::slot_table::SlotTable;
 use crate::entity::Entity;
 use crate::matcher::Matcher;
 use crate::routes::{Membership, Takes};
+use crate::slot_table::SlotTable;
 use crate::storage::ComponentInfo;
 
 mod data;
@@ -239,7 +239,7 @@ impl From<Vec<TriggerOnEvent>> for CollectorSpec {
 /// game.replace(a, Position(1.0))?; // already collected: no duplicate
 /// assert_eq!(game.collector(moved)?.entities(), [a, b]);
 ///
-/// game.clear_collector(moved)?;
+/// game.collector_mut(moved)?.clear();
 /// assert!(game.collector(moved)?.is_empty());
 /// # Ok::<(), reactecs::Error>(())
 /// ```
@@ -281,7 +281,7 @@ impl<'a> Collector<'a> {
         self.data.entities.is_empty()
     }
 
-    /// Whether it collects (see [`Context::deactivate_collector`](crate::Context::deactivate_collector)).
+    /// Whether it collects (see [`CollectorMut::deactivate`](crate::CollectorMut::deactivate)).
     pub fn is_active(&self) -> bool {
         self.data.active
     }

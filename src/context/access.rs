@@ -242,7 +242,6 @@ impl Context {
         };
         Ok(EntityMut::new(self, entity, at))
     }
-
 }
 
 impl Matcher {

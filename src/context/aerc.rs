@@ -4,10 +4,10 @@
 
 use super::Context;
 use crate::aerc::{AercMode, Misuse, Owner};
-use crate::slot_table::Liveness;
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::event::ContextEvent;
+use crate::slot_table::Liveness;
 
 impl Context {
     /// How this context counts retains.

@@ -37,7 +37,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::aerc::{AercMode, Retains};
 use crate::collector::Collectors;
-use crate::slot_table::SlotTable;
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::event::Subscribers;
@@ -47,6 +46,7 @@ use crate::index::Indices;
 use crate::pool::Pools;
 use crate::query::QueryPlans;
 use crate::routes::Routes;
+use crate::slot_table::SlotTable;
 use crate::storage::{Archetypes, ComponentInfo, ComponentSet, SparseSets, StorageStats, registry};
 use crate::unique::Uniques;
 
@@ -74,6 +74,7 @@ mod view_mut;
 
 pub use builder::ContextBuilder;
 pub use bulk_change::Selection;
+pub use collector::CollectorMut;
 pub use entity_mut::EntityMut;
 pub use mut_ref::Mut;
 pub use view::View;

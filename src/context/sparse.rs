@@ -278,7 +278,7 @@ impl Context {
     /// let burning = game.add_collector(Matcher::all_of::<Burning>().added());
     /// game.set_flag::<Burning>(e, true)?;
     /// assert_eq!(game.collector(burning)?.entities(), [e]);
-    /// game.clear_collector(burning)?;
+    /// game.collector_mut(burning)?.clear();
     /// game.set_flag::<Burning>(e, true)?; // already set: nothing happens
     /// assert!(game.is_flag::<Burning>(e));
     /// assert!(game.collector(burning)?.is_empty()); // no event reached the collector

@@ -8,13 +8,13 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use super::Context;
-use crate::slot_table::SlotTable;
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::id::{ComponentId, IndexId};
 use crate::index::{Index, Indices};
 use crate::query::{Access, QueryPlan};
 use crate::query_param::{QueryParam, ReadOnlyQueryParam};
+use crate::slot_table::SlotTable;
 use crate::storage::{ArchetypeId, ComponentSet, ReadLend, SharedRows, SparseLend};
 
 /// Read-only access to the components `R` names (a tuple of `&T`,

@@ -5,10 +5,10 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use super::view::item_error;
-use crate::slot_table::SlotTable;
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::query::QueryParam;
+use crate::slot_table::SlotTable;
 use crate::storage::{PreparedRows, RowSets};
 
 /// Random access by handle to the components `Q` names (a tuple of `&T`,

@@ -10,12 +10,12 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use crate::component::Component;
-use crate::slot_table::SlotTable;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::matcher::Matcher;
 use crate::routes::{Holding, Member, Membership};
+use crate::slot_table::SlotTable;
 use crate::storage::{Archetype, ArchetypeId, Archetypes, ComponentRef, SparseSet, SparseSets};
 
 mod data;

@@ -7,9 +7,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::component_info::{ComponentInfo, StorageKind, TypedId};
 use super::*;
-use crate::slot_table::SlotTable;
 use crate::entity::Entity;
 use crate::id::ComponentId;
+use crate::slot_table::SlotTable;
 
 #[repr(align(64))]
 #[derive(Clone, Copy, Debug, PartialEq)]

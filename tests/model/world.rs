@@ -1171,7 +1171,7 @@ impl World {
     }
 
     fn clear(&mut self, which: usize) {
-        self.game.clear_collector(self.collectors[which].id).unwrap();
+        self.game.collector_mut(self.collectors[which].id).unwrap().clear();
         self.forget_collected(which);
     }
 
@@ -1447,13 +1447,13 @@ impl World {
             Op::Clear(c) => self.clear(self.pick_collector(c)),
             Op::Deactivate(c) => {
                 let which = self.pick_collector(c);
-                self.game.deactivate_collector(self.collectors[which].id).unwrap();
+                self.game.collector_mut(self.collectors[which].id).unwrap().deactivate();
                 self.collectors[which].active = false;
                 self.forget_collected(which);
             }
             Op::Activate(c) => {
                 let which = self.pick_collector(c);
-                self.game.activate_collector(self.collectors[which].id).unwrap();
+                self.game.collector_mut(self.collectors[which].id).unwrap().activate();
                 self.collectors[which].active = true;
             }
             Op::CollectLate(which) => {
@@ -1563,7 +1563,7 @@ impl World {
                 let which = self.pick_collector(c);
                 self.clear(which);
                 let removed = self.collectors.remove(which);
-                self.game.remove_collector(removed.id).unwrap();
+                self.game.collector_mut(removed.id).unwrap().remove();
                 self.removed_collectors.push(removed.id);
             }
             Op::Listen => match self.listening.take() {
