@@ -157,7 +157,7 @@ pub type Fallible<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 /// The entity at `cell` (a piece or a blocker), if any, from the index.
 fn entity_at(game: &Context, board: Board, cell: Position) -> Result<Option<Entity>, Error> {
-    Ok(game.entities_by_key(board, &cell)?.first().copied())
+    Ok(game.index(board)?.get(&cell).first().copied())
 }
 
 /// The piece at `cell`, if there is one (not a blocker), and its colour.

@@ -201,7 +201,7 @@ impl fmt::Display for CollectorId {
 /// Identifies an index of one context and its type, from
 /// [`Context::add_index`](crate::Context::add_index):
 /// [`Context::index`](crate::Context::index) gives the index back typed.
-/// Valid until [`Context::remove_index`](crate::Context::remove_index); it
+/// Valid until [`IndexMut::remove`](crate::IndexMut::remove); it
 /// knows its context, so using it with another is
 /// [`Error::UnknownIndex`](crate::Error::UnknownIndex).
 ///

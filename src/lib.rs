@@ -43,8 +43,9 @@
 //!   still held keeps its slot.
 //! - The [`index`] module: [`EntityIndex`] (key -> entities) and
 //!   [`PrimaryEntityIndex`] (key -> entity), kept current by every change
-//!   ([`Context::add_index`]; lookups [`Context::entities_by_key`],
-//!   [`Context::entity_by_key`], or [`Context::index`]).
+//!   ([`Context::add_index`]; lookups through [`Context::index`]: the
+//!   index itself, whose `get` takes a key; [`Context::index_mut`] acts on
+//!   one: [`IndexMut`]).
 //! - Component pools: components declared `pooled` whose removed values are
 //!   reused ([`Recycle`], [`Context::create_component`]).
 //! - [`context!`] and [`Contexts`]: several contexts side by side, lent one
@@ -82,7 +83,7 @@
 //! |---|---|---|---|---|
 //! | groups | [`add_group`](Context::add_group) | [`group`](Context::group) | (none: see below) | [`groups`](Context::groups) |
 //! | collectors | [`add_collector`](Context::add_collector) | [`collector`](Context::collector) | [`collector_mut`](Context::collector_mut)`(id)?.`[`remove`](CollectorMut::remove)`()` | [`collectors`](Context::collectors) |
-//! | entity indices | [`add_index`](Context::add_index) | [`index`](Context::index) | [`remove_index`](Context::remove_index) | [`indices`](Context::indices) |
+//! | entity indices | [`add_index`](Context::add_index) | [`index`](Context::index) | [`index_mut`](Context::index_mut)`(id)?.`[`remove`](IndexMut::remove)`()` | [`indices`](Context::indices) |
 //! | handlers | [`subscribe`](Context::subscribe), [`subscribe_group`](Context::subscribe_group) | | [`unsubscribe`](Context::unsubscribe) | |
 //!
 //! - `add_*` makes a thing and returns its id; the noun alone reads it by
@@ -101,8 +102,12 @@
 //!   [`add_collector`](Context::add_collector) makes a new collector every
 //!   call: make collectors once (in a system's `trigger`, or at set-up),
 //!   not per frame.
-//! - Index lookups read "by key": [`entity_by_key`](Context::entity_by_key),
-//!   [`entities_by_key`](Context::entities_by_key). `_with` is creation
+//! - What acts on one collector or index is on its handle, from the noun
+//!   with `_mut`: [`collector_mut`](Context::collector_mut) ([`CollectorMut`]:
+//!   activate, deactivate, clear, remove, drain) and
+//!   [`index_mut`](Context::index_mut) ([`IndexMut`]: activate, deactivate,
+//!   remove), as [`entity_mut`](Context::entity_mut) is to
+//!   [`entity`](Context::entity). `_with` is creation
 //!   from bundles: [`create_entity_with`](Context::create_entity_with),
 //!   [`create_entities_with`](Context::create_entities_with) (the new
 //!   handles, in a `Vec`), and
@@ -129,7 +134,7 @@
 //!   [`EntityRef::query`]), the unique holder or value
 //!   ([`unique`](Context::unique), [`unique_entity`](Context::unique_entity)),
 //!   [`GroupEvent::component`], the entity under a primary key
-//!   (inside [`entity_by_key`](Context::entity_by_key)'s `Result`),
+//!   ([`PrimaryEntityIndex::get`]),
 //!   [`Contexts::get`].
 //! - `Result<_, Error>` for a call given a handle or an id that may be
 //!   stale, another context's or removed ([`Context::get`],
@@ -229,7 +234,7 @@ pub use bundle::{Bundle, ComponentTuple};
 pub use collector::{Collector, CollectorId, CollectorSpec, IntoCollectorId, RemovedView, Trigger, TriggerOnEvent};
 pub use command_buffer::CommandBuffer;
 pub use component::{Component, ComponentId};
-pub use context::{CollectorMut, Context, ContextBuilder, EntityMut, Mut, Selection, View, ViewMut};
+pub use context::{CollectorMut, Context, ContextBuilder, EntityMut, IndexMut, Mut, Selection, View, ViewMut};
 pub use contexts::{ContextId, ContextKind, ContextKinds, Contexts};
 pub use diff::{ContextDiff, DiffTuple};
 pub use entity::Entity;

@@ -174,7 +174,7 @@ fn a_refused_operation_changes_nothing_but_may_leave_the_empty_archetype_it_look
     assert_eq!(snapshot(&game), before, "no entity or component changed");
     assert!(spy.take().is_empty(), "no event fired");
     assert_eq!(game.group(named).unwrap().len(), 1);
-    assert_eq!(game.entity_by_key(names, "hero").unwrap(), Some(hero));
+    assert_eq!(game.index(names).unwrap().get("hero"), Some(hero));
     assert_eq!(game.retain_count(other).unwrap(), 0);
     let after = game.storage_stats();
     assert_eq!(

@@ -39,7 +39,7 @@ fn net_ids(game: &mut Context) -> IndexId<PrimaryEntityIndex<u64>> {
 }
 
 fn at(game: &Context, id: IndexId<EntityIndex<Cell>>, cell: Cell) -> Vec<Entity> {
-    game.entities_by_key(id, &cell).unwrap().to_vec()
+    game.index(id).unwrap().get(&cell).to_vec()
 }
 
 #[test]
@@ -86,8 +86,8 @@ fn unique_mut_re_keys_the_holder() {
     game.set_unique(Score(1)).unwrap();
     let holder = game.unique_entity::<Score>().unwrap();
     game.unique_mut::<Score>().unwrap().0 = 7;
-    assert_eq!(game.entity_by_key(scores, &7).unwrap(), Some(holder));
-    assert_eq!(game.entity_by_key(scores, &1).unwrap(), None);
+    assert_eq!(game.index(scores).unwrap().get(&7), Some(holder));
+    assert_eq!(game.index(scores).unwrap().get(&1), None);
     game.check_invariants().unwrap();
 }
 
@@ -117,7 +117,7 @@ fn a_conflicting_primary_key_is_reported_once_naming_both_and_the_index_stays_us
 
     game.get_mut::<NetId>(e).unwrap().0 = 1; // the key `holder` has
     assert_eq!(game.get::<NetId>(e).unwrap(), &NetId(1), "the write stands");
-    match game.entity_by_key(ids, &1) {
+    match game.index(ids).map(|index| index.get(&1)) {
         Err(Error::PrimaryKeyConflict {
             context,
             index,
@@ -131,15 +131,15 @@ fn a_conflicting_primary_key_is_reported_once_naming_both_and_the_index_stays_us
         other => panic!("expected the conflict, got {other:?}"),
     }
     // Reported once; the index answers again, the holder keeping the key.
-    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(holder));
-    assert_eq!(game.entity_by_key(ids, &2).unwrap(), None, "its old key is gone");
+    assert_eq!(game.index(ids).unwrap().get(&1), Some(holder));
+    assert_eq!(game.index(ids).unwrap().get(&2), None, "its old key is gone");
     assert!(!game.index(ids).unwrap().keys_of(e).any(|_| true), "e is out");
     assert_eq!(game.retain_count(e).unwrap(), 0, "the index let it go");
     game.check_invariants().unwrap();
 
     // A later write with a free key files it again.
     game.get_mut::<NetId>(e).unwrap().0 = 3;
-    assert_eq!(game.entity_by_key(ids, &3).unwrap(), Some(e));
+    assert_eq!(game.index(ids).unwrap().get(&3), Some(e));
     assert_eq!(game.retain_count(e).unwrap(), 1);
     game.check_invariants().unwrap();
 }
@@ -158,16 +158,14 @@ fn conflicts_are_reported_in_order_by_any_read_of_the_index() {
         matches!(first, Error::PrimaryKeyConflict { entity, holder: h, .. } if entity == a && h == holder),
         "{first}"
     );
-    let second = game
-        .index_named::<PrimaryEntityIndex<u64>>("NetId")
-        .map(|_| ())
-        .unwrap_err();
+    let by_name = game.index_id::<PrimaryEntityIndex<u64>>("NetId").unwrap();
+    let second = game.index(by_name).map(|_| ()).unwrap_err();
     assert!(
         matches!(second, Error::PrimaryKeyConflict { entity, .. } if entity == b),
         "{second}"
     );
     assert!(second.to_string().contains("`NetId`"), "{second}");
-    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(holder));
+    assert_eq!(game.index(ids).unwrap().get(&1), Some(holder));
 }
 
 #[test]
@@ -177,10 +175,10 @@ fn deactivating_an_index_drops_its_unreported_conflicts() {
     game.create_entity_with(NetId(1)).unwrap();
     let e = game.create_entity_with(NetId(2)).unwrap();
     game.get_mut::<NetId>(e).unwrap().0 = 1;
-    game.deactivate_index(ids).unwrap();
+    game.index_mut(ids).unwrap().deactivate();
     game.get_mut::<NetId>(e).unwrap().0 = 2;
-    game.activate_index(ids).unwrap();
-    assert_eq!(game.entity_by_key(ids, &2).unwrap(), Some(e));
+    game.index_mut(ids).unwrap().activate().unwrap();
+    assert_eq!(game.index(ids).unwrap().get(&2), Some(e));
 }
 
 #[test]
@@ -214,7 +212,7 @@ fn query_mut_refuses_to_lend_a_key_component_and_changes_nothing() {
     assert_eq!(game.query::<&Cell>().iter().count(), 1);
 
     // With the index gone, the component may be lent again.
-    game.remove_index(index).unwrap();
+    game.index_mut(index).unwrap().remove();
     game.query_mut::<&mut Cell>().unwrap().for_each(|c| c.0 = 1);
     assert_eq!(game.get::<Cell>(e).unwrap(), &Cell(1, 0));
     game.check_invariants().unwrap();
@@ -242,8 +240,8 @@ fn a_sparse_key_component_is_re_keyed_too() {
     let tags = game.add_index(EntityIndex::new("Tag", |t: &Tag| t.0)).unwrap();
     let e = game.create_entity_with((Cell(0, 0), Tag(1))).unwrap();
     game.get_mut::<Tag>(e).unwrap().0 = 2;
-    assert!(game.entities_by_key(tags, &1).unwrap().is_empty());
-    assert_eq!(game.entities_by_key(tags, &2).unwrap(), [e]);
+    assert!(game.index(tags).unwrap().get(&1).is_empty());
+    assert_eq!(game.index(tags).unwrap().get(&2), [e]);
     assert!(matches!(
         game.query_mut::<&mut Tag>(),
         Err(Error::KeyedWrite { index: "Tag", .. })
@@ -261,10 +259,10 @@ fn a_write_to_an_entity_outside_the_index_group_files_nothing() {
     let hidden = game.create_entity_with((Cell(0, 0), Hidden)).unwrap();
     game.get_mut::<Cell>(hidden).unwrap().0 = 1;
     game.get_mut::<Cell>(seen).unwrap().0 = 1;
-    assert_eq!(game.entities_by_key(index, &Cell(1, 0)).unwrap(), [seen]);
+    assert_eq!(game.index(index).unwrap().get(&Cell(1, 0)), [seen]);
     assert_eq!(game.retain_count(hidden).unwrap(), 0);
     game.remove::<Hidden>(hidden).unwrap();
-    assert_eq!(game.entities_by_key(index, &Cell(1, 0)).unwrap(), [seen, hidden]);
+    assert_eq!(game.index(index).unwrap().get(&Cell(1, 0)), [seen, hidden]);
     game.check_invariants().unwrap();
 }
 

@@ -189,7 +189,7 @@ fn view_mut_refuses_aliasing_and_keyed_components() {
     let mut view = game.view_mut::<(&Name, &mut Position)>().unwrap();
     let (name, p) = view.get_mut(e).unwrap();
     p.x = name.0.len() as f32;
-    assert_eq!(game.entity_by_key(names, "a").unwrap(), Some(e));
+    assert_eq!(game.index(names).unwrap().get("a"), Some(e));
     assert_eq!(game.get::<Position>(e).unwrap().x, 1.0);
 }
 

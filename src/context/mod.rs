@@ -76,6 +76,7 @@ pub use builder::ContextBuilder;
 pub use bulk_change::Selection;
 pub use collector::CollectorMut;
 pub use entity_mut::EntityMut;
+pub use index::IndexMut;
 pub use mut_ref::Mut;
 pub use view::View;
 pub use view_mut::ViewMut;

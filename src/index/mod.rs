@@ -1,5 +1,12 @@
 //! Entity indices: find entities by a component value in O(1).
 //!
+//! On [`Context`](crate::Context): [`add_index`](crate::Context::add_index),
+//! [`index`](crate::Context::index) (the index, to look keys up),
+//! [`index_id`](crate::Context::index_id) (by name),
+//! [`indices`](crate::Context::indices), and
+//! [`index_mut`](crate::Context::index_mut), the [`IndexMut`](crate::IndexMut)
+//! handle that activates, deactivates or removes one.
+//!
 //! - [`EntityIndex`]: key -> entities (all entities at a grid cell).
 //! - [`PrimaryEntityIndex`]: key -> one entity (the entity with a name, a
 //!   network id); a second entity with a key in use is an
@@ -45,9 +52,13 @@
 //!
 //! Indices are registered under a name unique in their context and found
 //! again with the typed [`IndexId`] that `add_index` returns
-//! ([`Context::index`](crate::Context::index)) or by name ([`Context::index_named`](crate::Context::index_named)).
-//! [`Context::deactivate_index`](crate::Context::deactivate_index) empties an index and releases what it held;
-//! [`Context::activate_index`](crate::Context::activate_index) files the group's current entities again.
+//! ([`Context::index`](crate::Context::index)), or by name
+//! (`index(index_id(name)?)`: [`Context::index_id`](crate::Context::index_id)).
+//! [`Context::index_mut`](crate::Context::index_mut) gives the handle that
+//! acts on one ([`IndexMut`](crate::IndexMut)): its
+//! [`deactivate`](crate::IndexMut::deactivate) empties the index and releases what it held;
+//! [`activate`](crate::IndexMut::activate) files the group's current entities again;
+//! [`remove`](crate::IndexMut::remove) takes it away.
 //!
 //! Keys are hashed with [foldhash](https://docs.rs/foldhash) (the default
 //! hasher of `hashbrown`): seeded per index, so not predictable from outside,
@@ -76,16 +87,16 @@
 //!
 //! let a = game.create_entity_with((NetId(7), Cell(0, 0)))?;
 //! let b = game.create_entity_with((NetId(8), Cell(0, 0)))?;
-//! assert_eq!(game.entity_by_key(by_net, &8)?, Some(b));
-//! assert_eq!(game.entities_by_key(by_cell, &Cell(0, 0))?, [a, b]);
+//! assert_eq!(game.index(by_net)?.get(&8), Some(b));
+//! assert_eq!(game.index(by_cell)?.get(&Cell(0, 0)), [a, b]);
 //!
 //! // Found again by name, with its type:
-//! let cells = game.index_named::<EntityIndex<Cell>>("Cell")?;
+//! let cells = game.index(game.index_id::<EntityIndex<Cell>>("Cell")?)?;
 //! assert_eq!(cells.to_string(), r#"EntityIndex "Cell" on AllOf(Cell): 1 key, 2 entities"#);
 //!
 //! game.destroy_entity(a)?;
-//! assert_eq!(game.entities_by_key(by_cell, &Cell(0, 0))?, [b]);
-//! assert_eq!(game.entity_by_key(by_net, &7)?, None);
+//! assert_eq!(game.index(by_cell)?.get(&Cell(0, 0)), [b]);
+//! assert_eq!(game.index(by_net)?.get(&7), None);
 //! # Ok::<(), reactecs::Error>(())
 //! ```
 
@@ -237,7 +248,7 @@ pub trait Index: IndexStore + fmt::Display + fmt::Debug {
     }
 
     /// Whether the index follows its group (see
-    /// [`Context::deactivate_index`](crate::Context::deactivate_index)).
+    /// [`IndexMut::deactivate`](crate::IndexMut::deactivate)).
     fn is_active(&self) -> bool {
         self.core().active
     }

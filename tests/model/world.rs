@@ -641,14 +641,14 @@ impl IndexHandle {
     fn get(&self, game: &Context, key: u8) -> Vec<Entity> {
         match *self {
             IndexHandle::Entities(id) => {
-                let listed = game.entities_by_key(id, &key).unwrap();
+                let listed = game.index(id).unwrap().get(&key);
                 assert_eq!(listed, game.index(id).unwrap().get(&key));
                 let mut listed = listed.to_vec();
                 listed.sort();
                 listed
             }
             IndexHandle::Primary(id) => {
-                let found = game.entity_by_key(id, &key).unwrap();
+                let found = game.index(id).unwrap().get(&key);
                 assert_eq!(found, game.index(id).unwrap().get(&key));
                 found.into_iter().collect()
             }
@@ -667,23 +667,25 @@ impl IndexHandle {
 
     fn activate(&self, game: &mut Context) -> Result<(), Error> {
         match *self {
-            IndexHandle::Entities(id) => game.activate_index(id),
-            IndexHandle::Primary(id) => game.activate_index(id),
+            IndexHandle::Entities(id) => game.index_mut(id)?.activate(),
+            IndexHandle::Primary(id) => game.index_mut(id)?.activate(),
         }
     }
 
     fn deactivate(&self, game: &mut Context) -> Result<(), Error> {
         match *self {
-            IndexHandle::Entities(id) => game.deactivate_index(id),
-            IndexHandle::Primary(id) => game.deactivate_index(id),
+            IndexHandle::Entities(id) => game.index_mut(id)?.deactivate(),
+            IndexHandle::Primary(id) => game.index_mut(id)?.deactivate(),
         }
+        Ok(())
     }
 
     fn remove(&self, game: &mut Context) -> Result<(), Error> {
         match *self {
-            IndexHandle::Entities(id) => game.remove_index(id),
-            IndexHandle::Primary(id) => game.remove_index(id),
+            IndexHandle::Entities(id) => game.index_mut(id)?.remove(),
+            IndexHandle::Primary(id) => game.index_mut(id)?.remove(),
         }
+        Ok(())
     }
 }
 

@@ -219,8 +219,8 @@ pub fn columns() -> Vec<Column> {
         ),
         Column::timed(
             "index_lookup",
-            "reactecs:entity_by_key",
-            "the same index: Context::entity_by_key(index, key), then Context::get::<Value>, per key",
+            "reactecs:index_per_key",
+            "the same index: Context::index(id) then get(key), then Context::get::<Value>, per key",
             |p| Box::new(Lookup::new(p, true)),
         ),
         Column::timed(
@@ -968,7 +968,7 @@ impl Cell for Lookup {
             for key in &self.keys.lookups {
                 let e = self
                     .game
-                    .entity_by_key(self.index, key)
+                    .index(self.index).map(|index| index.get(key))
                     .expect("added")
                     .expect("every key is filed");
                 sum += f64::from(self.game.get::<Value>(e).expect("alive with a Value").0);
