@@ -47,7 +47,7 @@
 //!   index itself, whose `get` takes a key; [`Context::index_mut`] acts on
 //!   one: [`IndexMut`]).
 //! - Component pools: components declared `pooled` whose removed values are
-//!   reused ([`Recycle`], [`Context::create_component`]).
+//!   reused ([`Recycle`], [`Context::pool`], [`PoolMut`]).
 //! - [`context!`] and [`Contexts`]: several contexts side by side, lent one
 //!   at a time ([`Contexts::context_mut`]) or several at once
 //!   ([`Contexts::get_many_mut`]); systems of one context run among them
@@ -244,6 +244,7 @@ pub use event::{ContextEvent, SubscriptionId};
 pub use group::{EntityList, Group, GroupEvent, GroupId, GroupIter, IntoGroupId};
 pub use index::{EntityIndex, Index, IndexId, PrimaryEntityIndex};
 pub use matcher::{Matcher, MatcherChain};
+pub use pool::PoolMut;
 pub use query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
 pub use recycle::Recycle;
 #[cfg(feature = "serde")]

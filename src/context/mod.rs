@@ -259,17 +259,23 @@ impl Context {
         self.entities.alive()
     }
 
-    /// How many archetypes and chunks the storage holds, and their bytes.
+    /// How many archetypes and chunks the storage holds, and their bytes;
+    /// how many values the component pools hold.
     pub fn storage_stats(&self) -> StorageStats {
-        StorageStats::of(&self.archetypes, &self.sparse)
+        StorageStats {
+            pooled_values: self.pools.total(),
+            ..StorageStats::of(&self.archetypes, &self.sparse)
+        }
     }
 
     /// Frees memory kept for reuse: empty chunks that archetypes hold on to so
-    /// churn does not allocate, and the spare capacity of the sparse sets of
-    /// flag and sparse components.
+    /// churn does not allocate, the spare capacity of the sparse sets of
+    /// flag and sparse components, and the values in the component pools
+    /// (which keep their bounds: see [`pool`](Context::pool)).
     pub fn shrink_to_fit(&mut self) {
         self.archetypes.shrink_to_fit();
         self.sparse.shrink_to_fit();
+        self.pools.clear();
     }
 
     /// The error for using `entity`, which is not alive: disabled (destroyed
