@@ -199,7 +199,7 @@ pub enum Error {
     /// retains it (AERC): its components are gone.
     #[error(
         "entity {entity} in context `{context}` was destroyed{}; its slot is kept only because it is still \
-         retained (check `is_enabled` before using a retained handle)",
+         retained (check `aerc().is_enabled(e)` before using a retained handle)",
         asked_for(component)
     )]
     EntityDisabled {

@@ -234,7 +234,7 @@ pub use bundle::{Bundle, ComponentTuple};
 pub use collector::{Collector, CollectorId, CollectorSpec, IntoCollectorId, RemovedView, Trigger, TriggerOnEvent};
 pub use command_buffer::CommandBuffer;
 pub use component::{Component, ComponentId};
-pub use context::{CollectorMut, Context, ContextBuilder, EntityMut, IndexMut, Mut, Selection, View, ViewMut};
+pub use context::{Aerc, CollectorMut, Context, ContextBuilder, EntityMut, IndexMut, Mut, Selection, View, ViewMut};
 pub use contexts::{ContextId, ContextKind, ContextKinds, Contexts};
 pub use diff::{ContextDiff, DiffTuple};
 pub use entity::Entity;

@@ -41,7 +41,7 @@ fn explicit_entries_come_first_in_their_order_then_stamped_rows_in_storage_order
     // Written again and joined: still once.
     game.get_mut::<Position>(late).unwrap().x += 1.0;
     assert_eq!(collected(&mut game, id), [late, later, es[3], es[4], es[5]]);
-    assert_eq!(game.retain_count(es[3]), Ok(1), "gathered entities are retained");
+    assert_eq!(game.aerc().retain_count(es[3]), Ok(1), "gathered entities are retained");
     check(&game);
 }
 
@@ -63,7 +63,7 @@ fn an_entity_stamped_then_moved_destroyed_or_leaving_is_still_collected_and_reta
     game.destroy_entity(destroyed).unwrap();
     game.remove::<Velocity>(left).unwrap(); // leaves the movers
     game.remove::<Lit>(unlit).unwrap(); // leaves the lit group
-    assert_eq!(game.is_enabled(destroyed), Ok(false), "kept for the collector");
+    assert_eq!(game.aerc().is_enabled(destroyed), Ok(false), "kept for the collector");
     let mut all = collected(&mut game, updated);
     all.sort();
     let mut expected = vec![moved, destroyed, left, unlit];
@@ -71,7 +71,7 @@ fn an_entity_stamped_then_moved_destroyed_or_leaving_is_still_collected_and_reta
     assert_eq!(all, expected);
     assert_eq!(collected(&mut game, movers), [left]);
     assert_eq!(collected(&mut game, lit), [unlit]);
-    assert_eq!(game.retain_count(destroyed), Ok(1));
+    assert_eq!(game.aerc().retain_count(destroyed), Ok(1));
     game.collector_mut(updated).unwrap().clear();
     assert!(!game.is_alive(destroyed), "released with the last retain");
     check(&game);
@@ -142,7 +142,7 @@ fn a_cleared_or_reactivated_collector_does_not_replay_writes() {
         game.collector(id).unwrap().is_empty(),
         "writes while off are not replayed"
     );
-    assert_eq!(game.retain_count(e), Ok(0));
+    assert_eq!(game.aerc().retain_count(e), Ok(0));
     check(&game);
 }
 
@@ -319,7 +319,7 @@ fn writes_to_sparse_components_are_seen_through_every_path() {
     game.remove::<Heat>(es[0]).unwrap();
     game.destroy_entity(es[5]).unwrap();
     assert_eq!(collected(&mut game, hot), [es[0], es[5]]);
-    assert_eq!(game.is_enabled(es[5]), Ok(false));
+    assert_eq!(game.aerc().is_enabled(es[5]), Ok(false));
     // A slot given a new value starts unchanged.
     game.add(es[0], Heat(1)).unwrap();
     game.collector_mut(hot).unwrap().clear();

@@ -303,7 +303,7 @@ fn a_collector_holds_each_entity_once() {
     }
     let collector = game.collector(id).unwrap();
     assert_eq!(collector.entities(), [e]);
-    assert_eq!(game.retain_count(e), Ok(1));
+    assert_eq!(game.aerc().retain_count(e), Ok(1));
 }
 
 #[test]
@@ -322,7 +322,7 @@ fn collector_keeps_entity_removed_then_re_added_once() {
         let collector = game.collector(id).unwrap();
         assert_eq!(collector.entities(), [first, e], "once, in first-collected order");
     }
-    assert_eq!(game.retain_count(e), Ok(2), "one retain per collector");
+    assert_eq!(game.aerc().retain_count(e), Ok(2), "one retain per collector");
     check(&game);
 }
 
@@ -334,14 +334,14 @@ fn a_collector_retains_each_collected_entity() {
     let untouched = game.create_entity();
 
     let owner = game.collector(id).unwrap().owner();
-    assert_eq!(game.retain_count(e), Ok(1));
+    assert_eq!(game.aerc().retain_count(e), Ok(1));
     assert!(owner.is_internal());
     assert_eq!(
-        game.retain_owners(e),
+        game.aerc().owners(e),
         Ok(Some(&[][..])),
         "a collector's retain is counted, not listed among user owners"
     );
-    assert_eq!(game.retain_count(untouched), Ok(0));
+    assert_eq!(game.aerc().retain_count(untouched), Ok(0));
     // The collector's owner is its own: user code's owners are distinct.
     assert_ne!(owner, Owner::new());
 }
@@ -356,12 +356,16 @@ fn two_collectors_on_one_trigger_collect_apart() {
 
     let owners = [first, second].map(|id| game.collector(id).unwrap().owner());
     assert_ne!(owners[0], owners[1]);
-    assert_eq!(game.retain_count(e), Ok(2));
+    assert_eq!(game.aerc().retain_count(e), Ok(2));
 
     game.collector_mut(first).unwrap().clear();
     assert!(game.collector(first).unwrap().is_empty());
     assert_eq!(collected(&mut game, second), [e]);
-    assert_eq!(game.retain_count(e), Ok(1), "the second collector still holds it");
+    assert_eq!(
+        game.aerc().retain_count(e),
+        Ok(1),
+        "the second collector still holds it"
+    );
 }
 
 #[test]
@@ -375,9 +379,9 @@ fn a_collected_entity_destroyed_stays_collected_and_disabled_until_cleared() {
     assert_eq!(spy.take_starting_with("released"), Vec::<String>::new());
     assert_eq!(collected(&mut game, id), [e]);
     assert!(game.collector(id).unwrap().contains(e));
-    assert_eq!(game.is_enabled(e), Ok(false));
+    assert_eq!(game.aerc().is_enabled(e), Ok(false));
     assert!(!game.is_alive(e));
-    assert_eq!(game.retained_destroyed_entities().collect::<Vec<_>>(), [e]);
+    assert_eq!(game.aerc().retained_destroyed().collect::<Vec<_>>(), [e]);
     let newcomer = game.create_entity();
     assert_ne!(newcomer.index(), e.index(), "the slot is kept while collected");
     check(&game);
@@ -386,7 +390,7 @@ fn a_collected_entity_destroyed_stays_collected_and_disabled_until_cleared() {
     game.collector_mut(id).unwrap().clear();
     assert_eq!(spy.take(), [format!("released {e}")]);
     assert_eq!(
-        game.is_enabled(e),
+        game.aerc().is_enabled(e),
         Err(Error::StaleEntity {
             context: "Game",
             entity: e,
@@ -404,7 +408,7 @@ fn a_destroyed_entity_is_collected_once_by_added_or_removed() {
     let e = game.create_entity_with(pos(0.0)).unwrap();
     game.destroy_entity(e).unwrap();
     assert_eq!(collected(&mut game, id), [e]);
-    assert_eq!(game.retain_count(e), Ok(1));
+    assert_eq!(game.aerc().retain_count(e), Ok(1));
     check(&game);
 }
 
@@ -434,7 +438,7 @@ fn collector_over_two_groups_collects_from_either() {
     let collector = game.collector(id).unwrap();
     assert_eq!(collector.entities(), [leaves_second, both, joins_first]);
     assert!(!collector.contains(joins_second) && !collector.contains(leaves_first));
-    assert_eq!(game.retain_count(both), Ok(1), "collected once across groups");
+    assert_eq!(game.aerc().retain_count(both), Ok(1), "collected once across groups");
 
     let groups = [
         game.add_group(Matcher::all_of::<Position>()),
@@ -454,7 +458,7 @@ fn collector_over_two_groups_collects_an_entity_joining_both_once() {
     ]);
     let e = game.create_entity_with((pos(0.0), vel(0.0))).unwrap();
     assert_eq!(collected(&mut game, id), [e]);
-    assert_eq!(game.retain_count(e), Ok(1));
+    assert_eq!(game.aerc().retain_count(e), Ok(1));
 }
 
 #[test]
@@ -462,19 +466,19 @@ fn a_deactivated_collector_collects_nothing_and_activating_does_not_replay() {
     let mut game = game();
     let id = game.add_collector(Matcher::all_of::<Position>().added_or_removed());
     let held = game.create_entity_with(pos(0.0)).unwrap();
-    assert_eq!(game.retain_count(held), Ok(1));
+    assert_eq!(game.aerc().retain_count(held), Ok(1));
 
     game.collector_mut(id).unwrap().deactivate();
     let collector = game.collector(id).unwrap();
     assert!(!collector.is_active());
     assert!(collector.is_empty(), "deactivating clears");
-    assert_eq!(game.retain_count(held), Ok(0), "and releases");
+    assert_eq!(game.aerc().retain_count(held), Ok(0), "and releases");
 
     let missed = game.create_entity_with(pos(0.0)).unwrap();
     game.replace(held, pos(1.0)).unwrap();
     game.remove::<Position>(missed).unwrap();
     assert!(game.collector(id).unwrap().is_empty(), "inactive: collects nothing");
-    assert_eq!(game.retain_count(missed), Ok(0));
+    assert_eq!(game.aerc().retain_count(missed), Ok(0));
 
     game.collector_mut(id).unwrap().activate();
     let collector = game.collector(id).unwrap();
@@ -495,7 +499,7 @@ fn deactivating_releases_a_destroyed_entity_it_held_last() {
     let spy = Spy::attach(&mut game);
     game.collector_mut(id).unwrap().deactivate();
     assert_eq!(spy.take(), [format!("released {e}")]);
-    assert!(matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })));
+    assert!(matches!(game.aerc().is_enabled(e), Err(Error::StaleEntity { .. })));
     check(&game);
 }
 
@@ -506,7 +510,7 @@ fn activating_an_active_collector_keeps_what_it_holds() {
     let e = game.create_entity_with(pos(0.0)).unwrap();
     game.collector_mut(id).unwrap().activate();
     assert_eq!(collected(&mut game, id), [e]);
-    assert_eq!(game.retain_count(e), Ok(1));
+    assert_eq!(game.aerc().retain_count(e), Ok(1));
 }
 
 #[test]
@@ -520,8 +524,8 @@ fn clearing_a_collector_releases_each_entity_and_it_collects_again() {
     assert!(collector.is_empty());
     assert!(!collector.contains(a));
     assert!(collector.is_active());
-    assert_eq!(game.retain_count(a), Ok(0));
-    assert_eq!(game.retain_count(b), Ok(0));
+    assert_eq!(game.aerc().retain_count(a), Ok(0));
+    assert_eq!(game.aerc().retain_count(b), Ok(0));
 
     game.replace(b, pos(1.0)).unwrap();
     game.replace(a, pos(1.0)).unwrap();
@@ -537,12 +541,12 @@ fn clearing_keeps_a_destroyed_entity_that_another_owner_retains() {
     let me = Owner::new();
     game.retain(e, me).unwrap();
     game.destroy_entity(e).unwrap();
-    assert_eq!(game.retain_count(e), Ok(2));
+    assert_eq!(game.aerc().retain_count(e), Ok(2));
     let spy = Spy::attach(&mut game);
 
     game.collector_mut(id).unwrap().clear();
     assert_eq!(spy.take(), Vec::<String>::new());
-    assert_eq!(game.is_enabled(e), Ok(false));
+    assert_eq!(game.aerc().is_enabled(e), Ok(false));
     game.release(e, me).unwrap();
     assert_eq!(spy.take(), [format!("released {e}")]);
     check(&game);
@@ -561,7 +565,7 @@ fn a_removed_collector_releases_its_entities_and_its_id_is_unknown() {
 
     game.collector_mut(id).unwrap().remove();
     assert_eq!(spy.take(), [format!("released {gone}")]);
-    assert_eq!(game.retain_count(e), Ok(0));
+    assert_eq!(game.aerc().retain_count(e), Ok(0));
     let unknown = Error::UnknownCollector {
         context: "Game",
         collector: id,
@@ -574,7 +578,7 @@ fn a_removed_collector_releases_its_entities_and_its_id_is_unknown() {
     // The group no longer feeds it; the other collector still collects.
     game.replace(e, pos(1.0)).unwrap();
     assert_eq!(collected(&mut game, keep), [e]);
-    assert_eq!(game.retain_count(e), Ok(1));
+    assert_eq!(game.aerc().retain_count(e), Ok(1));
     check(&game);
 }
 
@@ -673,7 +677,7 @@ fn keep_removed_keeps_the_value_an_entity_had_when_destroyed() {
     let collector = game.collector(id).unwrap();
     assert_eq!(collector.entities(), [e]);
     assert_eq!(collector.removed::<Health>().get(e), Some(&Health(7)));
-    assert_eq!(game.is_enabled(e), Ok(false));
+    assert_eq!(game.aerc().is_enabled(e), Ok(false));
 }
 
 #[test]
@@ -731,7 +735,7 @@ fn modify_each_triggers_added_and_updated_collectors() {
         "Velocity was not written"
     );
     assert!(!game.collector(added).unwrap().contains(c));
-    assert_eq!(game.retain_count(a), Ok(2));
+    assert_eq!(game.aerc().retain_count(a), Ok(2));
     check(&game);
 }
 
@@ -786,9 +790,9 @@ fn reset_leaves_every_collector_empty_even_one_watching_removals() {
             "reset keeps collectors, now empty"
         );
     }
-    assert_eq!(game.retained_destroyed_entities().count(), 0);
+    assert_eq!(game.aerc().retained_destroyed().count(), 0);
     assert!(
-        matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
+        matches!(game.aerc().is_enabled(e), Err(Error::StaleEntity { .. })),
         "nothing keeps the slot"
     );
     assert_eq!(game.reset(), Ok(()), "a second reset is not refused");
@@ -817,8 +821,8 @@ fn a_panicking_modify_each_has_collected_the_entities_it_wrote_before() {
     let xs: Vec<f32> = entities.iter().map(|&e| game.get::<Position>(e).unwrap().x).collect();
     assert_eq!(xs, [10.0, 11.0, 12.0, 3.0, 4.0]);
     assert_eq!(collected(&mut game, updated), entities[..3]);
-    assert_eq!(game.retain_count(entities[2]), Ok(1));
-    assert_eq!(game.retain_count(entities[3]), Ok(0));
+    assert_eq!(game.aerc().retain_count(entities[2]), Ok(1));
+    assert_eq!(game.aerc().retain_count(entities[3]), Ok(0));
     check(&game);
 }
 

@@ -114,18 +114,18 @@ fn by_id_and_by_name_find_a_context_or_nothing() {
 #[test]
 fn a_fast_context_counts_retains_fast() {
     let mut contexts = Contexts::new();
-    assert_eq!(contexts.context::<Input>().aerc_mode(), AercMode::Fast);
-    assert_eq!(contexts.context::<Game>().aerc_mode(), AercMode::Safe);
-    assert_eq!(Context::of::<Input>().aerc_mode(), AercMode::Fast);
-    assert_eq!(Context::of::<Audio>().aerc_mode(), AercMode::Safe);
+    assert_eq!(contexts.context::<Input>().aerc().mode(), AercMode::Fast);
+    assert_eq!(contexts.context::<Game>().aerc().mode(), AercMode::Safe);
+    assert_eq!(Context::of::<Input>().aerc().mode(), AercMode::Fast);
+    assert_eq!(Context::of::<Audio>().aerc().mode(), AercMode::Safe);
 
     let input = contexts.context_mut::<Input>();
     let e = input.create_entity();
     let me = Owner::new();
     input.retain(e, me).unwrap();
     input.retain(e, me).unwrap();
-    assert_eq!(input.retain_owners(e), Ok(None));
-    assert_eq!(input.retain_count(e), Ok(2));
+    assert_eq!(input.aerc().owners(e), Ok(None));
+    assert_eq!(input.aerc().retain_count(e), Ok(2));
 }
 
 #[test]
@@ -135,7 +135,7 @@ fn context_of_builds_one_declared_context() {
     assert!(audio.is_empty());
     let fast_audio = ContextBuilder::of::<Audio>().aerc(AercMode::Fast).build();
     assert_eq!(fast_audio.name(), "Audio");
-    assert_eq!(fast_audio.aerc_mode(), AercMode::Fast);
+    assert_eq!(fast_audio.aerc().mode(), AercMode::Fast);
 }
 
 #[test]

@@ -57,7 +57,7 @@ fn query_writes_are_visited_in_place_in_storage_order_once() {
     let expected: Vec<(Entity, f32)> = es.iter().enumerate().map(|(i, &e)| (e, i as f32 + 1.0)).collect();
     assert_eq!(seen, expected);
     assert!(read_in_place(&mut game, moved).is_empty(), "drained");
-    assert_eq!(game.retain_count(es[0]), Ok(0), "nothing stays retained");
+    assert_eq!(game.aerc().retain_count(es[0]), Ok(0), "nothing stays retained");
     check(&game);
 }
 
@@ -111,7 +111,7 @@ fn pushed_entities_come_first_then_stamped_rows_each_once() {
         read_in_place(&mut game, id),
         [(late, 70.0), (es[1], 10.0), (es[4], 40.0)]
     );
-    assert_eq!(game.retain_count(late), Ok(0), "released");
+    assert_eq!(game.aerc().retain_count(late), Ok(0), "released");
     check(&game);
 }
 
@@ -126,7 +126,7 @@ fn entities_gone_or_lacking_the_query_are_skipped_and_released() {
     game.get_mut::<Position>(a).unwrap().x = 3.0;
     game.get_mut::<Position>(b).unwrap().x = 4.0;
     game.destroy_entity(a).unwrap(); // handed over, retained by the collector
-    assert!(!game.is_enabled(a).unwrap());
+    assert!(!game.aerc().is_enabled(a).unwrap());
     let mut seen = Vec::new();
     let visited = game
         .collector_mut(id)
@@ -145,13 +145,13 @@ fn a_panicking_visitor_releases_what_the_collector_held() {
     let id = game.add_collector(Matcher::all_of::<Position>().added());
     let late = game.create_entity_with(pos(5.0)).unwrap();
     game.get_mut::<Position>(es[0]).unwrap().x = 9.0;
-    assert_eq!(game.retain_count(late), Ok(1));
+    assert_eq!(game.aerc().retain_count(late), Ok(1));
     assert_panics("visitor", || {
         game.collector_mut(id)
             .unwrap()
             .drain::<&Position>(|_| panic!("visitor"))
     });
-    assert_eq!(game.retain_count(late), Ok(0));
+    assert_eq!(game.aerc().retain_count(late), Ok(0));
     check(&game);
 }
 
@@ -346,7 +346,7 @@ fn a_panicking_visitor_consumes_what_it_was_handed_and_leaves_the_rest_in_place_
     assert_eq!(first, es[..4], "handed up to the panic, which counts as handed");
     assert_eq!(second, es[4..], "the rest, in order, once");
     for &e in &es {
-        assert_eq!(game.retain_count(e), Ok(0));
+        assert_eq!(game.aerc().retain_count(e), Ok(0));
     }
     assert!(game.collector(id).unwrap().is_empty());
     check(&game);
@@ -363,7 +363,7 @@ fn a_panicking_visitor_consumes_what_it_was_handed_and_leaves_the_rest_gathered(
     assert_eq!(first, es[..6]);
     assert_eq!(second, es[6..]);
     for &e in &es {
-        assert_eq!(game.retain_count(e), Ok(0));
+        assert_eq!(game.aerc().retain_count(e), Ok(0));
     }
     check(&game);
 }
@@ -414,7 +414,7 @@ fn a_panicking_parallel_visitor_consumes_what_it_was_handed_and_leaves_the_rest(
         seen.sort_by_key(|e| es.iter().position(|x| x == e));
         assert_eq!(seen, es, "each entity exactly once (gathered: {gathered})");
         for &e in &es {
-            assert_eq!(game.retain_count(e), Ok(0));
+            assert_eq!(game.aerc().retain_count(e), Ok(0));
         }
         check(&game);
     }

@@ -78,11 +78,15 @@ fn an_index_made_late_files_the_entities_that_exist() {
     let a = game.create_entity_with(Cell(3, 4)).unwrap();
     let b = game.create_entity_with((Cell(3, 4), Frozen)).unwrap();
     game.create_entity_with(Frozen).unwrap();
-    assert_eq!(game.retain_count(a).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 0);
     let index = cells(&mut game);
     check(&game);
     assert_eq!(at(&game, index, Cell(3, 4)), [a, b]);
-    assert_eq!(game.retain_count(a).unwrap(), 1, "the index retains what it holds");
+    assert_eq!(
+        game.aerc().retain_count(a).unwrap(),
+        1,
+        "the index retains what it holds"
+    );
     assert_eq!(game.index(index).unwrap().entity_count(), 2);
 }
 
@@ -118,7 +122,7 @@ fn removing_the_key_component_takes_the_entity_out_and_releases_it() {
     game.remove::<Cell>(a).unwrap();
     check(&game);
     assert_eq!(at(&game, index, Cell(0, 0)), [b]);
-    assert_eq!(game.retain_count(a).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 0);
     assert_eq!(game.index(index).unwrap().keys_of(a).count(), 0);
     let taken = game.take::<Cell>(b).unwrap();
     assert_eq!(taken, Cell(0, 0));
@@ -137,7 +141,7 @@ fn replace_with_a_changed_key_moves_the_entity_from_the_old_key_to_the_new() {
     check(&game);
     assert_eq!(at(&game, index, Cell(0, 0)), [b]);
     assert_eq!(at(&game, index, Cell(2, 0)), [a]);
-    assert_eq!(game.retain_count(a).unwrap(), 1, "still held once");
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 1, "still held once");
     assert_eq!(game.index(index).unwrap().keys_of(a).collect::<Vec<_>>(), [&Cell(2, 0)]);
 }
 
@@ -162,7 +166,7 @@ fn replace_with_the_same_key_changes_nothing_in_the_index() {
     check(&game);
     // Had `a` been taken out and filed again, it would now come after `b`.
     assert_eq!(game.index(index).unwrap().get(&Cell(1, 1)), [a, b]);
-    assert_eq!(game.retain_count(a).unwrap(), 1);
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 1);
     assert_eq!(game.get::<Tile>(a).unwrap().shade, 9);
 }
 
@@ -192,7 +196,7 @@ fn a_custom_group_indexes_only_its_members() {
     game.add(friend, Enemy).unwrap();
     game.remove::<Enemy>(enemy).unwrap();
     assert_eq!(game.index(index).unwrap().get(&Cell(0, 0)), [friend]);
-    assert_eq!(game.retain_count(enemy).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(enemy).unwrap(), 0);
     check(&game);
 }
 
@@ -208,7 +212,7 @@ fn destroy_takes_the_entity_out_and_does_not_keep_its_slot() {
     check(&game);
     assert_eq!(at(&game, index, Cell(0, 0)), [b]);
     assert!(
-        matches!(game.is_enabled(a), Err(Error::StaleEntity { .. })),
+        matches!(game.aerc().is_enabled(a), Err(Error::StaleEntity { .. })),
         "the index does not keep a destroyed entity"
     );
     assert_eq!(spy.take_starting_with("released"), [format!("released {a}")]);
@@ -229,7 +233,7 @@ fn destroy_all_entities_empties_the_index() {
     assert_eq!(game.index(index).unwrap().key_count(), 0);
     assert_eq!(game.index(ids).unwrap().key_count(), 0);
     assert_eq!(game.entities().count(), 0);
-    assert_eq!(game.retained_destroyed_entities().count(), 0);
+    assert_eq!(game.aerc().retained_destroyed().count(), 0);
 }
 
 #[test]
@@ -238,7 +242,7 @@ fn reset_is_not_refused_for_index_retains_and_keeps_the_indices() {
     let index = cells(&mut game);
     let ids = net_ids(&mut game);
     let old = game.create_entity_with((Cell(0, 0), NetId(1))).unwrap();
-    assert_eq!(game.retain_count(old).unwrap(), 2);
+    assert_eq!(game.aerc().retain_count(old).unwrap(), 2);
     game.reset().unwrap();
     check(&game);
     assert!(game.index(index).unwrap().is_empty() && game.index(ids).unwrap().is_empty());
@@ -285,7 +289,11 @@ fn a_multi_key_entity_is_filed_under_each_key_and_held_once() {
     assert_eq!(view.get(&3), [narrow]);
     assert_eq!((view.key_count(), view.entity_count()), (4, 2));
     assert_eq!(view.keys_of(wide).copied().collect::<Vec<_>>(), [0, 1, 2]);
-    assert_eq!(game.retain_count(wide).unwrap(), 1, "one retain, however many keys");
+    assert_eq!(
+        game.aerc().retain_count(wide).unwrap(),
+        1,
+        "one retain, however many keys"
+    );
 
     // Replace: out of the keys no longer covered, into the new ones.
     game.replace(wide, Span { from: 1, to: 1 }).unwrap();
@@ -293,7 +301,7 @@ fn a_multi_key_entity_is_filed_under_each_key_and_held_once() {
     let view = game.index(index).unwrap();
     assert!(view.get(&0).is_empty() && view.get(&2) == [narrow]);
     assert_eq!(view.get(&1), [wide]);
-    assert_eq!(game.retain_count(wide).unwrap(), 1);
+    assert_eq!(game.aerc().retain_count(wide).unwrap(), 1);
 
     game.destroy_entity(narrow).unwrap();
     let view = game.index(index).unwrap();
@@ -320,13 +328,13 @@ fn a_repeated_key_counts_once_and_no_key_means_not_held() {
         0,
         "a span of one cell has no inside"
     );
-    assert_eq!(game.retain_count(point).unwrap(), 1, "held by `Ends` only");
+    assert_eq!(game.aerc().retain_count(point).unwrap(), 1, "held by `Ends` only");
     game.replace(point, Span { from: 4, to: 6 }).unwrap();
     assert_eq!(game.index(empty).unwrap().get(&5), [point]);
-    assert_eq!(game.retain_count(point).unwrap(), 2);
+    assert_eq!(game.aerc().retain_count(point).unwrap(), 2);
     game.replace(point, Span { from: 4, to: 4 }).unwrap();
     assert_eq!(game.index(empty).unwrap().entity_count(), 0);
-    assert_eq!(game.retain_count(point).unwrap(), 1);
+    assert_eq!(game.aerc().retain_count(point).unwrap(), 1);
     check(&game);
 }
 
@@ -395,7 +403,7 @@ fn a_duplicate_primary_key_on_add_is_an_error_and_changes_nothing() {
     );
     assert_eq!(game.index(ids).unwrap().get(&7), Some(holder));
     assert_eq!(game.group(group).unwrap().len(), 1);
-    assert_eq!(game.retain_count(other).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(other).unwrap(), 0);
     check(&game);
 
     // `replace` of an absent component is an add, with the same check.
@@ -518,7 +526,7 @@ fn a_primary_index_over_existing_duplicates_is_not_added() {
         game.index_id::<PrimaryEntityIndex<u64>>("NetId"),
         Err(Error::UnknownIndex { .. })
     ));
-    assert_eq!(game.retain_count(a).unwrap(), 0, "nothing stays retained");
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 0, "nothing stays retained");
     assert_eq!(game.indices().count(), 0);
     check(&game);
 
@@ -652,7 +660,7 @@ fn deactivate_empties_and_releases_and_activate_files_the_group_again() {
     game.index_mut(index).unwrap().deactivate();
     assert!(!game.index(index).unwrap().is_active());
     assert!(game.index(index).unwrap().is_empty());
-    assert_eq!(game.retain_count(a).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 0);
     // Inactive: changes are not followed.
     let b = game.create_entity_with(Cell(0, 0)).unwrap();
     game.replace(a, Cell(5, 5)).unwrap();
@@ -663,9 +671,9 @@ fn deactivate_empties_and_releases_and_activate_files_the_group_again() {
     game.index_mut(index).unwrap().activate().unwrap();
     assert_eq!(at(&game, index, Cell(0, 0)), [b]);
     assert_eq!(at(&game, index, Cell(5, 5)), [a]);
-    assert_eq!(game.retain_count(a).unwrap(), 1);
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 1);
     game.index_mut(index).unwrap().activate().unwrap(); // again: nothing to do
-    assert_eq!(game.retain_count(a).unwrap(), 1);
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 1);
     check(&game);
 }
 
@@ -679,7 +687,7 @@ fn activating_a_primary_index_over_duplicates_fails_and_it_stays_inactive() {
     assert_duplicate(game.index_mut(ids).unwrap().activate(), "1", a, Some(b));
     let index = game.index(ids).unwrap();
     assert!(!index.is_active() && index.is_empty());
-    assert_eq!(game.retain_count(a).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 0);
     check(&game);
     game.destroy_entity(b).unwrap();
     game.index_mut(ids).unwrap().activate().unwrap();
@@ -693,7 +701,7 @@ fn remove_index_releases_and_frees_its_name() {
     let index = cells(&mut game);
     let a = game.create_entity_with(Cell(0, 0)).unwrap();
     game.index_mut(index).unwrap().remove();
-    assert_eq!(game.retain_count(a).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 0);
     assert!(matches!(game.index(index), Err(Error::UnknownIndex { .. })));
     assert!(matches!(game.index_mut(index), Err(Error::UnknownIndex { .. })));
     game.replace(a, Cell(1, 1)).unwrap(); // no index to update
@@ -870,15 +878,19 @@ fn an_index_retain_counts_beside_user_retains() {
     let e = game.create_entity_with(Cell(0, 0)).unwrap();
     let me = Owner::new();
     game.retain(e, me).unwrap();
-    assert_eq!(game.retain_count(e).unwrap(), 2);
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 2);
     assert_eq!(
-        game.retain_owners(e).unwrap(),
+        game.aerc().owners(e).unwrap(),
         Some(&[me][..]),
         "internal owners are not listed"
     );
     game.destroy_entity(e).unwrap();
-    assert_eq!(game.retain_count(e).unwrap(), 1, "the index let go as the entity left");
-    assert!(!game.is_enabled(e).unwrap());
+    assert_eq!(
+        game.aerc().retain_count(e).unwrap(),
+        1,
+        "the index let go as the entity left"
+    );
+    assert!(!game.aerc().is_enabled(e).unwrap());
     check(&game);
     spy.take();
     game.release(e, me).unwrap();
@@ -896,7 +908,7 @@ fn a_write_through_get_mut_moves_the_entity_to_its_new_key() {
     assert_eq!(at(&game, index, Cell(9, 0)), [e]);
     game.remove::<Cell>(e).unwrap();
     assert!(game.index(index).unwrap().is_empty());
-    assert_eq!(game.retain_count(e).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 0);
     check(&game);
 }
 
@@ -912,15 +924,15 @@ fn a_write_through_get_mut_that_gives_keys_files_the_entity() {
         0,
         "an empty span has no keys"
     );
-    assert_eq!(game.retain_count(e).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 0);
     *game.get_mut::<Span>(e).unwrap() = Span { from: 1, to: 2 };
     check(&game);
     assert_eq!(game.index(index).unwrap().get(&1), [e]);
     assert_eq!(game.index(index).unwrap().get(&2), [e]);
-    assert_eq!(game.retain_count(e).unwrap(), 1, "the index holds it now");
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 1, "the index holds it now");
     *game.get_mut::<Span>(e).unwrap() = Span { from: 5, to: 4 };
     assert!(game.index(index).unwrap().is_empty(), "no keys: unfiled");
-    assert_eq!(game.retain_count(e).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 0);
     check(&game);
 }
 
@@ -978,7 +990,7 @@ fn a_panicking_key_function_changes_nothing_and_other_indices_stay_right() {
     assert_eq!(at(&game, all, Cell(1, 0)), [good]);
     assert_eq!(at(&game, picky, Cell(1, 0)), [good]);
     assert_eq!(at(&game, all, Cell(3, 0)), [enemy]);
-    assert_eq!(game.retain_count(bad).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(bad).unwrap(), 0);
     check(&game);
 }
 
@@ -1002,7 +1014,7 @@ fn a_panicking_key_function_while_filing_existing_entities_adds_no_index() {
     let mut game = game();
     let e = game.create_entity_with(Cell(-3, 0)).unwrap();
     assert_panics("no negative cells", || game.add_index(picky()));
-    assert_eq!(game.retain_count(e).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 0);
     assert!(matches!(
         game.index_id::<EntityIndex<Cell>>("Picky"),
         Err(Error::UnknownIndex { .. })
@@ -1021,7 +1033,7 @@ fn a_key_function_panicking_after_a_get_mut_write_takes_the_entity_out() {
         game.index(index).unwrap().is_empty(),
         "its old key no longer describes it, so the index lets it go"
     );
-    assert_eq!(game.retain_count(e).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 0);
     check(&game);
     game.get_mut::<Cell>(e).unwrap().0 = 3;
     assert_eq!(at(&game, index, Cell(3, 0)), [e], "filed again by a later write");
@@ -1116,7 +1128,13 @@ fn a_refused_add_index_makes_no_group_and_fires_nothing() {
         "no event: {:?}",
         events.lock().unwrap()
     );
-    assert_eq!((game.retain_count(a).unwrap(), game.retain_count(b).unwrap()), (0, 0));
+    assert_eq!(
+        (
+            game.aerc().retain_count(a).unwrap(),
+            game.aerc().retain_count(b).unwrap()
+        ),
+        (0, 0)
+    );
     assert!(game.indices().next().is_none());
     game.check_invariants().unwrap();
 
@@ -1173,7 +1191,7 @@ fn a_key_function_panicking_in_a_mut_dropped_while_unwinding_is_reported_not_an_
     // Reported once; the entity is out of the index, the rest is intact.
     assert!(game.index(picky).unwrap().get(&Cell(1, 0)).is_empty());
     assert_eq!(at(&game, picky, Cell(2, 0)), [other]);
-    assert_eq!(game.retain_count(e).unwrap(), 0, "the index let it go");
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 0, "the index let it go");
     // A later change files it again.
     game.replace(e, Cell(4, 0)).unwrap();
     assert_eq!(at(&game, picky, Cell(4, 0)), [e]);

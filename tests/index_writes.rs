@@ -73,7 +73,11 @@ fn every_get_mut_path_re_keys_the_entity() {
     }
     assert_eq!(at(&game, index, Cell(50, 6)), [e]);
     assert_eq!(game.index(index).unwrap().entity_count(), 1);
-    assert_eq!(game.retain_count(e).unwrap(), 1, "one retain, whatever the moves");
+    assert_eq!(
+        game.aerc().retain_count(e).unwrap(),
+        1,
+        "one retain, whatever the moves"
+    );
     game.check_invariants().unwrap();
 }
 
@@ -113,7 +117,7 @@ fn a_conflicting_primary_key_is_reported_once_naming_both_and_the_index_stays_us
     let ids = net_ids(&mut game);
     let holder = game.create_entity_with(NetId(1)).unwrap();
     let e = game.create_entity_with(NetId(2)).unwrap();
-    assert_eq!(game.retain_count(e).unwrap(), 1);
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 1);
 
     game.get_mut::<NetId>(e).unwrap().0 = 1; // the key `holder` has
     assert_eq!(game.get::<NetId>(e).unwrap(), &NetId(1), "the write stands");
@@ -134,13 +138,13 @@ fn a_conflicting_primary_key_is_reported_once_naming_both_and_the_index_stays_us
     assert_eq!(game.index(ids).unwrap().get(&1), Some(holder));
     assert_eq!(game.index(ids).unwrap().get(&2), None, "its old key is gone");
     assert!(!game.index(ids).unwrap().keys_of(e).any(|_| true), "e is out");
-    assert_eq!(game.retain_count(e).unwrap(), 0, "the index let it go");
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 0, "the index let it go");
     game.check_invariants().unwrap();
 
     // A later write with a free key files it again.
     game.get_mut::<NetId>(e).unwrap().0 = 3;
     assert_eq!(game.index(ids).unwrap().get(&3), Some(e));
-    assert_eq!(game.retain_count(e).unwrap(), 1);
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 1);
     game.check_invariants().unwrap();
 }
 
@@ -260,7 +264,7 @@ fn a_write_to_an_entity_outside_the_index_group_files_nothing() {
     game.get_mut::<Cell>(hidden).unwrap().0 = 1;
     game.get_mut::<Cell>(seen).unwrap().0 = 1;
     assert_eq!(game.index(index).unwrap().get(&Cell(1, 0)), [seen]);
-    assert_eq!(game.retain_count(hidden).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(hidden).unwrap(), 0);
     game.remove::<Hidden>(hidden).unwrap();
     assert_eq!(game.index(index).unwrap().get(&Cell(1, 0)), [seen, hidden]);
     game.check_invariants().unwrap();

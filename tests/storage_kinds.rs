@@ -457,7 +457,7 @@ fn retained_entities_keep_their_flags_until_destroyed_and_released() {
     let collected = game.add_collector(Matcher::all_of::<Burning>().added());
     let e = game.create_entity_with(Burning).unwrap();
     game.destroy_entity(e).unwrap();
-    assert!(matches!(game.is_enabled(e), Ok(false)));
+    assert!(matches!(game.aerc().is_enabled(e), Ok(false)));
     assert!(!game.is_flag::<Burning>(e));
     let next = game.create_entity();
     assert_ne!(next.index(), e.index(), "a retained slot is not reused");

@@ -222,7 +222,7 @@ impl From<Vec<TriggerOnEvent>> for CollectorSpec {
 ///
 /// A collector watches one or more groups, each with a [`Trigger`]. Every
 /// collected entity is retained (AERC) by the collector until it is cleared,
-/// so a destroyed entity stays recognisable (`is_enabled == Ok(false)`)
+/// so a destroyed entity stays recognisable (`aerc().is_enabled(e) == Ok(false)`)
 /// rather than stale. An entity removed and re-added stays collected, once.
 ///
 /// # Example
@@ -292,7 +292,7 @@ impl<'a> Collector<'a> {
     }
 
     /// The collected entities, in the order they were first collected. Some
-    /// may be destroyed since (check [`Context::is_enabled`](crate::Context::is_enabled)).
+    /// may be destroyed since (check [`Aerc::is_enabled`](crate::Aerc::is_enabled)).
     pub fn entities(&self) -> &'a [Entity] {
         &self.data.entities
     }

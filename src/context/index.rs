@@ -45,7 +45,7 @@ impl Context {
     /// )?;
     /// assert_eq!(game.index(enemies)?.get("boss"), Some(boss));
     /// assert_eq!(game.index(enemies)?.get("hero"), None);
-    /// assert_eq!(game.retain_count(boss)?, 1); // the index holds it
+    /// assert_eq!(game.aerc().retain_count(boss)?, 1); // the index holds it
     /// # Ok::<(), reactecs::Error>(())
     /// ```
     pub fn add_index<I: Index>(&mut self, index: I) -> Result<IndexId<I>, Error> {

@@ -405,7 +405,7 @@ impl Context {
     /// `EntityDestroyed`. If nothing retains the entity, its slot is freed
     /// and `EntityReleased` fires; the handle is stale afterwards. If
     /// something does ([`aerc`](crate::aerc)), the entity stays disabled
-    /// (`is_enabled == Ok(false)`) until its last release.
+    /// (`aerc().is_enabled(e) == Ok(false)`) until its last release.
     ///
     /// If an `EntityWillBeDestroyed` handler panics, nothing has changed yet:
     /// the entity stays alive. If a later handler panics, the entity is still

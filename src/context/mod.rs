@@ -72,6 +72,7 @@ mod unique;
 mod view;
 mod view_mut;
 
+pub use aerc::Aerc;
 pub use builder::ContextBuilder;
 pub use bulk_change::Selection;
 pub use collector::CollectorMut;
@@ -247,7 +248,7 @@ impl Context {
     }
 
     /// Whether `entity` is alive here (false once destroyed, even while it is
-    /// still retained; see [`is_enabled`](Context::is_enabled)).
+    /// still retained; see [`Aerc::is_enabled`]).
     #[inline]
     pub fn is_alive(&self, entity: Entity) -> bool {
         self.entities.location(entity).is_some()

@@ -46,7 +46,7 @@
 //!
 //! An index retains (AERC) each entity it holds and releases it when the
 //! entity leaves. These retains count in
-//! [`Context::retain_count`](crate::Context::retain_count), but they never keep a destroyed entity, since a
+//! [`Aerc::retain_count`](crate::Aerc::retain_count), but they never keep a destroyed entity, since a
 //! destroyed entity has left every group; so [`Context::reset`](crate::Context::reset) does not count
 //! them as retains that forbid a reset.
 //!

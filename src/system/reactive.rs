@@ -76,7 +76,7 @@ pub trait ReactiveSystem<W: ReactiveWorld = Context> {
     /// its filter) or
     /// [`include_destroyed`](ReactiveSystem::include_destroyed) says so. To
     /// leave destroyed entities out there, filter with
-    /// [`Context::is_enabled`].
+    /// [`Aerc::is_enabled`](crate::Aerc::is_enabled).
     fn filter(&self, context: &Context, entity: Entity) -> bool {
         let _ = (context, entity);
         true

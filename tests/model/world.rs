@@ -1776,7 +1776,7 @@ impl World {
         self.compare_queries();
         let mut disabled: Vec<Entity> = self.disabled.iter().copied().collect();
         disabled.sort_by_key(|e| e.index());
-        let retained: Vec<Entity> = self.game.retained_destroyed_entities().collect();
+        let retained: Vec<Entity> = self.game.aerc().retained_destroyed().collect();
         assert_eq!(retained, disabled, "retained destroyed entities, in slot order");
         self.compare_collectors();
         self.compare_indices();
@@ -1858,7 +1858,7 @@ impl World {
     }
 
     fn compare_entity(&self, e: Entity) {
-        let enabled = self.game.is_enabled(e);
+        let enabled = self.game.aerc().is_enabled(e);
         if let Some(values) = self.model.get(&e) {
             assert!(self.game.is_alive(e));
             assert_eq!(enabled, Ok(true), "{e} is alive");
@@ -1891,17 +1891,17 @@ impl World {
         } else {
             assert!(!self.game.is_alive(e));
             assert!(matches!(enabled, Err(Error::StaleEntity { .. })), "{e}: {enabled:?}");
-            let count = self.game.retain_count(e);
+            let count = self.game.aerc().retain_count(e);
             assert!(matches!(count, Err(Error::StaleEntity { .. })), "{e}: {count:?}");
-            let owners = self.game.retain_owners(e);
+            let owners = self.game.aerc().owners(e);
             assert!(matches!(owners, Err(Error::StaleEntity { .. })), "{e}: {owners:?}");
             let get = self.game.get::<Small>(e);
             assert!(matches!(get, Err(Error::StaleEntity { .. })), "{get:?}");
             assert!(!self.user.contains_key(&e), "the model frees {e} while retained");
             return;
         }
-        assert_eq!(self.game.retain_count(e), Ok(self.retains(e)), "retains of {e}");
-        let owners = self.game.retain_owners(e).unwrap();
+        assert_eq!(self.game.aerc().retain_count(e), Ok(self.retains(e)), "retains of {e}");
+        let owners = self.game.aerc().owners(e).unwrap();
         match self.mode {
             AercMode::Safe => {
                 let owners = owners.expect("safe mode lists owners");

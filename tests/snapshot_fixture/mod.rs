@@ -118,7 +118,7 @@ pub fn whole_state(context: &mut Context) -> Vec<String> {
                 "{:?} created {} retained {}",
                 context.entity(e).unwrap(),
                 context.creation_index(e).unwrap(),
-                context.retain_count(e).unwrap()
+                context.aerc().retain_count(e).unwrap()
             )
         })
         .collect();
