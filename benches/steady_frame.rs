@@ -34,7 +34,7 @@ fn check(game: &mut Game, baseline: &mut Baseline) {
         let p = context.get::<Pos>(e).unwrap();
         let here = context.index(game.by_cell).unwrap().get(&cell(p)).len();
         assert_eq!(here, baseline.by_cell[&cell(p)].len(), "mover {i}'s cell holds as many");
-        assert_eq!(context.is_flag::<Selected>(e), i < TAGGED);
+        assert_eq!(context.has::<Selected>(e), i < TAGGED);
         assert_eq!(context.get::<Trail>(e).ok().map(|t| &t.0[..]), baseline.trail(i));
     }
     let sparks: Vec<Spark> = context.query::<&Spark>().iter().copied().collect();

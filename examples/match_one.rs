@@ -329,7 +329,7 @@ impl ReactiveSystem for Fall {
                 let Some(entity) = entity_at(game, self.board, from)? else {
                     continue; // a hole: `free` stays below it
                 };
-                if game.is_flag::<Blocker>(entity) {
+                if game.has::<Blocker>(entity) {
                     free = y - 1;
                     continue;
                 }

@@ -129,7 +129,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // Flags, sparse and unique components came along.
-    assert!(loaded.is_flag::<Asleep>(new_grub));
+    assert!(loaded.has::<Asleep>(new_grub));
     assert_eq!(loaded.get::<Poisoned>(new_snag)?, &Poisoned(2));
     assert_eq!(loaded.unique::<Turn>(), Some(&Turn(7)));
     assert_eq!(loaded.unique_entity::<Turn>(), Some(new_hero));

@@ -125,7 +125,7 @@
 //!
 //! - `bool` answers a yes/no question about this context:
 //!   [`has`](Context::has), [`is_alive`](Context::is_alive),
-//!   [`is_flag`](Context::is_flag), [`Matcher::matches`]. A handle that
+//!   [`Matcher::matches`]. A handle that
 //!   names nothing here (stale, or another context's) has nothing, so the
 //!   answer is `false`; ask [`entity`](Context::entity) to learn why.
 //! - `Option` answers "which one, if any" where absence is an ordinary

@@ -237,7 +237,7 @@ fn placeholders_are_used_by_later_commands() {
 
     let kept = commands.resolve(kept).unwrap();
     assert_eq!(game.get::<Position>(kept).unwrap(), &at(6.0));
-    assert!(game.is_flag::<Burning>(kept));
+    assert!(game.has::<Burning>(kept));
     let gone = commands.resolve(gone).unwrap();
     assert!(!game.is_alive(gone), "the placeholder's entity was destroyed");
     let third = commands.resolve(third).unwrap();
@@ -509,7 +509,7 @@ fn flags_are_set_and_cleared_through_a_buffer() {
     let expected = taken_by_slot(&direct_log);
     assert_eq!(expected.iter().filter(|l| l.starts_with("added")).count(), 2);
     assert_eq!(taken_by_slot(&played_log), expected);
-    assert!(played.is_flag::<Burning>(e_played));
+    assert!(played.has::<Burning>(e_played));
     assert_eq!(played.collector(burning_played).unwrap().entities(), [e_played]);
     assert_eq!(direct.collector(burning_direct).unwrap().entities(), [e_direct]);
     check(&played);

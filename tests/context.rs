@@ -176,7 +176,7 @@ fn a_batch_made_by_storage_alone_equals_entities_made_one_by_one() {
         .unwrap();
     assert!(
         lit.iter()
-            .all(|&e| batch.is_flag::<Lit>(e) && batch.get::<Position>(e).is_ok())
+            .all(|&e| batch.has::<Lit>(e) && batch.get::<Position>(e).is_ok())
     );
     check(&batch);
     drop(batch);

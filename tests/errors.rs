@@ -244,7 +244,7 @@ fn refuses_everywhere(game: &mut Context, foreign: Entity) {
     assert_eq!(game.aerc().retain_count(foreign).map(|_| ()), unnamed);
     assert_eq!(game.entity(foreign).map(|_| ()), unnamed);
     assert_eq!(game.entity(foreign).map(|_| ()), unnamed);
-    assert!(!game.is_alive(foreign) && !game.has::<Position>(foreign) && !game.is_flag::<Marked>(foreign));
+    assert!(!game.is_alive(foreign) && !game.has::<Position>(foreign) && !game.has::<Marked>(foreign));
     assert_eq!(snapshot(game), before, "nothing changed");
     let message = foreign_error(Some("Position")).to_string();
     assert!(

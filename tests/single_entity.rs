@@ -378,7 +378,7 @@ fn changes_through_an_entity_view_are_the_context_calls() {
         say(format!("{:?}", game.add(e, Level(9))));
         say(format!("{:?}", game.remove::<Velocity>(e)));
         say(format!("{:?}", game.take::<Position>(e)));
-        say(format!("{:?} {}", game.get::<Level>(e), game.is_flag::<Stunned>(e)));
+        say(format!("{:?} {}", game.get::<Level>(e), game.has::<Stunned>(e)));
     });
     assert_eq!(through_view, through_context, "events, group log and collector agree");
     assert!(!through_view.0.is_empty() && through_view.2 == 1);

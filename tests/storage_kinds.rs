@@ -42,7 +42,7 @@ fn adding_and_removing_a_flag_or_a_sparse_value_moves_nothing() {
     game.add(e, Target(7)).unwrap();
     assert_eq!(game.storage_stats().archetypes, archetypes, "no archetype for flags");
     assert_eq!(game.storage_stats().sparse_values, 2);
-    assert!(game.has::<Burning>(e) && game.is_flag::<Burning>(e));
+    assert!(game.has::<Burning>(e));
     assert!(game.entity(e).is_ok_and(|v| v.has_all::<(Position, Burning, Target)>()));
     assert!(
         game.entity(e).is_ok_and(|v| v.has_any::<(Selected, Target)>())
@@ -90,7 +90,7 @@ fn misuse_is_the_same_error_whatever_the_kind() {
         game.set_flag::<Burning>(e, true),
         Err(Error::StaleEntity { .. })
     ));
-    assert!(!game.is_flag::<Burning>(e));
+    assert!(!game.has::<Burning>(e));
     check(&game);
 }
 
@@ -105,7 +105,7 @@ fn set_flag_is_idempotent_and_fires_only_on_a_change() {
     game.set_flag::<Burning>(e, false).unwrap();
     // Any zero-sized component works, whatever its kind.
     game.set_flag::<Calm>(e, true).unwrap();
-    assert!(game.is_flag::<Calm>(e));
+    assert!(game.has::<Calm>(e));
     assert_eq!(
         spy.take(),
         [
@@ -342,7 +342,7 @@ fn a_bundle_with_flags_creates_in_one_step_with_every_event() {
     let many = game
         .create_entities_with((0..3).map(|i| (Target(i), Selected)))
         .unwrap();
-    assert!(many.iter().all(|&m| game.is_flag::<Selected>(m)));
+    assert!(many.iter().all(|&m| game.has::<Selected>(m)));
     assert_eq!(game.get::<Target>(many[2]), Ok(&Target(2)));
     assert!(matches!(
         game.create_entity_with((Burning, Burning)),
@@ -421,7 +421,7 @@ fn reset_and_drop_release_every_sparse_value_once() {
     assert_eq!(counter.live(), 0);
     assert!(game.collector(gone).unwrap().is_empty());
     let e = game.create_entity_with(Owned(counter.make("kept"))).unwrap();
-    assert!(!game.is_flag::<Burning>(e));
+    assert!(!game.has::<Burning>(e));
     drop(game);
     assert_eq!(counter.live(), 0);
 }
@@ -458,7 +458,7 @@ fn retained_entities_keep_their_flags_until_destroyed_and_released() {
     let e = game.create_entity_with(Burning).unwrap();
     game.destroy_entity(e).unwrap();
     assert!(matches!(game.aerc().is_enabled(e), Ok(false)));
-    assert!(!game.is_flag::<Burning>(e));
+    assert!(!game.has::<Burning>(e));
     let next = game.create_entity();
     assert_ne!(next.index(), e.index(), "a retained slot is not reused");
     game.collector_mut(collected).unwrap().clear();
@@ -899,7 +899,7 @@ fn set_flag_is_idempotent_and_refuses_what_add_and_remove_refuse() {
     game.set_flag::<Burning>(e, false).unwrap();
     game.set_flag::<Burning>(e, false).unwrap();
     assert_eq!(spy.take().len(), 1, "one ComponentRemoved");
-    assert!(!game.is_flag::<Burning>(e));
+    assert!(!game.has::<Burning>(e));
     game.destroy_entity(e).unwrap();
     // Destroyed, kept by the collector that saw it leave: refused as disabled.
     assert!(matches!(

@@ -142,7 +142,7 @@ impl Game {
         self.system.execute(game);
 
         for &e in &self.movers[..TAGGED] {
-            let on = game.is_flag::<Selected>(e);
+            let on = game.has::<Selected>(e);
             game.set_flag::<Selected>(e, !on).expect("alive");
         }
 

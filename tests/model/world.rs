@@ -1872,7 +1872,7 @@ impl World {
                     Kind::Flag => self.game.get::<Flag>(e).ok().map(|_| 0),
                     Kind::Counted => self.game.get::<Counted>(e).ok().map(|c| c.label.parse().unwrap()),
                     Kind::Leader => self.game.get::<Leader>(e).ok().map(|l| l.0),
-                    Kind::Lit => self.game.is_flag::<Lit>(e).then_some(0),
+                    Kind::Lit => self.game.has::<Lit>(e).then_some(0),
                     Kind::Mark => self.game.get::<Mark>(e).ok().map(|m| m.0),
                 }
             };
