@@ -59,8 +59,8 @@
 //!   and `Context::restore_of` do the same for the types of a
 //!   `SnapshotTuple` (`(Position, Velocity)`), a few times faster.
 //!   Handles inside components are remapped to the restored entities
-//!   (`MapEntities`). For input from strangers, `Context::restore_limited`
-//!   bounds what a snapshot may claim (`RestoreLimits`).
+//!   (`MapEntities`). Each restore takes `RestoreLimits`, which bound what
+//!   a snapshot may claim (tighten them for input from strangers).
 //! - Optional features: `parallel` (rayon: `par_for_each` on queries),
 //!   `tracing` (a span per system phase), `serde` (snapshots).
 //! - Comparing contexts: [`Context::diff`] (entities matched by creation

@@ -197,7 +197,7 @@ mod snapshots {
     fn copy_of<C: SnapshotTuple>(from: &Context, limits: RestoreLimits) -> Result<Context, Error> {
         let json = serde_json::to_string(&from.snapshot_of::<C>()?).expect("JSON");
         let mut copy = Context::new();
-        copy.restore_of_limited::<C>(&mut serde_json::Deserializer::from_str(&json), limits)?;
+        copy.restore_of::<C>(&mut serde_json::Deserializer::from_str(&json), limits)?;
         Ok(copy)
     }
 
