@@ -167,9 +167,10 @@ fn piece_at(game: &Context, board: Board, cell: Position) -> Result<Option<(Enti
 
 /// Writes a line on the frame's screen.
 fn say(game: &mut Context, line: fmt::Arguments<'_>) -> SystemResult {
-    let mut screen = game
-        .unique_mut::<Screen>()
+    let holder = game
+        .unique_entity::<Screen>()
         .ok_or("no `Screen`: `CreateBoard` sets it")?;
+    let mut screen = game.get_mut::<Screen>(holder)?;
     writeln!(screen.0, "{line}")?;
     Ok(())
 }
@@ -587,7 +588,9 @@ impl MatchOne {
     pub fn frame(&mut self) -> Fallible<String> {
         self.frame.try_execute(&mut self.contexts)?;
         self.frame.try_cleanup(&mut self.contexts)?;
-        let mut screen = self.game_mut().unique_mut::<Screen>().ok_or("no `Screen`")?;
+        let game = self.game_mut();
+        let holder = game.unique_entity::<Screen>().ok_or("no `Screen`")?;
+        let mut screen = game.get_mut::<Screen>(holder)?;
         Ok(std::mem::take(&mut screen.0))
     }
 

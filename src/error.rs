@@ -186,7 +186,7 @@ pub enum Error {
         component: &'static str,
     },
 
-    /// `remove_unique` when no entity holds the unique component.
+    /// `take_unique` when no entity holds the unique component.
     #[error("no entity holds unique component `{component}` in context `{context}`: set it with `set_unique` first")]
     UniqueAbsent {
         /// The context asked.

@@ -159,7 +159,7 @@
 //! | write | collectors (reactive systems) | group handlers, subscribers (old and new value) | entity indices keyed on the component |
 //! |---|---|---|---|
 //! | [`replace`](Context::replace), [`modify`](Context::modify), [`modify_with`](Context::modify_with), [`modify_each`](Context::modify_each), [`set_if_neq`](Context::set_if_neq) (a different value) | yes | yes, at the moment of the change | re-keyed at once (a clashing primary key refuses the write) |
-//! | [`get_mut`](Context::get_mut), [`EntityMut::get_mut`], [`unique_mut`](Context::unique_mut) (a [`Mut`], used as `&mut T`) | yes | no | re-keyed when the `Mut` drops (a clashing primary key: the write stands, the entity leaves the index, and the next read of the index reports [`Error::PrimaryKeyConflict`]) |
+//! | [`get_mut`](Context::get_mut), [`EntityMut::get_mut`] (a [`Mut`], used as `&mut T`) | yes | no | re-keyed when the `Mut` drops (a clashing primary key: the write stands, the entity leaves the index, and the next read of the index reports [`Error::PrimaryKeyConflict`]) |
 //! | [`query_mut`](Context::query_mut) (`iter`, `for_each`, chunks, `par_for_each`), [`EntityMut::query`], [`view_mut`](Context::view_mut) ([`ViewMut::get_mut`] by handle) | yes | no | refused: a query does not lend a key component mutably ([`Error::KeyedWrite`]) |
 //! | [`EntityMut::get_mut_untracked`] | no | no | re-keyed, as `get_mut` |
 //! | `set_if_neq` with an equal value | no | no | nothing to do |

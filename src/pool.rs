@@ -17,8 +17,8 @@
 //! A value of a pooled type goes back to its pool, instead of being
 //! dropped, when the context lets go of it:
 //!
-//! - [`remove`](crate::Context::remove) and
-//!   [`remove_unique`](crate::Context::remove_unique);
+//! - [`remove`](crate::Context::remove), and a played back
+//!   [`CommandBuffer::remove_unique`](crate::CommandBuffer::remove_unique);
 //! - the old value of a [`replace`](crate::Context::replace) (and of
 //!   [`set_unique`](crate::Context::set_unique) on a held unique);
 //! - every pooled value of a destroyed entity

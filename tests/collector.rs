@@ -130,8 +130,8 @@ fn every_mutable_access_is_seen_by_collectors_once_and_fires_no_event() {
     let mut view = game.entity_mut(e).unwrap();
     view.get_mut::<Position>().unwrap().x += 1.0;
     view.get_mut::<Velocity>().unwrap().x += 1.0;
-    game.unique_mut::<Score>().unwrap().0 += 1;
-    seen(&mut game, "EntityMut::get_mut and unique_mut", false);
+    game.get_mut::<Score>(game.unique_entity::<Score>().unwrap()).unwrap().0 += 1;
+    seen(&mut game, "EntityMut::get_mut and get_mut of the unique holder", false);
 
     let mut view = game.entity_mut(e).unwrap();
     let (p, v) = view.query::<(&mut Position, &mut Velocity)>().unwrap();
@@ -183,7 +183,7 @@ fn every_mutable_access_is_seen_by_collectors_once_and_fires_no_event() {
     game.modify(e, |p: &mut Position| p.x += 1.0).unwrap();
     game.modify_with::<Velocity, &Position, _>(e, |v, _| v.x += 1.0)
         .unwrap();
-    game.unique_mut::<Score>().unwrap().0 += 1;
+    game.get_mut::<Score>(game.unique_entity::<Score>().unwrap()).unwrap().0 += 1;
     spy.take();
     seen(&mut game, "modify and modify_with", false);
     check(&game);

@@ -1,5 +1,5 @@
 //! Entity indices and writes through `&mut`: `get_mut` (and
-//! `EntityMut::get_mut_untracked`, `unique_mut`, `EntityMut::get_mut`) re-key the
+//! `EntityMut::get_mut_untracked`, `EntityMut::get_mut`) re-key the
 //! entity when the `Mut` drops; a primary key another entity holds is
 //! reported by the next read of the index, naming both, and the index stays
 //! usable; `query_mut` and `EntityMut::query` refuse to lend a key
@@ -82,14 +82,14 @@ fn every_get_mut_path_re_keys_the_entity() {
 }
 
 #[test]
-fn unique_mut_re_keys_the_holder() {
+fn get_mut_of_the_unique_holder_re_keys_it() {
     let mut game = game();
     let scores = game
         .add_index(PrimaryEntityIndex::new("Score", |s: &Score| s.0))
         .unwrap();
     game.set_unique(Score(1)).unwrap();
     let holder = game.unique_entity::<Score>().unwrap();
-    game.unique_mut::<Score>().unwrap().0 = 7;
+    game.get_mut::<Score>(game.unique_entity::<Score>().unwrap()).unwrap().0 = 7;
     assert_eq!(game.index(scores).unwrap().get(&7), Some(holder));
     assert_eq!(game.index(scores).unwrap().get(&1), None);
     game.check_invariants().unwrap();

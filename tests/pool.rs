@@ -177,7 +177,8 @@ fn replaced_destroyed_and_unique_values_go_back_to_the_pool() {
     game.set_unique(Journal(vec!["day 1".into()])).unwrap();
     game.set_unique(Journal(vec!["day 2".into()])).unwrap();
     assert_eq!(game.pool::<Journal>().len(), 1, "set_unique replaced the held value");
-    game.remove_unique::<Journal>().unwrap();
+    let journal = game.take_unique::<Journal>().unwrap();
+    game.pool().recycle(journal);
     assert_eq!(game.pool::<Journal>().len(), 2);
     assert_eq!(game.storage_stats().pooled_values, 4);
     check(&game);

@@ -40,7 +40,8 @@ impl System<Contexts> for ProcessClicks {
     fn try_execute(&mut self, contexts: &mut Contexts) -> SystemResult {
         let (game, input) = contexts.get_many_mut::<(Game, Input)>()?;
         let clicks = count(input.query::<&Click>());
-        game.unique_mut::<Score>().ok_or("no score: FillBoard sets it")?.0 += clicks as u32;
+        game.get_mut::<Score>(game.unique_entity::<Score>().ok_or("no score: FillBoard sets it")?)?
+            .0 += clicks as u32;
         input.destroy_all_entities();
         Ok(())
     }

@@ -11,8 +11,8 @@ use crate::entity::Entity;
 use crate::id::ComponentId;
 use crate::routes::Holding;
 
-/// An entity's component, borrowed mutably: what [`Context::get_mut`],
-/// [`Context::unique_mut`] and [`EntityMut::get_mut`](crate::EntityMut::get_mut)
+/// An entity's component, borrowed mutably: what [`Context::get_mut`]
+/// and [`EntityMut::get_mut`](crate::EntityMut::get_mut)
 /// give. Use it as a `&mut T` (it dereferences to one: `*health = ..`,
 /// `health.0 -= 3`, `&mut *health` for a function that takes `&mut T`).
 ///
