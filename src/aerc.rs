@@ -1,6 +1,11 @@
 //! AERC, automatic entity reference counting: `retain` / `release` with
 //! owners, so a destroyed entity that something still holds keeps its slot.
 //!
+//! On [`Context`](crate::Context): [`retain`](crate::Context::retain),
+//! [`release`](crate::Context::release), and [`aerc`](crate::Context::aerc),
+//! the read-only [`Aerc`](crate::Aerc) view (mode, retain counts, owners,
+//! whether an entity is enabled). The context's side is in `context/aerc.rs`.
+//!
 //! An entity's slot (its index) is reused only after the entity is destroyed
 //! *and* its last retain is released. In between, the entity is *disabled*:
 //! its components are gone and it is in no group, but its handle answers

@@ -32,15 +32,18 @@
 //!   failed, as a [`SystemFailed`]), and [`feature_system!`] to gather a
 //!   feature's systems from anywhere.
 //! - Collectors ([`Context::add_collector`] makes one from a
-//!   [`CollectorSpec`], [`Context::collector`] reads it as a [`Collector`])
+//!   [`CollectorSpec`], [`Context::collector`] reads it as a [`Collector`],
+//!   [`Context::collector_mut`] acts on it: [`CollectorMut`] activates,
+//!   deactivates, clears, removes and drains it)
 //!   and reactive systems ([`ReactiveSystem`], [`Reactive`];
 //!   [`MultiReactive`] over several contexts): run only for what
 //!   changed.
 //! - [`CommandBuffer`]: structural changes recorded now (while iterating, on
 //!   other threads) and played back later; [`DeferredSystem`]s record into
 //!   one that their [`Deferred`] wrapper plays back after them.
-//! - The [`aerc`] module: retain / release, so a destroyed entity that is
-//!   still held keeps its slot.
+//! - The [`aerc`] module: retain / release ([`Context::retain`],
+//!   [`Context::release`]), so a destroyed entity that is still held keeps
+//!   its slot; [`Context::aerc`] ([`Aerc`]) reads counts and owners.
 //! - The [`index`] module: [`EntityIndex`] (key -> entities) and
 //!   [`PrimaryEntityIndex`] (key -> entity), kept current by every change
 //!   ([`Context::add_index`]; lookups through [`Context::index`]: the
@@ -147,6 +150,10 @@
 //!   the entities it made before the refused one).
 //!
 //! # What sees a write
+//!
+//! Which call to use for one entity, many, a whole group, in parallel,
+//! later or unseen is the table at the top of [`Context`]'s docs (and in
+//! "Writing" above); this section is the rule behind its columns.
 //!
 //! Every write to a component through `&mut` is seen by the collectors
 //! watching it (an `added()`, `updated()` or `added_or_removed()` trigger on

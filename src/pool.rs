@@ -9,7 +9,7 @@
 //! [`set_capacity`](PoolMut::set_capacity), [`clear`](PoolMut::clear).
 //! Over all pools: [`StorageStats::pooled_values`](crate::StorageStats::pooled_values)
 //! counts the values, and [`Context::shrink_to_fit`](crate::Context::shrink_to_fit)
-//! drops them.
+//! drops them. The context's side is in `context/pool.rs`.
 //!
 //! A type opts in when it is declared (`component!(pooled Path)`) and says
 //! how a used value is made ready for reuse by implementing [`Recycle`].

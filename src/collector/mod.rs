@@ -1,5 +1,13 @@
 //! `Collector`: gathers the entities that group events name, until cleared.
 //!
+//! On [`Context`](crate::Context): [`add_collector`](crate::Context::add_collector),
+//! [`collector`](crate::Context::collector) (a read-only [`Collector`],
+//! brought up to date), [`collectors`](crate::Context::collectors), and
+//! [`collector_mut`](crate::Context::collector_mut), the
+//! [`CollectorMut`](crate::CollectorMut) handle that activates,
+//! deactivates, clears, removes and drains one. The context's side is in
+//! `context/collector.rs` and `context/drain.rs`.
+//!
 //! This module has the public side (triggers, collector specs, the read-only
 //! view); `data.rs` has what the context keeps per collector, which the
 //! change routes feed.

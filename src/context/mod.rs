@@ -84,11 +84,106 @@ pub use view_mut::ViewMut;
 
 /// A world of entities and their components.
 ///
-/// SlotTable are created and destroyed here; components are added, removed,
+/// Entities are created and destroyed here; components are added, removed,
 /// replaced and read here; every change fires an event
 /// ([`ContextEvent`](crate::ContextEvent), order in the
 /// [`event`](crate::event) module docs). Underneath, entities with the same
 /// component set share an archetype whose rows are packed in 16 KiB chunks.
+///
+/// # Which call writes
+///
+/// One table for every write; the rule for what each one reaches (who
+/// sees it, when indices follow) is the crate docs' "[What sees a
+/// write](crate#what-sees-a-write)". A collector sees every write but
+/// [`get_mut_untracked`](EntityMut::get_mut_untracked)'s; the calls marked
+/// "told" also fire what [`replace`](Context::replace) fires (events with
+/// the old and the new value, entity indices re-keyed at once).
+///
+/// | to write | call | seen by collectors | told as `replace` |
+/// |---|---|---|---|
+/// | one entity | [`get_mut`](Context::get_mut); [`entity_mut`](Context::entity_mut), then [`get_mut`](EntityMut::get_mut) or [`query`](EntityMut::query) | yes | no |
+/// | one entity, told | [`replace`](Context::replace), [`modify`](Context::modify), [`modify_with`](Context::modify_with), [`set_if_neq`](Context::set_if_neq) | yes | yes |
+/// | many entities, by handle | [`view_mut`](Context::view_mut), then [`get_mut`](ViewMut::get_mut) per handle | yes | no |
+/// | many entities, told | [`modify_each`](Context::modify_each)`(&handles, f)` | yes | yes |
+/// | a whole group | [`query_mut`](Context::query_mut)`()?.`[`in_group`](crate::QueryMut::in_group)`(g)?` | yes | no |
+/// | a whole group, told | [`modify_each`](Context::modify_each)`(g, f)` (`g`: a group id or a [`Matcher`](crate::Matcher)) | yes | yes |
+/// | in parallel (feature `parallel`) | [`query_mut`](Context::query_mut)`()?.par_for_each(f)` | yes | no |
+/// | later (while a query borrows the context) | a [`CommandBuffer`](crate::CommandBuffer) (`replace`, `add`, ...), then [`playback`](crate::CommandBuffer::playback) | yes | yes |
+/// | without being seen | [`entity_mut`](Context::entity_mut)`(e)?.`[`get_mut_untracked`](EntityMut::get_mut_untracked)`()` | no | no |
+///
+/// Each row, with a collector counting what it sees:
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+/// use reactecs::prelude::*;
+/// #[derive(Clone, Debug, PartialEq)] struct Pos(f32);
+/// #[derive(Clone, Debug, PartialEq)] struct Vel(f32);
+/// reactecs::component!(Pos, Vel);
+///
+/// let mut game = Context::new();
+/// let moved = game.add_collector(Matcher::all_of::<Pos>().updated());
+/// let told = Arc::new(AtomicUsize::new(0));
+/// let counter = told.clone();
+/// game.subscribe(move |event: &ContextEvent<'_>| {
+///     if let ContextEvent::ComponentReplaced { .. } = event {
+///         counter.fetch_add(1, Relaxed);
+///     }
+/// });
+/// let es = game.create_entities_with((1..=4).map(|i| (Pos(0.0), Vel(i as f32))))?;
+/// let movers = game.add_group(Matcher::all_of::<(Pos, Vel)>());
+/// // (entities the collector saw, replacements told) since the last look.
+/// let look = |game: &mut Context| -> Result<(usize, usize), Error> {
+///     let seen = game.collector(moved)?.len();
+///     game.collector_mut(moved)?.clear();
+///     Ok((seen, told.swap(0, Relaxed)))
+/// };
+///
+/// // One entity.
+/// game.get_mut::<Pos>(es[0])?.0 += 1.0;
+/// assert_eq!(look(&mut game)?, (1, 0));
+/// game.replace(es[0], Pos(5.0))?;
+/// game.modify(es[1], |p: &mut Pos| p.0 += 1.0)?;
+/// game.set_if_neq(es[2], Pos(0.0))?; // the same value: nothing to tell
+/// assert_eq!(look(&mut game)?, (2, 2));
+///
+/// // Many entities, by handle.
+/// let mut view = game.view_mut::<(&mut Pos, &Vel)>()?;
+/// for &e in &es[..2] {
+///     let (p, v) = view.get_mut(e)?;
+///     p.0 += v.0;
+/// }
+/// assert_eq!(look(&mut game)?, (2, 0));
+/// game.modify_each::<Pos, &Vel>(&es[2..], |p, v| p.0 += v.0)?;
+/// assert_eq!(look(&mut game)?, (2, 2));
+///
+/// // A whole group.
+/// game.query_mut::<(&mut Pos, &Vel)>()?.in_group(movers)?.for_each(|(p, v)| p.0 += v.0);
+/// assert_eq!(look(&mut game)?, (4, 0));
+/// game.modify_each::<Pos, &Vel>(movers, |p, v| p.0 += v.0)?;
+/// assert_eq!(look(&mut game)?, (4, 4));
+///
+/// // In parallel.
+/// #[cfg(feature = "parallel")]
+/// {
+///     game.query_mut::<&mut Pos>()?.par_for_each(|p| p.0 += 1.0);
+///     assert_eq!(look(&mut game)?, (4, 0));
+/// }
+///
+/// // Later: recorded while a query reads, played back after.
+/// let mut commands = CommandBuffer::new();
+/// for (e, p) in game.query::<(Entity, &Pos)>().iter() {
+///     commands.replace(e, Pos(p.0 * 2.0));
+/// }
+/// commands.playback(&mut game)?;
+/// assert_eq!(look(&mut game)?, (4, 4));
+///
+/// // Without being seen.
+/// if let Some(mut p) = game.entity_mut(es[3])?.get_mut_untracked::<Pos>() {
+///     p.0 = 0.0;
+/// }
+/// assert_eq!(look(&mut game)?, (0, 0));
+/// # Ok::<(), reactecs::Error>(())
+/// ```
 ///
 /// # Example
 /// ```
@@ -157,7 +252,7 @@ pub struct Context {
     pub(crate) pools: Pools,
     /// The plans of the query types run with `query_mut`.
     pub(crate) queries: QueryPlans,
-    /// SlotTable whose `EntityReleased` waits for the end of a batch release.
+    /// Entities whose `EntityReleased` waits for the end of a batch release.
     pub(crate) released: Vec<Entity>,
     /// For a declared context, the components it accepts (`None`: all).
     accepts: Option<ComponentSet>,

@@ -1,5 +1,11 @@
 //! `Group`: the live set of entities a matcher selects, and its events.
 //!
+//! On [`Context`](crate::Context): [`add_group`](crate::Context::add_group),
+//! [`group`](crate::Context::group) (a read-only [`Group`]),
+//! [`groups`](crate::Context::groups) and
+//! [`subscribe_group`](crate::Context::subscribe_group); the context's side
+//! is in `context/group.rs`.
+//!
 //! A group is backed by the archetypes its matcher accepts (its membership,
 //! kept by the change routes); this module has the public view of a group,
 //! its events, and what the context keeps per group besides (`data.rs`: its

@@ -5,7 +5,8 @@
 //! [`index_id`](crate::Context::index_id) (by name),
 //! [`indices`](crate::Context::indices), and
 //! [`index_mut`](crate::Context::index_mut), the [`IndexMut`](crate::IndexMut)
-//! handle that activates, deactivates or removes one.
+//! handle that activates, deactivates or removes one. The context's side
+//! is in `context/index.rs`.
 //!
 //! - [`EntityIndex`]: key -> entities (all entities at a grid cell).
 //! - [`PrimaryEntityIndex`]: key -> one entity (the entity with a name, a

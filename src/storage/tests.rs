@@ -721,7 +721,7 @@ fn single_row_access_reads_and_writes_the_row_asked_and_refuses_the_rest() {
 #[test]
 fn a_placed_plan_takes_each_archetypes_columns_where_they_sit() {
     let mut f = Fixture::new();
-    // SlotTable with `U64` and `BIG`, with `U64` but not `BIG`, and without
+    // Entities with `U64` and `BIG`, with `U64` but not `BIG`, and without
     // `U64`; and an archetype with `U64` left empty.
     for i in 0..700u64 {
         f.spawn(&[U64, BIG], |w| {
