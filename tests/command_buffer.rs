@@ -142,7 +142,7 @@ fn playback_fires_the_events_of_the_direct_calls_in_recorded_order() {
     direct.add(d, at(4.0)).unwrap();
     direct.set_unique(Gold(6)).unwrap();
     direct.set_flag::<Burning>(a, false).unwrap();
-    drop(direct.take_unique::<Gold>().unwrap());
+    let _ = direct.take_unique::<Gold>().unwrap();
     direct.destroy_entity(c).unwrap();
 
     // The same, recorded (with the played context's handles).
@@ -456,7 +456,7 @@ fn unique_components_are_set_and_removed_through_a_buffer() {
     let (mut played, played_log, _) = observed();
     direct.set_unique(Gold(1)).unwrap();
     direct.set_unique(Gold(2)).unwrap();
-    drop(direct.take_unique::<Gold>().unwrap());
+    let _ = direct.take_unique::<Gold>().unwrap();
     let second = direct.take_unique::<Gold>().unwrap_err();
     direct.set_unique(Gold(3)).unwrap();
 

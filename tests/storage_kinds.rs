@@ -400,7 +400,7 @@ fn a_unique_flag_has_one_holder() {
     game.destroy_entity(a).unwrap();
     assert_eq!(game.unique_entity::<GameOver>(), None);
     game.set_flag::<GameOver>(b, true).unwrap();
-    drop(game.take_unique::<GameOver>().unwrap());
+    let _ = game.take_unique::<GameOver>().unwrap();
     let c = game.create_entity_with(GameOver).unwrap();
     assert_eq!(game.unique_entity::<GameOver>(), Some(c));
     check(&game);

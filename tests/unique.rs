@@ -120,7 +120,7 @@ fn take_unique_gives_the_value_back_and_destroys_an_emptied_holder() {
 fn take_unique_keeps_a_holder_that_has_other_components() {
     let mut game = Context::new();
     let holder = game.create_entity_with((Score(3), Name("hud".into()))).unwrap();
-    drop(game.take_unique::<Score>().unwrap());
+    let _ = game.take_unique::<Score>().unwrap();
     assert!(game.is_alive(holder));
     assert_eq!(game.get::<Name>(holder).unwrap().0, "hud");
     // Another entity may now take it.

@@ -1,5 +1,5 @@
 //! Restoring a snapshot (feature `serde`), through the registry
-//! (`restore`, and `restore_limited` within a caller's `RestoreLimits`)
+//! (`restore`, within the caller's `RestoreLimits`)
 //! or typed (`restore_of`): checking what was read, then
 //! creating the entities in order, each run of entities with the same
 //! components in one go, each entity in one step with its components (see
