@@ -155,7 +155,7 @@ fn bench(c: &mut Criterion) {
     }));
 
     flag_round(&mut game, &entities);
-    assert!(entities.iter().all(|&e| !game.is_flag::<Tag>(e)));
+    assert!(entities.iter().all(|&e| !game.has::<Tag>(e)));
     assert_eq!(game.storage_stats().sparse_values, 0);
     let mut flags = Flags {
         a: (0..N).map(|i| A(i as f32)).collect(),

@@ -12,9 +12,8 @@
 //! alone (`baseline_hashmap_values`, the tightest layout possible).
 //!
 //! Two reactecs variants: the index fetched once and `get` per key, then
-//! `Context::get::<Value>` (`index_get`); and the one-call shorthand
-//! `Context::entity_by_key` per key, which also finds the index by its id
-//! (`entity_by_key`).
+//! `Context::get::<Value>` (`index_get`); and `Context::index(id)` per
+//! key, which finds the index by its id each time (`entity_with`).
 
 mod common;
 
@@ -139,7 +138,11 @@ impl World {
         lookups
             .iter()
             .map(|id| {
-                let e = self.game.entity_by_key(self.index, black_box(id)).expect("added");
+                let e = self
+                    .game
+                    .index(self.index)
+                    .map(|index| index.get(black_box(id)))
+                    .expect("added");
                 f64::from(self.game.get::<Value>(e.expect("every id is filed")).expect("alive").0)
             })
             .sum()

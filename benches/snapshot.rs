@@ -82,8 +82,11 @@ fn world() -> Context {
 
 fn restore(bytes: &[u8]) -> Context {
     let mut game = Context::new();
-    game.restore(&mut postcard::Deserializer::from_bytes(bytes))
-        .expect("a snapshot just written");
+    game.restore(
+        &mut postcard::Deserializer::from_bytes(bytes),
+        reactecs::RestoreLimits::default(),
+    )
+    .expect("a snapshot just written");
     game
 }
 
@@ -93,8 +96,11 @@ fn snapshot_typed(game: &Context) -> Vec<u8> {
 
 fn restore_typed(bytes: &[u8]) -> Context {
     let mut game = Context::new();
-    game.restore_of::<Suite>(&mut postcard::Deserializer::from_bytes(bytes))
-        .expect("a snapshot just written");
+    game.restore_of::<Suite>(
+        &mut postcard::Deserializer::from_bytes(bytes),
+        reactecs::RestoreLimits::default(),
+    )
+    .expect("a snapshot just written");
     game
 }
 

@@ -7,7 +7,7 @@
 //!
 //! API measured: `Context::modify_with` per mover (the README's observed
 //! write) with a `Reactive` system and an `EntityIndex` following;
-//! `Context::set_flag`; `Context::remove`, `Context::create_component`
+//! `Context::set_flag`; `Context::remove`, `Context::pool().take()`
 //! (pooled) and `Context::add`; a query iterated while a `CommandBuffer`
 //! records `destroy_entity` and `create_entity_with`, then `playback`.
 //!
@@ -28,15 +28,15 @@ fn check(game: &mut Game, baseline: &mut Baseline) {
         baseline.frame();
     }
     assert_eq!(game.seen(), baseline.seen(), "the same movers seen, the same sum");
+    assert_eq!(game.context.pool::<Trail>().len(), 0, "every pooled trail is in use");
     let context = &game.context;
     for (i, &e) in game.movers().iter().enumerate().step_by(97) {
         let p = context.get::<Pos>(e).unwrap();
         let here = context.index(game.by_cell).unwrap().get(&cell(p)).len();
         assert_eq!(here, baseline.by_cell[&cell(p)].len(), "mover {i}'s cell holds as many");
-        assert_eq!(context.is_flag::<Selected>(e), i < TAGGED);
+        assert_eq!(context.has::<Selected>(e), i < TAGGED);
         assert_eq!(context.get::<Trail>(e).ok().map(|t| &t.0[..]), baseline.trail(i));
     }
-    assert_eq!(context.pool_len::<Trail>(), 0, "every pooled trail is in use");
     let sparks: Vec<Spark> = context.query::<&Spark>().iter().copied().collect();
     assert_eq!(sparks.len(), SPARKS);
     assert!(sparks.iter().all(|s| baseline.sparks().contains(s)));

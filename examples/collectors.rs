@@ -44,12 +44,22 @@ impl ReactiveSystem for Obituaries {
     }
 
     fn try_execute(&mut self, village: &mut Context, dead: &[Entity]) -> SystemResult {
-        let last_health = village.removed_values::<Health>(self.collector.ok_or("trigger runs first")?)?;
+        // The kept values first: reading the collector borrows the village.
+        let collector = village.collector(self.collector.ok_or("trigger runs first")?)?;
+        let last_health = collector.removed::<Health>();
+        let healths = dead
+            .iter()
+            .map(|&e| {
+                last_health
+                    .get(e)
+                    .map(|health| health.0)
+                    .ok_or("a removed value is kept for each")
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let mut written = self.written.lock().map_err(|_| "the obituary list is poisoned")?;
-        for &e in dead {
+        for (&e, health) in dead.iter().zip(healths) {
             let name = village.get::<Name>(e)?;
-            let health = last_health.get(e).ok_or("a removed value is kept for each")?;
-            written.push(format!("{} died (last health {})", name.0, health.0));
+            written.push(format!("{} died (last health {health})", name.0));
         }
         Ok(())
     }

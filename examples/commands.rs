@@ -11,7 +11,7 @@
 //! Each spark leaves a `Trail`, a `Vec` of the points it passed. Trails
 //! come and go with the sparks, so `Trail` is declared `pooled`: a dead
 //! spark's trail goes back to the context's pool, emptied but with its
-//! memory, and `create_component` hands it to a new spark. Once the pool
+//! memory, and `pool().take()` hands it to a new spark. Once the pool
 //! is warm, bursts allocate no trail memory; the program prints the pool's
 //! size each frame.
 //!
@@ -95,7 +95,7 @@ impl System for Fade {
                 continue;
             }
             if !sky.has::<Trail>(spark) {
-                let trail = sky.create_component::<Trail>();
+                let trail = sky.pool::<Trail>().take();
                 sky.add(spark, trail)?;
             }
             let age = (SPARK_LIFE - state.life) as i32;
@@ -123,7 +123,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         most_sparks = most_sparks.max(sparks);
         println!(
             "frame {n:2}: {rockets} rockets, {sparks:2} sparks, {} trails pooled",
-            sky.pool_len::<Trail>()
+            sky.pool::<Trail>().len()
         );
     }
     assert!(sky.is_empty(), "every rocket burst and every spark died");
@@ -131,7 +131,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // there are only as many as were in use at once: the 24 sparks of four
     // bursts flew with 12 trails, later bursts reusing those of earlier ones.
     assert_eq!(
-        sky.pool_len::<Trail>(),
+        sky.pool::<Trail>().len(),
         most_sparks,
         "the trails were reused, and wait for the next show"
     );

@@ -81,7 +81,7 @@ impl System for Spread {
             }
         }
         for neighbour in self.heated.drain(..) {
-            if forest.is_flag::<Burning>(neighbour) || forest.is_flag::<Burnt>(neighbour) {
+            if forest.has::<Burning>(neighbour) || forest.has::<Burnt>(neighbour) {
                 continue;
             }
             let heat = forest.get::<Heat>(neighbour).map_or(0, |heat| heat.0);

@@ -144,23 +144,23 @@ fn main() -> Result<(), Error> {
             "Knight bumps into Tower at (4, 1)"
         ]
     );
-    assert_eq!(world.entity_by_key(names, "Knight")?, Some(knight));
-    assert_eq!(world.entities_by_key(occupancy, &(4, 1))?, [tower, knight]);
+    assert_eq!(world.index(names)?.get("Knight"), Some(knight));
+    assert_eq!(world.index(occupancy)?.get(&(4, 1)), [tower, knight]);
     assert!(
-        world.entities_by_key(occupancy, &(0, 1))?.is_empty(),
+        world.index(occupancy)?.get(&(0, 1)).is_empty(),
         "the Knight left its first cell"
     );
-    assert_eq!(world.entities_by_key(occupancy, &(1, 1))?, [squire]);
+    assert_eq!(world.index(occupancy)?.get(&(1, 1)), [squire]);
 
     // The Squire is knighted: a new name, found under it, and no longer under the old one.
     world.replace(squire, Name("Sir Squire".to_owned()))?;
-    assert_eq!(world.entity_by_key(names, "Sir Squire")?, Some(squire));
-    assert_eq!(world.entity_by_key(names, "Squire")?, None);
+    assert_eq!(world.index(names)?.get("Sir Squire"), Some(squire));
+    assert_eq!(world.index(names)?.get("Squire"), None);
 
     // The tower falls: every cell it covered is free again.
     world.destroy_entity(tower)?;
-    assert_eq!(world.entities_by_key(occupancy, &(5, 0))?, &[] as &[Entity]);
-    assert_eq!(world.entities_by_key(occupancy, &(4, 1))?, [knight]);
+    assert_eq!(world.index(occupancy)?.get(&(5, 0)), &[] as &[Entity]);
+    assert_eq!(world.index(occupancy)?.get(&(4, 1)), [knight]);
     world.check_invariants().expect("consistent");
 
     turn.teardown(&mut world);
@@ -169,6 +169,9 @@ fn main() -> Result<(), Error> {
 }
 
 fn cells_at(world: &Context, occupancy: Occupancy, cell: (i32, i32)) -> Vec<&str> {
-    let units = world.entities_by_key(occupancy, &cell).expect("added at start");
+    let units = world
+        .index(occupancy)
+        .map(|index| index.get(&cell))
+        .expect("added at start");
     units.iter().map(|&unit| name_of(world, unit)).collect()
 }

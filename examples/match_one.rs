@@ -157,7 +157,7 @@ pub type Fallible<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 /// The entity at `cell` (a piece or a blocker), if any, from the index.
 fn entity_at(game: &Context, board: Board, cell: Position) -> Result<Option<Entity>, Error> {
-    Ok(game.entities_by_key(board, &cell)?.first().copied())
+    Ok(game.index(board)?.get(&cell).first().copied())
 }
 
 /// The piece at `cell`, if there is one (not a blocker), and its colour.
@@ -167,9 +167,10 @@ fn piece_at(game: &Context, board: Board, cell: Position) -> Result<Option<(Enti
 
 /// Writes a line on the frame's screen.
 fn say(game: &mut Context, line: fmt::Arguments<'_>) -> SystemResult {
-    let mut screen = game
-        .unique_mut::<Screen>()
+    let holder = game
+        .unique_entity::<Screen>()
         .ok_or("no `Screen`: `CreateBoard` sets it")?;
+    let mut screen = game.get_mut::<Screen>(holder)?;
     writeln!(screen.0, "{line}")?;
     Ok(())
 }
@@ -294,8 +295,9 @@ fn left_the_board() -> CollectorSpec {
 
 /// The columns that `pieces` left, each once, from left to right, as
 /// `collector` kept them.
-fn columns_left(game: &Context, collector: Option<CollectorId>, pieces: &[Entity]) -> Fallible<Vec<i32>> {
-    let cells = game.removed_values::<Position>(collector.ok_or("`trigger` runs before `execute`")?)?;
+fn columns_left(game: &mut Context, collector: Option<CollectorId>, pieces: &[Entity]) -> Fallible<Vec<i32>> {
+    let collector = game.collector(collector.ok_or("`trigger` runs before `execute`")?)?;
+    let cells = collector.removed::<Position>();
     let mut columns = Vec::new();
     for &piece in pieces {
         columns.push(cells.get(piece).ok_or("the collector keeps the cell left")?.x);
@@ -328,7 +330,7 @@ impl ReactiveSystem for Fall {
                 let Some(entity) = entity_at(game, self.board, from)? else {
                     continue; // a hole: `free` stays below it
                 };
-                if game.is_flag::<Blocker>(entity) {
+                if game.has::<Blocker>(entity) {
                     free = y - 1;
                     continue;
                 }
@@ -586,7 +588,9 @@ impl MatchOne {
     pub fn frame(&mut self) -> Fallible<String> {
         self.frame.try_execute(&mut self.contexts)?;
         self.frame.try_cleanup(&mut self.contexts)?;
-        let mut screen = self.game_mut().unique_mut::<Screen>().ok_or("no `Screen`")?;
+        let game = self.game_mut();
+        let holder = game.unique_entity::<Screen>().ok_or("no `Screen`")?;
+        let mut screen = game.get_mut::<Screen>(holder)?;
         Ok(std::mem::take(&mut screen.0))
     }
 

@@ -223,7 +223,9 @@ impl System for Tick {
     }
 
     fn execute(&mut self, game: &mut Context) {
-        game.unique_mut::<Clock>().expect("set up at initialize").frame += 1;
+        game.get_mut::<Clock>(game.unique_entity::<Clock>().expect("set up at initialize"))
+            .expect("set up at initialize")
+            .frame += 1;
     }
 }
 
@@ -362,7 +364,7 @@ fn main() -> Result<(), Error> {
         assert_eq!(stats.created - stats.destroyed, game.len() as u64);
         assert_eq!(stats.landings, stats.landed); // reactive system vs. component events
         assert!(stats.lifetime_ticks > 0); // `Age`'s `modify_each` fired `ComponentReplaced`
-        assert_eq!(stats.other_replaced, 0); // `Move`'s query and `Tick`'s `unique_mut` were silent
+        assert_eq!(stats.other_replaced, 0); // `Move`'s query and `Tick`'s `get_mut` were silent
         assert_eq!(stats.obituaries.values().sum::<u64>(), stats.destroyed);
         assert_eq!(flying_now + landed_now + 1, game.len()); // every particle, and the clock
         assert!(game.group(stopped)?.is_empty()); // `Land` flagged every stopped particle

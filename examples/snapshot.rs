@@ -85,7 +85,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Loading: a new context, with a collector watching positions.
     let mut loaded = Context::with_name("Game");
     let placed = loaded.add_collector(Matcher::all_of::<Position>().added());
-    loaded.restore(&mut serde_json::Deserializer::from_str(&saved))?;
+    loaded.restore(
+        &mut serde_json::Deserializer::from_str(&saved),
+        RestoreLimits::default(),
+    )?;
     loaded.check_invariants()?;
     println!(
         "loaded {} entities; the collector saw {} placed",
@@ -129,7 +132,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // Flags, sparse and unique components came along.
-    assert!(loaded.is_flag::<Asleep>(new_grub));
+    assert!(loaded.has::<Asleep>(new_grub));
     assert_eq!(loaded.get::<Poisoned>(new_snag)?, &Poisoned(2));
     assert_eq!(loaded.unique::<Turn>(), Some(&Turn(7)));
     assert_eq!(loaded.unique_entity::<Turn>(), Some(new_hero));
@@ -143,7 +146,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let typed = serde_json::to_string_pretty(&game.snapshot_of::<Saved>()?)?;
     assert_eq!(typed, saved, "the typed path writes what `snapshot` writes");
     let mut again = Context::with_name("Game");
-    again.restore_of::<Saved>(&mut serde_json::Deserializer::from_str(&typed))?;
+    again.restore_of::<Saved>(
+        &mut serde_json::Deserializer::from_str(&typed),
+        RestoreLimits::default(),
+    )?;
     again.check_invariants()?;
     let resaved = serde_json::to_string_pretty(&again.snapshot_of::<Saved>()?)?;
     assert_eq!(resaved, saved, "read back the same");

@@ -1,10 +1,15 @@
 //! AERC, automatic entity reference counting: `retain` / `release` with
 //! owners, so a destroyed entity that something still holds keeps its slot.
 //!
+//! On [`Context`](crate::Context): [`retain`](crate::Context::retain),
+//! [`release`](crate::Context::release), and [`aerc`](crate::Context::aerc),
+//! the read-only [`Aerc`](crate::Aerc) view (mode, retain counts, owners,
+//! whether an entity is enabled). The context's side is in `context/aerc.rs`.
+//!
 //! An entity's slot (its index) is reused only after the entity is destroyed
 //! *and* its last retain is released. In between, the entity is *disabled*:
 //! its components are gone and it is in no group, but its handle answers
-//! [`Context::is_enabled`](crate::Context::is_enabled) with `Ok(false)` rather than
+//! [`Aerc::is_enabled`](crate::Aerc::is_enabled) with `Ok(false)` rather than
 //! [`Error::StaleEntity`](crate::Error::StaleEntity), so whoever holds it can tell what happened.
 //! [`ContextEvent::EntityReleased`](crate::ContextEvent::EntityReleased) fires
 //! once per entity, when its slot is freed: right after `EntityDestroyed` if
@@ -53,10 +58,10 @@ pub enum AercMode {
 /// let me = Owner::new();
 /// game.retain(e, me)?;
 /// game.destroy_entity(e)?;
-/// assert_eq!(game.is_enabled(e)?, false);          // destroyed, but its slot is kept
-/// assert_eq!(game.retained_destroyed_entities().collect::<Vec<_>>(), [e]);
+/// assert_eq!(game.aerc().is_enabled(e)?, false);          // destroyed, but its slot is kept
+/// assert_eq!(game.aerc().retained_destroyed().collect::<Vec<_>>(), [e]);
 /// game.release(e, me)?;                             // now the slot is free
-/// assert!(game.is_enabled(e).is_err());
+/// assert!(game.aerc().is_enabled(e).is_err());
 /// # Ok::<(), reactecs::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -10,8 +10,8 @@ mod sealed {
 }
 
 /// A tuple of component types, e.g. `(Position, Velocity)`, or a single
-/// component type; used by [`Context::has_all`](crate::Context::has_all) and
-/// [`Context::has_any`](crate::Context::has_any). Implemented for tuples of up
+/// component type; used by [`EntityRef::has_all`](crate::EntityRef::has_all) and
+/// [`EntityRef::has_any`](crate::EntityRef::has_any). Implemented for tuples of up
 /// to 12 components.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a component or a tuple of components",

@@ -255,7 +255,7 @@ impl<T> ViaName for DebugProbe<T> {
 /// - `pooled T` (for types implementing [`Recycle`](crate::Recycle), a
 ///   compile error otherwise) gives the type a pool per context: its removed,
 ///   replaced and destroyed values are recycled and kept for
-///   [`Context::create_component`](crate::Context::create_component) (see
+///   [`PoolMut::take`](crate::PoolMut::take) (see
 ///   the [`Recycle`](crate::Recycle) docs). It combines as `unique pooled T`,
 ///   `pooled sparse T` and `unique pooled sparse T` (flags hold nothing to
 ///   pool).

@@ -1,7 +1,7 @@
 //! `Entity`: a handle to an entity of one context, a slot index and a tag.
 //! How tags are given out, so that a stale handle or one of another context
 //! names nothing, is told with the slots behind the handles, in
-//! `entities.rs`.
+//! `slot_table.rs`.
 
 use std::fmt;
 use std::num::NonZeroU32;
@@ -81,7 +81,7 @@ impl Entity {
     pub(crate) const PLACEHOLDERS: u32 = u32::MAX;
 
     /// Placeholder `number` of a command buffer: tag `u32::MAX`, which no
-    /// entity gets (see the `entities` module docs), so it never names one. `number` is
+    /// entity gets (see the `slot_table` module docs), so it never names one. `number` is
     /// below [`Entity::PLACEHOLDERS`], so a placeholder is never
     /// [`Entity::PLACEHOLDER`].
     pub(crate) fn placeholder(number: u32) -> Entity {

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::bundle::ComponentTuple;
 use crate::component::{Component, typed_id};
 use crate::entity::Entity;
 use crate::id::ComponentId;
@@ -69,6 +70,21 @@ impl<'a> EntityRef<'a> {
     /// Whether the entity has the component with id `id`.
     pub fn has_component(&self, id: ComponentId) -> bool {
         self.archetype.set().contains(id) || self.sparse.contains(id, self.entity.index())
+    }
+
+    /// Whether the entity has every component of `C`, e.g.
+    /// `has_all::<(Position, Velocity)>()`. True for `()`.
+    pub fn has_all<C: ComponentTuple>(&self) -> bool {
+        let mut all = true;
+        C::for_each_id(|id| all &= self.has_component(id));
+        all
+    }
+
+    /// Whether the entity has at least one component of `C`.
+    pub fn has_any<C: ComponentTuple>(&self) -> bool {
+        let mut any = false;
+        C::for_each_id(|id| any |= self.has_component(id));
+        any
     }
 
     /// The number of components.

@@ -186,7 +186,7 @@ pub enum Error {
         component: &'static str,
     },
 
-    /// `remove_unique` when no entity holds the unique component.
+    /// `take_unique` when no entity holds the unique component.
     #[error("no entity holds unique component `{component}` in context `{context}`: set it with `set_unique` first")]
     UniqueAbsent {
         /// The context asked.
@@ -199,7 +199,7 @@ pub enum Error {
     /// retains it (AERC): its components are gone.
     #[error(
         "entity {entity} in context `{context}` was destroyed{}; its slot is kept only because it is still \
-         retained (check `is_enabled` before using a retained handle)",
+         retained (check `aerc().is_enabled(e)` before using a retained handle)",
         asked_for(component)
     )]
     EntityDisabled {

@@ -173,7 +173,7 @@ fn write_key(f: &mut fmt::Formatter<'_>, what: &str, key: impl Key) -> fmt::Resu
 
 /// Identifies a collector of one context, from
 /// [`Context::add_collector`](crate::Context::add_collector). Valid until
-/// [`Context::remove_collector`](crate::Context::remove_collector); it knows
+/// [`CollectorMut::remove`](crate::CollectorMut::remove); it knows
 /// its context, so using it with another is
 /// [`Error::UnknownCollector`](crate::Error::UnknownCollector).
 ///
@@ -201,7 +201,7 @@ impl fmt::Display for CollectorId {
 /// Identifies an index of one context and its type, from
 /// [`Context::add_index`](crate::Context::add_index):
 /// [`Context::index`](crate::Context::index) gives the index back typed.
-/// Valid until [`Context::remove_index`](crate::Context::remove_index); it
+/// Valid until [`IndexMut::remove`](crate::IndexMut::remove); it
 /// knows its context, so using it with another is
 /// [`Error::UnknownIndex`](crate::Error::UnknownIndex).
 ///

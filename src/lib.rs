@@ -32,21 +32,25 @@
 //!   failed, as a [`SystemFailed`]), and [`feature_system!`] to gather a
 //!   feature's systems from anywhere.
 //! - Collectors ([`Context::add_collector`] makes one from a
-//!   [`CollectorSpec`], [`Context::collector`] reads it as a [`Collector`])
+//!   [`CollectorSpec`], [`Context::collector`] reads it as a [`Collector`],
+//!   [`Context::collector_mut`] acts on it: [`CollectorMut`] activates,
+//!   deactivates, clears, removes and drains it)
 //!   and reactive systems ([`ReactiveSystem`], [`Reactive`];
 //!   [`MultiReactive`] over several contexts): run only for what
 //!   changed.
 //! - [`CommandBuffer`]: structural changes recorded now (while iterating, on
 //!   other threads) and played back later; [`DeferredSystem`]s record into
 //!   one that their [`Deferred`] wrapper plays back after them.
-//! - The [`aerc`] module: retain / release, so a destroyed entity that is
-//!   still held keeps its slot.
+//! - The [`aerc`] module: retain / release ([`Context::retain`],
+//!   [`Context::release`]), so a destroyed entity that is still held keeps
+//!   its slot; [`Context::aerc`] ([`Aerc`]) reads counts and owners.
 //! - The [`index`] module: [`EntityIndex`] (key -> entities) and
 //!   [`PrimaryEntityIndex`] (key -> entity), kept current by every change
-//!   ([`Context::add_index`]; lookups [`Context::entities_by_key`],
-//!   [`Context::entity_by_key`], or [`Context::index`]).
+//!   ([`Context::add_index`]; lookups through [`Context::index`]: the
+//!   index itself, whose `get` takes a key; [`Context::index_mut`] acts on
+//!   one: [`IndexMut`]).
 //! - Component pools: components declared `pooled` whose removed values are
-//!   reused ([`Recycle`], [`Context::create_component`]).
+//!   reused ([`Recycle`], [`Context::pool`], [`PoolMut`]).
 //! - [`context!`] and [`Contexts`]: several contexts side by side, lent one
 //!   at a time ([`Contexts::context_mut`]) or several at once
 //!   ([`Contexts::get_many_mut`]); systems of one context run among them
@@ -58,8 +62,8 @@
 //!   and `Context::restore_of` do the same for the types of a
 //!   `SnapshotTuple` (`(Position, Velocity)`), a few times faster.
 //!   Handles inside components are remapped to the restored entities
-//!   (`MapEntities`). For input from strangers, `Context::restore_limited`
-//!   bounds what a snapshot may claim (`RestoreLimits`).
+//!   (`MapEntities`). Each restore takes `RestoreLimits`, which bound what
+//!   a snapshot may claim (tighten them for input from strangers).
 //! - Optional features: `parallel` (rayon: `par_for_each` on queries),
 //!   `tracing` (a span per system phase), `serde` (snapshots).
 //! - Comparing contexts: [`Context::diff`] (entities matched by creation
@@ -81,8 +85,8 @@
 //! | what | makes | reads by id | removes | lists |
 //! |---|---|---|---|---|
 //! | groups | [`add_group`](Context::add_group) | [`group`](Context::group) | (none: see below) | [`groups`](Context::groups) |
-//! | collectors | [`add_collector`](Context::add_collector) | [`collector`](Context::collector) | [`remove_collector`](Context::remove_collector) | [`collectors`](Context::collectors) |
-//! | entity indices | [`add_index`](Context::add_index) | [`index`](Context::index) | [`remove_index`](Context::remove_index) | [`indices`](Context::indices) |
+//! | collectors | [`add_collector`](Context::add_collector) | [`collector`](Context::collector) | [`collector_mut`](Context::collector_mut)`(id)?.`[`remove`](CollectorMut::remove)`()` | [`collectors`](Context::collectors) |
+//! | entity indices | [`add_index`](Context::add_index) | [`index`](Context::index) | [`index_mut`](Context::index_mut)`(id)?.`[`remove`](IndexMut::remove)`()` | [`indices`](Context::indices) |
 //! | handlers | [`subscribe`](Context::subscribe), [`subscribe_group`](Context::subscribe_group) | | [`unsubscribe`](Context::unsubscribe) | |
 //!
 //! - `add_*` makes a thing and returns its id; the noun alone reads it by
@@ -101,8 +105,12 @@
 //!   [`add_collector`](Context::add_collector) makes a new collector every
 //!   call: make collectors once (in a system's `trigger`, or at set-up),
 //!   not per frame.
-//! - Index lookups read "by key": [`entity_by_key`](Context::entity_by_key),
-//!   [`entities_by_key`](Context::entities_by_key). `_with` is creation
+//! - What acts on one collector or index is on its handle, from the noun
+//!   with `_mut`: [`collector_mut`](Context::collector_mut) ([`CollectorMut`]:
+//!   activate, deactivate, clear, remove, drain) and
+//!   [`index_mut`](Context::index_mut) ([`IndexMut`]: activate, deactivate,
+//!   remove), as [`entity_mut`](Context::entity_mut) is to
+//!   [`entity`](Context::entity). `_with` is creation
 //!   from bundles: [`create_entity_with`](Context::create_entity_with),
 //!   [`create_entities_with`](Context::create_entities_with) (the new
 //!   handles, in a `Vec`), and
@@ -120,7 +128,7 @@
 //!
 //! - `bool` answers a yes/no question about this context:
 //!   [`has`](Context::has), [`is_alive`](Context::is_alive),
-//!   [`is_flag`](Context::is_flag), [`Matcher::matches`]. A handle that
+//!   [`Matcher::matches`]. A handle that
 //!   names nothing here (stale, or another context's) has nothing, so the
 //!   answer is `false`; ask [`entity`](Context::entity) to learn why.
 //! - `Option` answers "which one, if any" where absence is an ordinary
@@ -129,7 +137,7 @@
 //!   [`EntityRef::query`]), the unique holder or value
 //!   ([`unique`](Context::unique), [`unique_entity`](Context::unique_entity)),
 //!   [`GroupEvent::component`], the entity under a primary key
-//!   (inside [`entity_by_key`](Context::entity_by_key)'s `Result`),
+//!   ([`PrimaryEntityIndex::get`]),
 //!   [`Contexts::get`].
 //! - `Result<_, Error>` for a call given a handle or an id that may be
 //!   stale, another context's or removed ([`Context::get`],
@@ -143,6 +151,10 @@
 //!
 //! # What sees a write
 //!
+//! Which call to use for one entity, many, a whole group, in parallel,
+//! later or unseen is the table at the top of [`Context`]'s docs (and in
+//! "Writing" above); this section is the rule behind its columns.
+//!
 //! Every write to a component through `&mut` is seen by the collectors
 //! watching it (an `added()`, `updated()` or `added_or_removed()` trigger on
 //! a group whose AllOf or AnyOf names the component), and so by reactive
@@ -154,9 +166,9 @@
 //! | write | collectors (reactive systems) | group handlers, subscribers (old and new value) | entity indices keyed on the component |
 //! |---|---|---|---|
 //! | [`replace`](Context::replace), [`modify`](Context::modify), [`modify_with`](Context::modify_with), [`modify_each`](Context::modify_each), [`set_if_neq`](Context::set_if_neq) (a different value) | yes | yes, at the moment of the change | re-keyed at once (a clashing primary key refuses the write) |
-//! | [`get_mut`](Context::get_mut), [`EntityMut::get_mut`], [`unique_mut`](Context::unique_mut) (a [`Mut`], used as `&mut T`) | yes | no | re-keyed when the `Mut` drops (a clashing primary key: the write stands, the entity leaves the index, and the next read of the index reports [`Error::PrimaryKeyConflict`]) |
+//! | [`get_mut`](Context::get_mut), [`EntityMut::get_mut`] (a [`Mut`], used as `&mut T`) | yes | no | re-keyed when the `Mut` drops (a clashing primary key: the write stands, the entity leaves the index, and the next read of the index reports [`Error::PrimaryKeyConflict`]) |
 //! | [`query_mut`](Context::query_mut) (`iter`, `for_each`, chunks, `par_for_each`), [`EntityMut::query`], [`view_mut`](Context::view_mut) ([`ViewMut::get_mut`] by handle) | yes | no | refused: a query does not lend a key component mutably ([`Error::KeyedWrite`]) |
-//! | [`get_mut_untracked`](Context::get_mut_untracked), [`EntityMut::get_mut_untracked`] | no | no | re-keyed, as `get_mut` |
+//! | [`EntityMut::get_mut_untracked`] | no | no | re-keyed, as `get_mut` |
 //! | `set_if_neq` with an equal value | no | no | nothing to do |
 //!
 //! An entity index is a lookup, not a consumer of changes: it is current
@@ -197,11 +209,11 @@ mod context;
 mod context_kind;
 mod contexts;
 pub mod diff;
-mod entities;
 mod entity;
 mod entity_ref;
 mod error;
 pub mod event;
+mod slot_table;
 #[doc = include_str!("../GUIDE.md")]
 pub mod guide {}
 mod group;
@@ -229,7 +241,7 @@ pub use bundle::{Bundle, ComponentTuple};
 pub use collector::{Collector, CollectorId, CollectorSpec, IntoCollectorId, RemovedView, Trigger, TriggerOnEvent};
 pub use command_buffer::CommandBuffer;
 pub use component::{Component, ComponentId};
-pub use context::{Context, ContextBuilder, EntityMut, Mut, Selection, View, ViewMut};
+pub use context::{Aerc, CollectorMut, Context, ContextBuilder, EntityMut, IndexMut, Mut, Selection, View, ViewMut};
 pub use contexts::{ContextId, ContextKind, ContextKinds, Contexts};
 pub use diff::{ContextDiff, DiffTuple};
 pub use entity::Entity;
@@ -239,6 +251,7 @@ pub use event::{ContextEvent, SubscriptionId};
 pub use group::{EntityList, Group, GroupEvent, GroupId, GroupIter, IntoGroupId};
 pub use index::{EntityIndex, Index, IndexId, PrimaryEntityIndex};
 pub use matcher::{Matcher, MatcherChain};
+pub use pool::PoolMut;
 pub use query::{Query, QueryMut, QueryParam, ReadOnlyQueryParam};
 pub use recycle::Recycle;
 #[cfg(feature = "serde")]

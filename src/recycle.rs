@@ -34,13 +34,13 @@ use std::any::Any;
 ///
 /// let mut game = Context::new();
 /// let walker = game.create_entity();
-/// let mut path = game.create_component::<Path>(); // the pool is empty: `Path::default()`
+/// let mut path = game.pool::<Path>().take(); // the pool is empty: `Path::default()`
 /// path.0.extend([(0, 0), (0, 1), (1, 1)]);
 /// game.add(walker, path)?;
 ///
 /// game.remove::<Path>(walker)?; // into the pool, cleared
-/// assert_eq!(game.pool_len::<Path>(), 1);
-/// let reused = game.create_component::<Path>();
+/// assert_eq!(game.pool::<Path>().len(), 1);
+/// let reused = game.pool::<Path>().take();
 /// assert!(reused.0.is_empty() && reused.0.capacity() >= 3);
 /// # Ok::<(), reactecs::Error>(())
 /// ```
@@ -50,7 +50,7 @@ use std::any::Any;
 )]
 pub trait Recycle: Default + Send + Sync + 'static {
     /// How many values a context keeps for reuse, unless set otherwise with
-    /// [`Context::set_pool_capacity`](crate::Context::set_pool_capacity).
+    /// [`PoolMut::set_capacity`](crate::PoolMut::set_capacity).
     const POOL_CAPACITY: usize = 128;
 
     /// Empties the value for its next user, keeping what it allocated.

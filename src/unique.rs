@@ -1,4 +1,9 @@
 //! Unique components: singletons held by at most one entity, found in O(1).
+//!
+//! On [`Context`](crate::Context): [`set_unique`](crate::Context::set_unique),
+//! [`unique`](crate::Context::unique), [`unique_entity`](crate::Context::unique_entity),
+//! [`take_unique`](crate::Context::take_unique); the context's side is in
+//! `context/unique.rs`. This file keeps who holds each.
 
 use crate::entity::Entity;
 use crate::error::Error;

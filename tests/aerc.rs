@@ -66,11 +66,11 @@ fn each_new_owner_is_distinct() {
 
 #[test]
 fn contexts_are_safe_by_default_and_fast_when_built_so() {
-    assert_eq!(Context::new().aerc_mode(), AercMode::Safe);
-    assert_eq!(Context::with_name("Game").aerc_mode(), AercMode::Safe);
-    assert_eq!(Context::builder().build().aerc_mode(), AercMode::Safe);
+    assert_eq!(Context::new().aerc().mode(), AercMode::Safe);
+    assert_eq!(Context::with_name("Game").aerc().mode(), AercMode::Safe);
+    assert_eq!(Context::builder().build().aerc().mode(), AercMode::Safe);
     let fast = fast_game();
-    assert_eq!(fast.aerc_mode(), AercMode::Fast);
+    assert_eq!(fast.aerc().mode(), AercMode::Fast);
     assert_eq!(fast.name(), "Game");
 }
 
@@ -78,10 +78,10 @@ fn contexts_are_safe_by_default_and_fast_when_built_so() {
 fn a_new_entity_is_enabled_and_not_retained() {
     let mut game = game();
     let e = game.create_entity();
-    assert_eq!(game.is_enabled(e), Ok(true));
-    assert_eq!(game.retain_count(e), Ok(0));
-    assert_eq!(game.retain_owners(e), Ok(Some(&[][..])));
-    assert_eq!(game.retained_destroyed_entities().count(), 0);
+    assert_eq!(game.aerc().is_enabled(e), Ok(true));
+    assert_eq!(game.aerc().retain_count(e), Ok(0));
+    assert_eq!(game.aerc().owners(e), Ok(Some(&[][..])));
+    assert_eq!(game.aerc().retained_destroyed().count(), 0);
 }
 
 #[test]
@@ -93,16 +93,16 @@ fn retain_and_release_count_each_owner() {
 
     game.retain(e, a).unwrap();
     game.retain(e, b).unwrap();
-    assert_eq!(game.retain_count(e), Ok(2));
-    assert_eq!(game.retain_owners(e), Ok(Some(&[a, b][..])));
+    assert_eq!(game.aerc().retain_count(e), Ok(2));
+    assert_eq!(game.aerc().owners(e), Ok(Some(&[a, b][..])));
 
     game.release(e, a).unwrap();
-    assert_eq!(game.retain_count(e), Ok(1));
-    assert_eq!(game.retain_owners(e), Ok(Some(&[b][..])));
+    assert_eq!(game.aerc().retain_count(e), Ok(1));
+    assert_eq!(game.aerc().owners(e), Ok(Some(&[b][..])));
 
     game.release(e, b).unwrap();
-    assert_eq!(game.retain_count(e), Ok(0));
-    assert_eq!(game.retain_owners(e), Ok(Some(&[][..])));
+    assert_eq!(game.aerc().retain_count(e), Ok(0));
+    assert_eq!(game.aerc().owners(e), Ok(Some(&[][..])));
     // Releasing an alive entity frees nothing: it is still alive and whole.
     assert!(game.is_alive(e));
     assert_eq!(game.get::<Position>(e), Ok(&pos(1.0)));
@@ -118,9 +118,9 @@ fn releasing_moves_the_newest_owner_into_the_released_ones_place() {
     for owner in [a, b, c] {
         game.retain(e, owner).unwrap();
     }
-    assert_eq!(game.retain_owners(e), Ok(Some(&[a, b, c][..])));
+    assert_eq!(game.aerc().owners(e), Ok(Some(&[a, b, c][..])));
     game.release(e, a).unwrap();
-    assert_eq!(game.retain_owners(e), Ok(Some(&[c, b][..])));
+    assert_eq!(game.aerc().owners(e), Ok(Some(&[c, b][..])));
 }
 
 #[test]
@@ -135,8 +135,8 @@ fn destroying_an_unretained_entity_releases_it_right_after_destroyed() {
         [format!("destroyed {e}"), format!("released {e}")]
     );
     assert_eq!(events.iter().filter(|line| line.starts_with("released")).count(), 1);
-    assert_eq!(game.is_enabled(e), Err(stale(e)));
-    assert_eq!(game.retained_destroyed_entities().count(), 0);
+    assert_eq!(game.aerc().is_enabled(e), Err(stale(e)));
+    assert_eq!(game.aerc().retained_destroyed().count(), 0);
     check(&game);
 }
 
@@ -157,23 +157,23 @@ fn a_destroyed_retained_entity_is_disabled_until_its_last_release() {
         Some(&format!("destroyed {e}")),
         "not released while retained"
     );
-    assert_eq!(game.is_enabled(e), Ok(false));
+    assert_eq!(game.aerc().is_enabled(e), Ok(false));
     assert!(!game.is_alive(e));
     assert_eq!(game.len(), 1, "a disabled entity is not counted");
     assert_eq!(game.entities().collect::<Vec<_>>(), [other]);
-    assert_eq!(game.retained_destroyed_entities().collect::<Vec<_>>(), [e]);
-    assert_eq!(game.retain_count(e), Ok(2));
+    assert_eq!(game.aerc().retained_destroyed().collect::<Vec<_>>(), [e]);
+    assert_eq!(game.aerc().retain_count(e), Ok(2));
     check(&game);
 
     game.release(e, a).unwrap();
     assert_eq!(spy.take(), Vec::<String>::new());
-    assert_eq!(game.is_enabled(e), Ok(false));
-    assert_eq!(game.retain_owners(e), Ok(Some(&[b][..])));
+    assert_eq!(game.aerc().is_enabled(e), Ok(false));
+    assert_eq!(game.aerc().owners(e), Ok(Some(&[b][..])));
 
     game.release(e, b).unwrap();
     assert_eq!(spy.take(), [format!("released {e}")]);
-    assert_eq!(game.is_enabled(e), Err(stale(e)));
-    assert_eq!(game.retained_destroyed_entities().count(), 0);
+    assert_eq!(game.aerc().is_enabled(e), Err(stale(e)));
+    assert_eq!(game.aerc().retained_destroyed().count(), 0);
     assert_eq!(game.len(), 1);
     check(&game);
 }
@@ -234,8 +234,8 @@ fn using_a_destroyed_retained_entity_is_an_entity_disabled_error() {
     assert!(message.contains("is_enabled"), "{message}");
 
     assert_eq!(spy.take(), Vec::<String>::new(), "failed calls fire nothing");
-    assert_eq!(game.is_enabled(e), Ok(false));
-    assert_eq!(game.retain_count(e), Ok(1));
+    assert_eq!(game.aerc().is_enabled(e), Ok(false));
+    assert_eq!(game.aerc().retain_count(e), Ok(1));
     check(&game);
 }
 
@@ -248,13 +248,13 @@ fn once_released_a_destroyed_entitys_handle_is_stale() {
     game.destroy_entity(e).unwrap();
     game.release(e, me).unwrap();
 
-    assert_eq!(game.is_enabled(e), Err(stale(e)));
+    assert_eq!(game.aerc().is_enabled(e), Err(stale(e)));
     assert_eq!(game.get::<Position>(e), Err(stale_for(e, "Position")));
     assert_eq!(game.destroy_entity(e), Err(stale(e)));
     assert_eq!(game.retain(e, me), Err(stale(e)));
     assert_eq!(game.release(e, me), Err(stale(e)));
-    assert_eq!(game.retain_count(e), Err(stale(e)));
-    assert_eq!(game.retain_owners(e), Err(stale(e)));
+    assert_eq!(game.aerc().retain_count(e), Err(stale(e)));
+    assert_eq!(game.aerc().owners(e), Err(stale(e)));
     check(&game);
 }
 
@@ -277,7 +277,7 @@ fn a_retained_destroyed_entitys_slot_is_not_reused_until_its_last_release() {
     for newcomer in &newcomers {
         assert_ne!(newcomer.index(), kept.index(), "slot of a retained entity reused");
     }
-    assert_eq!(game.is_enabled(kept), Ok(false));
+    assert_eq!(game.aerc().is_enabled(kept), Ok(false));
     spy.take();
 
     game.release(kept, me).unwrap();
@@ -287,7 +287,7 @@ fn a_retained_destroyed_entitys_slot_is_not_reused_until_its_last_release() {
     assert_ne!(next.tag(), kept.tag());
     assert_ne!(next, kept);
     assert!(game.is_alive(next));
-    assert_eq!(game.is_enabled(kept), Err(stale(kept)));
+    assert_eq!(game.aerc().is_enabled(kept), Err(stale(kept)));
     assert_eq!(game.get::<Position>(kept), Err(stale_for(kept, "Position")));
     check(&game);
 }
@@ -302,9 +302,9 @@ fn retaining_a_destroyed_retained_entity_is_allowed() {
     game.destroy_entity(e).unwrap();
 
     game.retain(e, b).unwrap();
-    assert_eq!(game.retain_count(e), Ok(2));
+    assert_eq!(game.aerc().retain_count(e), Ok(2));
     game.release(e, a).unwrap();
-    assert_eq!(game.is_enabled(e), Ok(false), "b still holds it");
+    assert_eq!(game.aerc().is_enabled(e), Ok(false), "b still holds it");
     assert_eq!(spy.take_starting_with("released"), Vec::<String>::new());
     game.release(e, b).unwrap();
     assert_eq!(spy.take_starting_with("released"), [format!("released {e}")]);
@@ -323,7 +323,7 @@ fn retained_destroyed_entities_lists_them_in_slot_order() {
     game.destroy_entity(e2).unwrap();
     game.destroy_entity(e1).unwrap();
     // e2 was not retained (freed); e4 is retained but alive.
-    assert_eq!(game.retained_destroyed_entities().collect::<Vec<_>>(), [e1, e3]);
+    assert_eq!(game.aerc().retained_destroyed().collect::<Vec<_>>(), [e1, e3]);
     assert_eq!(game.len(), 1);
     check(&game);
 }
@@ -340,10 +340,14 @@ fn destroy_all_entities_destroys_retained_entities_too() {
     assert_eq!(game.len(), 0);
     assert!(game.is_empty());
     assert!(!game.is_alive(a) && !game.is_alive(b) && !game.is_alive(c));
-    assert_eq!(game.is_enabled(a), Err(stale(a)));
-    assert_eq!(game.is_enabled(b), Ok(false), "b waits, disabled, for its release");
-    assert_eq!(game.is_enabled(c), Err(stale(c)));
-    assert_eq!(game.retained_destroyed_entities().collect::<Vec<_>>(), [b]);
+    assert_eq!(game.aerc().is_enabled(a), Err(stale(a)));
+    assert_eq!(
+        game.aerc().is_enabled(b),
+        Ok(false),
+        "b waits, disabled, for its release"
+    );
+    assert_eq!(game.aerc().is_enabled(c), Err(stale(c)));
+    assert_eq!(game.aerc().retained_destroyed().collect::<Vec<_>>(), [b]);
     let events = spy.take();
     assert!(events.contains(&format!("destroyed {b}")));
     assert_eq!(
@@ -358,7 +362,7 @@ fn destroy_all_entities_destroys_retained_entities_too() {
 
     game.release(b, me).unwrap();
     assert_eq!(spy.take(), [format!("released {b}")]);
-    assert_eq!(game.retained_destroyed_entities().count(), 0);
+    assert_eq!(game.aerc().retained_destroyed().count(), 0);
     check(&game);
 }
 
@@ -381,13 +385,13 @@ fn safe_mode_refuses_a_second_retain_by_the_same_owner() {
     let message = error.to_string();
     assert!(message.contains(&me.to_string()), "{message}");
     assert!(message.contains(&e.to_string()), "{message}");
-    assert_eq!(game.retain_count(e), Ok(1), "unchanged");
-    assert_eq!(game.retain_owners(e), Ok(Some(&[me][..])));
+    assert_eq!(game.aerc().retain_count(e), Ok(1), "unchanged");
+    assert_eq!(game.aerc().owners(e), Ok(Some(&[me][..])));
 
     // Also on a destroyed, retained entity.
     game.destroy_entity(e).unwrap();
     assert!(matches!(game.retain(e, me), Err(Error::AlreadyRetained { .. })));
-    assert_eq!(game.retain_count(e), Ok(1));
+    assert_eq!(game.aerc().retain_count(e), Ok(1));
     check(&game);
 }
 
@@ -406,7 +410,7 @@ fn safe_mode_refuses_a_release_by_an_owner_without_a_retain() {
             owner: me
         })
     );
-    assert_eq!(game.retain_count(e), Ok(0));
+    assert_eq!(game.aerc().retain_count(e), Ok(0));
 
     game.retain(e, me).unwrap();
     assert_eq!(
@@ -417,15 +421,15 @@ fn safe_mode_refuses_a_release_by_an_owner_without_a_retain() {
             owner: stranger
         })
     );
-    assert_eq!(game.retain_count(e), Ok(1), "unchanged");
-    assert_eq!(game.retain_owners(e), Ok(Some(&[me][..])));
+    assert_eq!(game.aerc().retain_count(e), Ok(1), "unchanged");
+    assert_eq!(game.aerc().owners(e), Ok(Some(&[me][..])));
 
     game.release(e, me).unwrap();
     assert!(
         matches!(game.release(e, me), Err(Error::NotRetained { .. })),
         "released twice"
     );
-    assert_eq!(game.retain_count(e), Ok(0));
+    assert_eq!(game.aerc().retain_count(e), Ok(0));
     assert!(game.is_alive(e));
     check(&game);
 }
@@ -440,8 +444,8 @@ fn safe_mode_keeps_a_destroyed_entity_when_a_stranger_releases_it() {
     let spy = Spy::attach(&mut game);
 
     assert!(matches!(game.release(e, Owner::new()), Err(Error::NotRetained { .. })));
-    assert_eq!(game.is_enabled(e), Ok(false));
-    assert_eq!(game.retain_count(e), Ok(1));
+    assert_eq!(game.aerc().is_enabled(e), Ok(false));
+    assert_eq!(game.aerc().retain_count(e), Ok(1));
     assert_eq!(spy.take(), Vec::<String>::new());
     check(&game);
 }
@@ -454,17 +458,17 @@ fn fast_mode_counts_retains_without_recording_owners() {
 
     game.retain(e, me).unwrap();
     game.retain(e, me).unwrap();
-    assert_eq!(game.retain_count(e), Ok(2), "one owner may retain twice");
-    assert_eq!(game.retain_owners(e), Ok(None));
+    assert_eq!(game.aerc().retain_count(e), Ok(2), "one owner may retain twice");
+    assert_eq!(game.aerc().owners(e), Ok(None));
 
     game.release(e, stranger).unwrap();
     assert_eq!(
-        game.retain_count(e),
+        game.aerc().retain_count(e),
         Ok(1),
         "any owner may release: only the count is kept"
     );
     game.release(e, me).unwrap();
-    assert_eq!(game.retain_count(e), Ok(0));
+    assert_eq!(game.aerc().retain_count(e), Ok(0));
     assert!(game.is_alive(e));
     check(&game);
 }
@@ -482,12 +486,12 @@ fn fast_mode_refuses_releasing_more_than_was_retained() {
             owner: me
         })
     );
-    assert_eq!(game.retain_count(e), Ok(0));
+    assert_eq!(game.aerc().retain_count(e), Ok(0));
 
     game.retain(e, me).unwrap();
     game.release(e, me).unwrap();
     assert!(matches!(game.release(e, me), Err(Error::NotRetained { .. })));
-    assert_eq!(game.retain_count(e), Ok(0), "unchanged by the refused release");
+    assert_eq!(game.aerc().retain_count(e), Ok(0), "unchanged by the refused release");
     assert!(game.is_alive(e));
     check(&game);
 }
@@ -501,16 +505,16 @@ fn fast_mode_keeps_a_destroyed_entity_until_its_count_reaches_zero() {
     game.retain(e, me).unwrap();
     game.retain(e, me).unwrap();
     game.destroy_entity(e).unwrap();
-    assert_eq!(game.is_enabled(e), Ok(false));
+    assert_eq!(game.aerc().is_enabled(e), Ok(false));
     let f = game.create_entity();
     assert_ne!(f.index(), e.index());
 
     game.release(e, me).unwrap();
-    assert_eq!(game.is_enabled(e), Ok(false));
+    assert_eq!(game.aerc().is_enabled(e), Ok(false));
     assert_eq!(spy.take_starting_with("released"), Vec::<String>::new());
     game.release(e, me).unwrap();
     assert_eq!(spy.take_starting_with("released"), [format!("released {e}")]);
-    assert_eq!(game.is_enabled(e), Err(stale(e)));
+    assert_eq!(game.aerc().is_enabled(e), Err(stale(e)));
     check(&game);
 }
 
@@ -546,13 +550,13 @@ fn reset_is_refused_while_an_entity_is_retained_and_changes_nothing() {
     assert_eq!(game.creation_index(b), Ok(1));
     assert_eq!(game.group(group).unwrap().len(), 2);
     assert_eq!(game.collector(collector).unwrap().entities(), [a]);
-    assert_eq!(game.retain_count(b), Ok(1));
+    assert_eq!(game.aerc().retain_count(b), Ok(1));
     assert_eq!(whole_state(&mut game), before);
     check(&game);
 
     game.release(b, me).unwrap();
     assert!(matches!(game.reset(), Err(Error::EntitiesRetained { count: 1, .. })));
-    game.clear_collector(collector).unwrap();
+    game.collector_mut(collector).unwrap().clear();
     game.reset().unwrap();
     assert!(game.is_empty());
     let c = game.create_entity();
@@ -578,7 +582,7 @@ fn reset_is_refused_while_a_destroyed_entity_is_retained() {
     );
     assert!(game.is_alive(alive));
     assert_eq!(game.get::<Position>(alive), Ok(&pos(1.0)));
-    assert_eq!(game.is_enabled(gone), Ok(false));
+    assert_eq!(game.aerc().is_enabled(gone), Ok(false));
 
     game.release(gone, me).unwrap();
     assert_eq!(game.reset(), Ok(()));
@@ -633,11 +637,15 @@ fn a_collectors_owner_cannot_be_used_to_retain_or_release() {
     });
     assert_eq!(game.retain(e, owner), refused);
     assert_eq!(game.release(e, owner), refused);
-    assert_eq!(game.retain_count(e), Ok(1), "the collector's retain is untouched");
+    assert_eq!(
+        game.aerc().retain_count(e),
+        Ok(1),
+        "the collector's retain is untouched"
+    );
     game.destroy_entity(e).unwrap();
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     assert!(
-        matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
+        matches!(game.aerc().is_enabled(e), Err(Error::StaleEntity { .. })),
         "the collector released it"
     );
     game.check_invariants().unwrap();
@@ -658,12 +666,12 @@ fn in_fast_mode_a_user_release_cannot_take_a_collectors_retain() {
         })
     );
     game.destroy_entity(e).unwrap();
-    assert_eq!(game.is_enabled(e), Ok(false), "the collector still holds it");
+    assert_eq!(game.aerc().is_enabled(e), Ok(false), "the collector still holds it");
     let next = game.create_entity();
     assert_ne!(next.index(), e.index(), "its slot is not reused");
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     assert!(
-        matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
+        matches!(game.aerc().is_enabled(e), Err(Error::StaleEntity { .. })),
         "released: its slot is free"
     );
     game.check_invariants().unwrap();

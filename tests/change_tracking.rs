@@ -41,7 +41,7 @@ fn explicit_entries_come_first_in_their_order_then_stamped_rows_in_storage_order
     // Written again and joined: still once.
     game.get_mut::<Position>(late).unwrap().x += 1.0;
     assert_eq!(collected(&mut game, id), [late, later, es[3], es[4], es[5]]);
-    assert_eq!(game.retain_count(es[3]), Ok(1), "gathered entities are retained");
+    assert_eq!(game.aerc().retain_count(es[3]), Ok(1), "gathered entities are retained");
     check(&game);
 }
 
@@ -63,7 +63,7 @@ fn an_entity_stamped_then_moved_destroyed_or_leaving_is_still_collected_and_reta
     game.destroy_entity(destroyed).unwrap();
     game.remove::<Velocity>(left).unwrap(); // leaves the movers
     game.remove::<Lit>(unlit).unwrap(); // leaves the lit group
-    assert_eq!(game.is_enabled(destroyed), Ok(false), "kept for the collector");
+    assert_eq!(game.aerc().is_enabled(destroyed), Ok(false), "kept for the collector");
     let mut all = collected(&mut game, updated);
     all.sort();
     let mut expected = vec![moved, destroyed, left, unlit];
@@ -71,8 +71,8 @@ fn an_entity_stamped_then_moved_destroyed_or_leaving_is_still_collected_and_reta
     assert_eq!(all, expected);
     assert_eq!(collected(&mut game, movers), [left]);
     assert_eq!(collected(&mut game, lit), [unlit]);
-    assert_eq!(game.retain_count(destroyed), Ok(1));
-    game.clear_collector(updated).unwrap();
+    assert_eq!(game.aerc().retain_count(destroyed), Ok(1));
+    game.collector_mut(updated).unwrap().clear();
     assert!(!game.is_alive(destroyed), "released with the last retain");
     check(&game);
 }
@@ -114,13 +114,13 @@ fn collectors_read_at_different_times_each_see_every_write_once() {
     let b = game.add_collector(Matcher::all_of::<Position>().updated());
     game.get_mut::<Position>(es[0]).unwrap().x = 1.0;
     assert_eq!(collected(&mut game, a), [es[0]]);
-    game.clear_collector(a).unwrap();
+    game.collector_mut(a).unwrap().clear();
     game.get_mut::<Position>(es[2]).unwrap().x = 1.0;
     game.get_mut::<Position>(es[0]).unwrap().x = 2.0;
     assert_eq!(collected(&mut game, a), [es[0], es[2]]);
     assert_eq!(collected(&mut game, b), [es[0], es[2]]);
-    game.clear_collector(a).unwrap();
-    game.clear_collector(b).unwrap();
+    game.collector_mut(a).unwrap().clear();
+    game.collector_mut(b).unwrap().clear();
     game.get_mut::<Position>(es[1]).unwrap().x = 1.0;
     assert_eq!(collected(&mut game, b), [es[1]]);
     assert_eq!(collected(&mut game, a), [es[1]]);
@@ -133,16 +133,16 @@ fn a_cleared_or_reactivated_collector_does_not_replay_writes() {
     let e = game.create_entity_with(pos(0.0)).unwrap();
     let id = game.add_collector(Matcher::all_of::<Position>().updated());
     game.get_mut::<Position>(e).unwrap().x = 1.0;
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     assert!(game.collector(id).unwrap().is_empty(), "cleared with what was written");
-    game.deactivate_collector(id).unwrap();
+    game.collector_mut(id).unwrap().deactivate();
     game.get_mut::<Position>(e).unwrap().x = 2.0;
-    game.activate_collector(id).unwrap();
+    game.collector_mut(id).unwrap().activate();
     assert!(
         game.collector(id).unwrap().is_empty(),
         "writes while off are not replayed"
     );
-    assert_eq!(game.retain_count(e), Ok(0));
+    assert_eq!(game.aerc().retain_count(e), Ok(0));
     check(&game);
 }
 
@@ -183,7 +183,7 @@ fn untracked_writes_stay_unseen_even_when_moved_later() {
     let mut game = Context::new();
     let e = game.create_entity_with(pos(0.0)).unwrap();
     let id = game.add_collector(Matcher::all_of::<Position>().updated());
-    game.get_mut_untracked::<Position>(e).unwrap().x = 1.0;
+    game.entity_mut(e).unwrap().get_mut_untracked::<Position>().unwrap().x = 1.0;
     game.add(e, vel(0.0)).unwrap();
     game.destroy_entity(e).unwrap();
     assert!(game.collector(id).unwrap().is_empty());
@@ -208,7 +208,7 @@ fn storage_stats_count_stamps_only_while_a_collector_watches() {
     // Whole-column writes keep to the summaries.
     game.query_mut::<&mut Position>().unwrap().for_each(|p| p.x += 1.0);
     assert_eq!(collected(&mut game, id).len(), n);
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     assert_eq!(game.storage_stats().stamp_bytes, summaries);
     // A row written at a later tick than the rest of its block, which every
     // collector has looked at since: the others' stamps are old news, no
@@ -221,7 +221,7 @@ fn storage_stats_count_stamps_only_while_a_collector_watches() {
     // entry of its own.
     let lagging = game.add_collector(Matcher::all_of::<Position>().updated());
     game.query_mut::<&mut Position>().unwrap().for_each(|p| p.x += 1.0);
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     game.get_mut::<Position>(es[1]).unwrap().x = 6.0;
     let stamped = game.storage_stats().stamp_bytes;
     assert!(stamped >= 4 * n, "{stamped}");
@@ -235,8 +235,8 @@ fn storage_stats_count_stamps_only_while_a_collector_watches() {
         n,
         "the lagging one sees both writes"
     );
-    game.remove_collector(id).unwrap();
-    game.remove_collector(lagging).unwrap();
+    game.collector_mut(id).unwrap().remove();
+    game.collector_mut(lagging).unwrap().remove();
     assert_eq!(game.storage_stats().stamp_bytes, 0, "dropped with the last watcher");
 }
 
@@ -260,7 +260,7 @@ fn a_lagging_collector_sees_the_writes_an_eager_one_already_took() {
         seen.sort();
         written.sort();
         assert_eq!(seen, written, "round {round}");
-        game.clear_collector(eager).unwrap();
+        game.collector_mut(eager).unwrap().clear();
         all.extend(written);
     }
     all.sort();
@@ -291,18 +291,18 @@ fn writes_to_sparse_components_are_seen_through_every_path() {
     game.get_mut::<Heat>(es[1]).unwrap().0 += 1;
     game.entity_mut(es[2]).unwrap().query::<&mut Heat>().unwrap().0 += 1;
     game.modify(es[3], |h: &mut Heat| h.0 += 1).unwrap();
-    game.get_mut_untracked::<Heat>(es[4]).unwrap().0 += 1;
+    game.entity_mut(es[4]).unwrap().get_mut_untracked::<Heat>().unwrap().0 += 1;
     assert_eq!(sorted(collected(&mut game, hot)), sorted(vec![es[1], es[2], es[3]]));
-    game.clear_collector(hot).unwrap();
+    game.collector_mut(hot).unwrap().clear();
 
     game.query_mut::<&mut Heat>().unwrap().for_each(|h| h.0 += 1);
     assert_eq!(collected(&mut game, hot).len(), 6, "every holder, once");
-    game.clear_collector(hot).unwrap();
+    game.collector_mut(hot).unwrap().clear();
     game.query_mut::<(&Position, Option<&mut Heat>)>()
         .unwrap()
         .for_each_chunk(|_| {});
     assert_eq!(collected(&mut game, hot).len(), 6, "handed out mutably: holders only");
-    game.clear_collector(hot).unwrap();
+    game.collector_mut(hot).unwrap().clear();
     #[cfg(feature = "parallel")]
     {
         game.query_mut::<&mut Heat>()
@@ -310,7 +310,7 @@ fn writes_to_sparse_components_are_seen_through_every_path() {
             .batch_size(2)
             .par_for_each(|h| h.0 += 1);
         assert_eq!(collected(&mut game, hot).len(), 6);
-        game.clear_collector(hot).unwrap();
+        game.collector_mut(hot).unwrap().clear();
     }
 
     // Stamped, then removed or destroyed: handed over first, and retained.
@@ -319,10 +319,10 @@ fn writes_to_sparse_components_are_seen_through_every_path() {
     game.remove::<Heat>(es[0]).unwrap();
     game.destroy_entity(es[5]).unwrap();
     assert_eq!(collected(&mut game, hot), [es[0], es[5]]);
-    assert_eq!(game.is_enabled(es[5]), Ok(false));
+    assert_eq!(game.aerc().is_enabled(es[5]), Ok(false));
     // A slot given a new value starts unchanged.
     game.add(es[0], Heat(1)).unwrap();
-    game.clear_collector(hot).unwrap();
+    game.collector_mut(hot).unwrap().clear();
     assert!(game.collector(hot).unwrap().is_empty());
     check(&game);
 }
@@ -348,7 +348,7 @@ fn tags_are_never_updated_and_carry_no_stamps() {
         game.add(e, Lit).unwrap();
     }
     assert_eq!(collected(&mut game, lit_added), es, "joins are collected");
-    game.clear_collector(lit_added).unwrap();
+    game.collector_mut(lit_added).unwrap().clear();
     for &e in &es {
         // Written through every door: none of it is an update.
         game.replace(e, Lit).unwrap();

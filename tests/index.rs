@@ -47,7 +47,7 @@ fn spans(game: &mut Context) -> IndexId<EntityIndex<i32>> {
 }
 
 fn at(game: &Context, id: IndexId<EntityIndex<Cell>>, cell: Cell) -> Vec<Entity> {
-    game.entities_by_key(id, &cell).unwrap().to_vec()
+    game.index(id).unwrap().get(&cell).to_vec()
 }
 
 fn name(text: &str) -> Name {
@@ -78,11 +78,15 @@ fn an_index_made_late_files_the_entities_that_exist() {
     let a = game.create_entity_with(Cell(3, 4)).unwrap();
     let b = game.create_entity_with((Cell(3, 4), Frozen)).unwrap();
     game.create_entity_with(Frozen).unwrap();
-    assert_eq!(game.retain_count(a).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 0);
     let index = cells(&mut game);
     check(&game);
     assert_eq!(at(&game, index, Cell(3, 4)), [a, b]);
-    assert_eq!(game.retain_count(a).unwrap(), 1, "the index retains what it holds");
+    assert_eq!(
+        game.aerc().retain_count(a).unwrap(),
+        1,
+        "the index retains what it holds"
+    );
     assert_eq!(game.index(index).unwrap().entity_count(), 2);
 }
 
@@ -101,8 +105,8 @@ fn lookups_of_missing_keys_are_empty_and_no_lookup_allocates() {
         assert_eq!(ids.get(&9), Some(e));
     });
     assert_eq!(info.count_total, 0, "lookups allocated: {info:?}");
-    assert_eq!(game.entities_by_key(index, &Cell(-1, 7)).unwrap(), &[] as &[Entity]);
-    assert_eq!(game.entity_by_key(net_ids_of(&game), &77).unwrap(), None);
+    assert_eq!(game.index(index).unwrap().get(&Cell(-1, 7)), &[] as &[Entity]);
+    assert_eq!(game.index(net_ids_of(&game)).unwrap().get(&77), None);
 }
 
 fn net_ids_of(game: &Context) -> IndexId<PrimaryEntityIndex<u64>> {
@@ -118,7 +122,7 @@ fn removing_the_key_component_takes_the_entity_out_and_releases_it() {
     game.remove::<Cell>(a).unwrap();
     check(&game);
     assert_eq!(at(&game, index, Cell(0, 0)), [b]);
-    assert_eq!(game.retain_count(a).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 0);
     assert_eq!(game.index(index).unwrap().keys_of(a).count(), 0);
     let taken = game.take::<Cell>(b).unwrap();
     assert_eq!(taken, Cell(0, 0));
@@ -137,7 +141,7 @@ fn replace_with_a_changed_key_moves_the_entity_from_the_old_key_to_the_new() {
     check(&game);
     assert_eq!(at(&game, index, Cell(0, 0)), [b]);
     assert_eq!(at(&game, index, Cell(2, 0)), [a]);
-    assert_eq!(game.retain_count(a).unwrap(), 1, "still held once");
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 1, "still held once");
     assert_eq!(game.index(index).unwrap().keys_of(a).collect::<Vec<_>>(), [&Cell(2, 0)]);
 }
 
@@ -161,8 +165,8 @@ fn replace_with_the_same_key_changes_nothing_in_the_index() {
     game.replace(a, tile(9)).unwrap();
     check(&game);
     // Had `a` been taken out and filed again, it would now come after `b`.
-    assert_eq!(game.entities_by_key(index, &Cell(1, 1)).unwrap(), [a, b]);
-    assert_eq!(game.retain_count(a).unwrap(), 1);
+    assert_eq!(game.index(index).unwrap().get(&Cell(1, 1)), [a, b]);
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 1);
     assert_eq!(game.get::<Tile>(a).unwrap().shade, 9);
 }
 
@@ -176,7 +180,7 @@ fn replacing_another_component_of_the_group_leaves_the_index_alone() {
     let a = game.create_entity_with((Cell(0, 0), v)).unwrap();
     let b = game.create_entity_with((Cell(0, 0), v)).unwrap();
     game.replace(a, Velocity { x: 2.0, y: 0.0 }).unwrap();
-    assert_eq!(game.entities_by_key(index, &Cell(0, 0)).unwrap(), [a, b]);
+    assert_eq!(game.index(index).unwrap().get(&Cell(0, 0)), [a, b]);
     check(&game);
 }
 
@@ -188,11 +192,11 @@ fn a_custom_group_indexes_only_its_members() {
         .unwrap();
     let enemy = game.create_entity_with((Cell(0, 0), Enemy)).unwrap();
     let friend = game.create_entity_with(Cell(0, 0)).unwrap();
-    assert_eq!(game.entities_by_key(index, &Cell(0, 0)).unwrap(), [enemy]);
+    assert_eq!(game.index(index).unwrap().get(&Cell(0, 0)), [enemy]);
     game.add(friend, Enemy).unwrap();
     game.remove::<Enemy>(enemy).unwrap();
-    assert_eq!(game.entities_by_key(index, &Cell(0, 0)).unwrap(), [friend]);
-    assert_eq!(game.retain_count(enemy).unwrap(), 0);
+    assert_eq!(game.index(index).unwrap().get(&Cell(0, 0)), [friend]);
+    assert_eq!(game.aerc().retain_count(enemy).unwrap(), 0);
     check(&game);
 }
 
@@ -208,7 +212,7 @@ fn destroy_takes_the_entity_out_and_does_not_keep_its_slot() {
     check(&game);
     assert_eq!(at(&game, index, Cell(0, 0)), [b]);
     assert!(
-        matches!(game.is_enabled(a), Err(Error::StaleEntity { .. })),
+        matches!(game.aerc().is_enabled(a), Err(Error::StaleEntity { .. })),
         "the index does not keep a destroyed entity"
     );
     assert_eq!(spy.take_starting_with("released"), [format!("released {a}")]);
@@ -229,7 +233,7 @@ fn destroy_all_entities_empties_the_index() {
     assert_eq!(game.index(index).unwrap().key_count(), 0);
     assert_eq!(game.index(ids).unwrap().key_count(), 0);
     assert_eq!(game.entities().count(), 0);
-    assert_eq!(game.retained_destroyed_entities().count(), 0);
+    assert_eq!(game.aerc().retained_destroyed().count(), 0);
 }
 
 #[test]
@@ -238,7 +242,7 @@ fn reset_is_not_refused_for_index_retains_and_keeps_the_indices() {
     let index = cells(&mut game);
     let ids = net_ids(&mut game);
     let old = game.create_entity_with((Cell(0, 0), NetId(1))).unwrap();
-    assert_eq!(game.retain_count(old).unwrap(), 2);
+    assert_eq!(game.aerc().retain_count(old).unwrap(), 2);
     game.reset().unwrap();
     check(&game);
     assert!(game.index(index).unwrap().is_empty() && game.index(ids).unwrap().is_empty());
@@ -246,13 +250,13 @@ fn reset_is_not_refused_for_index_retains_and_keeps_the_indices() {
     // The indices follow the group again after the reset.
     let new = game.create_entity_with((Cell(0, 0), NetId(1))).unwrap();
     assert_eq!(at(&game, index, Cell(0, 0)), [new]);
-    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(new));
+    assert_eq!(game.index(ids).unwrap().get(&1), Some(new));
     assert_eq!(game.creation_index(new).unwrap(), 0);
     // A user retain still forbids a reset.
     let me = Owner::new();
     game.retain(new, me).unwrap();
     assert!(matches!(game.reset(), Err(Error::EntitiesRetained { count: 1, .. })));
-    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(new));
+    assert_eq!(game.index(ids).unwrap().get(&1), Some(new));
     game.release(new, me).unwrap();
     game.reset().unwrap();
     check(&game);
@@ -285,7 +289,11 @@ fn a_multi_key_entity_is_filed_under_each_key_and_held_once() {
     assert_eq!(view.get(&3), [narrow]);
     assert_eq!((view.key_count(), view.entity_count()), (4, 2));
     assert_eq!(view.keys_of(wide).copied().collect::<Vec<_>>(), [0, 1, 2]);
-    assert_eq!(game.retain_count(wide).unwrap(), 1, "one retain, however many keys");
+    assert_eq!(
+        game.aerc().retain_count(wide).unwrap(),
+        1,
+        "one retain, however many keys"
+    );
 
     // Replace: out of the keys no longer covered, into the new ones.
     game.replace(wide, Span { from: 1, to: 1 }).unwrap();
@@ -293,7 +301,7 @@ fn a_multi_key_entity_is_filed_under_each_key_and_held_once() {
     let view = game.index(index).unwrap();
     assert!(view.get(&0).is_empty() && view.get(&2) == [narrow]);
     assert_eq!(view.get(&1), [wide]);
-    assert_eq!(game.retain_count(wide).unwrap(), 1);
+    assert_eq!(game.aerc().retain_count(wide).unwrap(), 1);
 
     game.destroy_entity(narrow).unwrap();
     let view = game.index(index).unwrap();
@@ -309,7 +317,7 @@ fn a_repeated_key_counts_once_and_no_key_means_not_held() {
         .add_index(EntityIndex::multi("Ends", |s: &Span| [s.from, s.to]))
         .unwrap();
     let point = game.create_entity_with(Span { from: 4, to: 4 }).unwrap();
-    assert_eq!(game.entities_by_key(index, &4).unwrap(), [point]);
+    assert_eq!(game.index(index).unwrap().get(&4), [point]);
     assert_eq!(game.index(index).unwrap().keys_of(point).count(), 1);
 
     let empty = game
@@ -320,13 +328,13 @@ fn a_repeated_key_counts_once_and_no_key_means_not_held() {
         0,
         "a span of one cell has no inside"
     );
-    assert_eq!(game.retain_count(point).unwrap(), 1, "held by `Ends` only");
+    assert_eq!(game.aerc().retain_count(point).unwrap(), 1, "held by `Ends` only");
     game.replace(point, Span { from: 4, to: 6 }).unwrap();
-    assert_eq!(game.entities_by_key(empty, &5).unwrap(), [point]);
-    assert_eq!(game.retain_count(point).unwrap(), 2);
+    assert_eq!(game.index(empty).unwrap().get(&5), [point]);
+    assert_eq!(game.aerc().retain_count(point).unwrap(), 2);
     game.replace(point, Span { from: 4, to: 4 }).unwrap();
     assert_eq!(game.index(empty).unwrap().entity_count(), 0);
-    assert_eq!(game.retain_count(point).unwrap(), 1);
+    assert_eq!(game.aerc().retain_count(point).unwrap(), 1);
     check(&game);
 }
 
@@ -340,15 +348,15 @@ fn a_primary_index_finds_the_one_entity_with_a_key() {
         .unwrap();
     let hero = game.create_entity_with(name("hero")).unwrap();
     let imp = game.create_entity_with(name("imp")).unwrap();
-    assert_eq!(game.entity_by_key(names, "hero").unwrap(), Some(hero));
-    assert_eq!(game.entity_by_key(names, "imp").unwrap(), Some(imp));
-    assert_eq!(game.entity_by_key(names, "nobody").unwrap(), None);
+    assert_eq!(game.index(names).unwrap().get("hero"), Some(hero));
+    assert_eq!(game.index(names).unwrap().get("imp"), Some(imp));
+    assert_eq!(game.index(names).unwrap().get("nobody"), None);
     let index = game.index(names).unwrap();
     let pairs: Vec<(String, Entity)> = index.iter().map(|(k, e)| (k.clone(), e)).collect();
     assert_eq!(pairs, [("hero".to_owned(), hero), ("imp".to_owned(), imp)]);
     game.replace(hero, name("champion")).unwrap();
-    assert_eq!(game.entity_by_key(names, "hero").unwrap(), None);
-    assert_eq!(game.entity_by_key(names, "champion").unwrap(), Some(hero));
+    assert_eq!(game.index(names).unwrap().get("hero"), None);
+    assert_eq!(game.index(names).unwrap().get("champion"), Some(hero));
     check(&game);
 }
 
@@ -389,17 +397,20 @@ fn a_duplicate_primary_key_on_add_is_an_error_and_changes_nothing() {
     assert_duplicate(game.add(other, NetId(7)), "7", holder, Some(other));
     assert_eq!(spy.take(), Vec::<String>::new(), "no event fires");
     assert!(!game.has::<NetId>(other));
-    assert_eq!(game.component_names(other).unwrap().collect::<Vec<_>>(), ["Frozen"]);
-    assert_eq!(game.entity_by_key(ids, &7).unwrap(), Some(holder));
+    assert_eq!(
+        game.entity(other).unwrap().component_names().collect::<Vec<_>>(),
+        ["Frozen"]
+    );
+    assert_eq!(game.index(ids).unwrap().get(&7), Some(holder));
     assert_eq!(game.group(group).unwrap().len(), 1);
-    assert_eq!(game.retain_count(other).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(other).unwrap(), 0);
     check(&game);
 
     // `replace` of an absent component is an add, with the same check.
     assert_duplicate(game.replace(other, NetId(7)), "7", holder, Some(other));
     assert!(!game.has::<NetId>(other));
     game.add(other, NetId(8)).unwrap();
-    assert_eq!(game.entity_by_key(ids, &8).unwrap(), Some(other));
+    assert_eq!(game.index(ids).unwrap().get(&8), Some(other));
     check(&game);
 }
 
@@ -414,15 +425,15 @@ fn a_duplicate_primary_key_on_replace_keeps_the_old_value() {
 
     assert_duplicate(game.replace(b, NetId(1)), "1", a, Some(b));
     assert_eq!(game.get::<NetId>(b).unwrap(), &NetId(2));
-    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(a));
-    assert_eq!(game.entity_by_key(ids, &2).unwrap(), Some(b));
+    assert_eq!(game.index(ids).unwrap().get(&1), Some(a));
+    assert_eq!(game.index(ids).unwrap().get(&2), Some(b));
     assert!(game.collector(moved).unwrap().is_empty());
     assert_eq!(spy.take(), Vec::<String>::new());
     check(&game);
 
     // Its own key is no clash.
     game.replace(b, NetId(2)).unwrap();
-    assert_eq!(game.entity_by_key(ids, &2).unwrap(), Some(b));
+    assert_eq!(game.index(ids).unwrap().get(&2), Some(b));
     check(&game);
 }
 
@@ -445,7 +456,7 @@ fn a_duplicate_primary_key_on_create_creates_nothing_and_drops_the_bundle_once()
     assert_eq!(game.len(), before);
     assert_eq!(spy.take(), Vec::<String>::new());
     assert_eq!(counter.live(), 1, "the refused bundle was dropped");
-    assert_eq!(game.entity_by_key(labels, "x").unwrap(), Some(holder));
+    assert_eq!(game.index(labels).unwrap().get("x"), Some(holder));
     check(&game);
     drop(game);
     assert_eq!(counter.live(), 0);
@@ -456,10 +467,10 @@ fn create_entities_with_stops_at_a_duplicate_primary_key() {
     let mut game = game();
     let ids = net_ids(&mut game);
     let result = game.create_entities_with([NetId(1), NetId(2), NetId(1), NetId(3)]);
-    let first = game.entity_by_key(ids, &1).unwrap().unwrap();
+    let first = game.index(ids).unwrap().get(&1).unwrap();
     assert_duplicate(result, "1", first, None);
     assert_eq!(game.len(), 2, "the entities before the clash stay");
-    assert_eq!(game.entity_by_key(ids, &3).unwrap(), None, "the rest is not consumed");
+    assert_eq!(game.index(ids).unwrap().get(&3), None, "the rest is not consumed");
     check(&game);
 }
 
@@ -474,7 +485,7 @@ fn a_removal_that_makes_an_entity_join_a_primary_indexs_group_is_checked() {
         .unwrap();
     let holder = game.create_entity_with(NetId(5)).unwrap();
     let frozen = game.create_entity_with((NetId(5), Frozen)).unwrap();
-    assert_eq!(game.entity_by_key(active, &5).unwrap(), Some(holder));
+    assert_eq!(game.index(active).unwrap().get(&5), Some(holder));
 
     assert_duplicate(game.remove::<Frozen>(frozen), "5", holder, Some(frozen));
     assert!(game.has::<Frozen>(frozen), "the removal is not applied");
@@ -483,7 +494,7 @@ fn a_removal_that_makes_an_entity_join_a_primary_indexs_group_is_checked() {
 
     game.add(holder, Frozen).unwrap(); // `holder` leaves the group: its key is free
     game.remove::<Frozen>(frozen).unwrap();
-    assert_eq!(game.entity_by_key(active, &5).unwrap(), Some(frozen));
+    assert_eq!(game.index(active).unwrap().get(&5), Some(frozen));
     check(&game);
 }
 
@@ -495,12 +506,12 @@ fn a_key_freed_by_replace_remove_or_destroy_can_be_taken() {
     let b = game.create_entity_with(NetId(2)).unwrap();
     game.replace(a, NetId(10)).unwrap();
     game.replace(b, NetId(1)).unwrap();
-    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(b));
+    assert_eq!(game.index(ids).unwrap().get(&1), Some(b));
     game.remove::<NetId>(b).unwrap();
     let c = game.create_entity_with(NetId(1)).unwrap();
     game.destroy_entity(c).unwrap();
     let d = game.create_entity_with(NetId(1)).unwrap();
-    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(d));
+    assert_eq!(game.index(ids).unwrap().get(&1), Some(d));
     check(&game);
 }
 
@@ -515,13 +526,13 @@ fn a_primary_index_over_existing_duplicates_is_not_added() {
         game.index_id::<PrimaryEntityIndex<u64>>("NetId"),
         Err(Error::UnknownIndex { .. })
     ));
-    assert_eq!(game.retain_count(a).unwrap(), 0, "nothing stays retained");
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 0, "nothing stays retained");
     assert_eq!(game.indices().count(), 0);
     check(&game);
 
     game.replace(b, NetId(4)).unwrap();
     let ids = net_ids(&mut game); // the name is free
-    assert_eq!(game.entity_by_key(ids, &4).unwrap(), Some(b));
+    assert_eq!(game.index(ids).unwrap().get(&4), Some(b));
     check(&game);
 }
 
@@ -577,9 +588,9 @@ fn modify_each_stops_at_a_duplicate_primary_key_and_puts_that_value_back() {
     });
     assert_duplicate(result, "1", e[0], Some(e[2]));
     assert_eq!(game.get::<NetId>(e[2]).unwrap(), &NetId(20), "put back");
-    assert_eq!(game.entity_by_key(ids, &20).unwrap(), Some(e[2]));
-    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(e[0]));
-    assert_eq!(game.entity_by_key(ids, &0).unwrap(), Some(e[1]));
+    assert_eq!(game.index(ids).unwrap().get(&20), Some(e[2]));
+    assert_eq!(game.index(ids).unwrap().get(&1), Some(e[0]));
+    assert_eq!(game.index(ids).unwrap().get(&0), Some(e[1]));
     assert_eq!(spy.take().len(), 2, "events for the two entities changed");
     check(&game);
 }
@@ -628,11 +639,11 @@ fn modify_each_over_a_list_stops_at_the_first_refused_entity_and_keeps_the_ones_
     assert_eq!(game.get::<NetId>(e[0]).unwrap(), &NetId(10));
     assert_eq!(game.get::<NetId>(e[1]).unwrap(), &NetId(1));
     assert_eq!(game.get::<NetId>(e[2]).unwrap(), &NetId(2));
-    assert_eq!(game.entity_by_key(ids, &10).unwrap(), Some(e[0]));
+    assert_eq!(game.index(ids).unwrap().get(&10), Some(e[0]));
     let stale = game.modify_each::<NetId, ()>(&[e[2], gone], |id, ()| id.0 += 100);
     assert!(matches!(stale, Err(Error::StaleEntity { .. })), "{stale:?}");
     assert_eq!(
-        game.entity_by_key(ids, &102).unwrap(),
+        game.index(ids).unwrap().get(&102),
         Some(e[2]),
         "the one before stays changed"
     );
@@ -646,23 +657,23 @@ fn deactivate_empties_and_releases_and_activate_files_the_group_again() {
     let mut game = game();
     let index = cells(&mut game);
     let a = game.create_entity_with(Cell(0, 0)).unwrap();
-    game.deactivate_index(index).unwrap();
+    game.index_mut(index).unwrap().deactivate();
     assert!(!game.index(index).unwrap().is_active());
     assert!(game.index(index).unwrap().is_empty());
-    assert_eq!(game.retain_count(a).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 0);
     // Inactive: changes are not followed.
     let b = game.create_entity_with(Cell(0, 0)).unwrap();
     game.replace(a, Cell(5, 5)).unwrap();
     assert!(at(&game, index, Cell(0, 0)).is_empty());
-    game.deactivate_index(index).unwrap(); // again: nothing to do
+    game.index_mut(index).unwrap().deactivate(); // again: nothing to do
     check(&game);
 
-    game.activate_index(index).unwrap();
+    game.index_mut(index).unwrap().activate().unwrap();
     assert_eq!(at(&game, index, Cell(0, 0)), [b]);
     assert_eq!(at(&game, index, Cell(5, 5)), [a]);
-    assert_eq!(game.retain_count(a).unwrap(), 1);
-    game.activate_index(index).unwrap(); // again: nothing to do
-    assert_eq!(game.retain_count(a).unwrap(), 1);
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 1);
+    game.index_mut(index).unwrap().activate().unwrap(); // again: nothing to do
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 1);
     check(&game);
 }
 
@@ -671,16 +682,16 @@ fn activating_a_primary_index_over_duplicates_fails_and_it_stays_inactive() {
     let mut game = game();
     let ids = net_ids(&mut game);
     let a = game.create_entity_with(NetId(1)).unwrap();
-    game.deactivate_index(ids).unwrap();
+    game.index_mut(ids).unwrap().deactivate();
     let b = game.create_entity_with(NetId(1)).unwrap(); // not checked while inactive
-    assert_duplicate(game.activate_index(ids), "1", a, Some(b));
+    assert_duplicate(game.index_mut(ids).unwrap().activate(), "1", a, Some(b));
     let index = game.index(ids).unwrap();
     assert!(!index.is_active() && index.is_empty());
-    assert_eq!(game.retain_count(a).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 0);
     check(&game);
     game.destroy_entity(b).unwrap();
-    game.activate_index(ids).unwrap();
-    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(a));
+    game.index_mut(ids).unwrap().activate().unwrap();
+    assert_eq!(game.index(ids).unwrap().get(&1), Some(a));
     check(&game);
 }
 
@@ -689,10 +700,10 @@ fn remove_index_releases_and_frees_its_name() {
     let mut game = game();
     let index = cells(&mut game);
     let a = game.create_entity_with(Cell(0, 0)).unwrap();
-    game.remove_index(index).unwrap();
-    assert_eq!(game.retain_count(a).unwrap(), 0);
+    game.index_mut(index).unwrap().remove();
+    assert_eq!(game.aerc().retain_count(a).unwrap(), 0);
     assert!(matches!(game.index(index), Err(Error::UnknownIndex { .. })));
-    assert!(matches!(game.remove_index(index), Err(Error::UnknownIndex { .. })));
+    assert!(matches!(game.index_mut(index), Err(Error::UnknownIndex { .. })));
     game.replace(a, Cell(1, 1)).unwrap(); // no index to update
     check(&game);
     let again = cells(&mut game);
@@ -706,14 +717,14 @@ fn an_index_is_found_by_typed_id_and_by_name() {
     let index = cells(&mut game);
     let e = game.create_entity_with(Cell(0, 1)).unwrap();
     let group = game.add_group(Matcher::all_of::<Cell>());
-    let by_name = game.index_named::<EntityIndex<Cell>>("Cell").unwrap();
+    let by_name = game.index(game.index_id::<EntityIndex<Cell>>("Cell").unwrap()).unwrap();
     assert_eq!(by_name.get(&Cell(0, 1)), [e]);
     assert_eq!(game.index_id::<EntityIndex<Cell>>("Cell").unwrap(), index);
     assert_eq!(by_name.name(), "Cell");
     assert_eq!(by_name.group(), Some(group));
     assert_eq!(by_name.component(), <Cell as Component>::component_id());
 
-    let wrong = game.index_named::<PrimaryEntityIndex<Cell>>("Cell").unwrap_err();
+    let wrong = game.index_id::<PrimaryEntityIndex<Cell>>("Cell").unwrap_err();
     assert!(
         matches!(
             wrong,
@@ -725,9 +736,9 @@ fn an_index_is_found_by_typed_id_and_by_name() {
         "{wrong:?}"
     );
     assert!(wrong.to_string().contains("PrimaryEntityIndex"));
-    let wrong_key = game.index_named::<EntityIndex<u64>>("Cell").unwrap_err();
+    let wrong_key = game.index_id::<EntityIndex<u64>>("Cell").unwrap_err();
     assert!(matches!(wrong_key, Error::WrongIndexType { .. }));
-    let missing = game.index_named::<EntityIndex<Cell>>("Nope").unwrap_err();
+    let missing = game.index_id::<EntityIndex<Cell>>("Nope").unwrap_err();
     assert!(matches!(missing, Error::UnknownIndex { .. }));
     assert!(missing.to_string().contains("`Nope`"));
 }
@@ -740,7 +751,7 @@ fn an_index_id_of_another_context_is_unknown() {
     cells(&mut ui);
     let error = ui.index(index).unwrap_err();
     assert!(matches!(error, Error::UnknownIndex { context: "Ui", .. }));
-    assert!(matches!(ui.deactivate_index(index), Err(Error::UnknownIndex { .. })));
+    assert!(matches!(ui.index_mut(index), Err(Error::UnknownIndex { .. })));
     assert!(game.index(index).unwrap().is_active());
 }
 
@@ -842,7 +853,7 @@ fn display_and_debug_name_the_index_and_count_keys_and_entities() {
         game.index(names).unwrap().to_string(),
         r#"PrimaryEntityIndex "Name" on AllOf(Name): 1 key, 1 entity"#
     );
-    game.deactivate_index(names).unwrap();
+    game.index_mut(names).unwrap().deactivate();
     let listed: Vec<String> = game.indices().map(|i| i.to_string()).collect();
     assert_eq!(
         listed,
@@ -867,15 +878,19 @@ fn an_index_retain_counts_beside_user_retains() {
     let e = game.create_entity_with(Cell(0, 0)).unwrap();
     let me = Owner::new();
     game.retain(e, me).unwrap();
-    assert_eq!(game.retain_count(e).unwrap(), 2);
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 2);
     assert_eq!(
-        game.retain_owners(e).unwrap(),
+        game.aerc().owners(e).unwrap(),
         Some(&[me][..]),
         "internal owners are not listed"
     );
     game.destroy_entity(e).unwrap();
-    assert_eq!(game.retain_count(e).unwrap(), 1, "the index let go as the entity left");
-    assert!(!game.is_enabled(e).unwrap());
+    assert_eq!(
+        game.aerc().retain_count(e).unwrap(),
+        1,
+        "the index let go as the entity left"
+    );
+    assert!(!game.aerc().is_enabled(e).unwrap());
     check(&game);
     spy.take();
     game.release(e, me).unwrap();
@@ -893,7 +908,7 @@ fn a_write_through_get_mut_moves_the_entity_to_its_new_key() {
     assert_eq!(at(&game, index, Cell(9, 0)), [e]);
     game.remove::<Cell>(e).unwrap();
     assert!(game.index(index).unwrap().is_empty());
-    assert_eq!(game.retain_count(e).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 0);
     check(&game);
 }
 
@@ -909,15 +924,15 @@ fn a_write_through_get_mut_that_gives_keys_files_the_entity() {
         0,
         "an empty span has no keys"
     );
-    assert_eq!(game.retain_count(e).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 0);
     *game.get_mut::<Span>(e).unwrap() = Span { from: 1, to: 2 };
     check(&game);
-    assert_eq!(game.entities_by_key(index, &1).unwrap(), [e]);
-    assert_eq!(game.entities_by_key(index, &2).unwrap(), [e]);
-    assert_eq!(game.retain_count(e).unwrap(), 1, "the index holds it now");
+    assert_eq!(game.index(index).unwrap().get(&1), [e]);
+    assert_eq!(game.index(index).unwrap().get(&2), [e]);
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 1, "the index holds it now");
     *game.get_mut::<Span>(e).unwrap() = Span { from: 5, to: 4 };
     assert!(game.index(index).unwrap().is_empty(), "no keys: unfiled");
-    assert_eq!(game.retain_count(e).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 0);
     check(&game);
 }
 
@@ -940,7 +955,7 @@ fn a_panicking_key_function_changes_nothing_and_other_indices_stay_right() {
     let spy = Spy::attach(&mut game);
     let good = game.create_entity_with(Cell(1, 0)).unwrap();
     let bad = game.create_entity();
-    game.clear_collector(moved).unwrap();
+    game.collector_mut(moved).unwrap().clear();
     spy.take();
     let before = whole_state(&mut game);
 
@@ -975,7 +990,7 @@ fn a_panicking_key_function_changes_nothing_and_other_indices_stay_right() {
     assert_eq!(at(&game, all, Cell(1, 0)), [good]);
     assert_eq!(at(&game, picky, Cell(1, 0)), [good]);
     assert_eq!(at(&game, all, Cell(3, 0)), [enemy]);
-    assert_eq!(game.retain_count(bad).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(bad).unwrap(), 0);
     check(&game);
 }
 
@@ -999,7 +1014,7 @@ fn a_panicking_key_function_while_filing_existing_entities_adds_no_index() {
     let mut game = game();
     let e = game.create_entity_with(Cell(-3, 0)).unwrap();
     assert_panics("no negative cells", || game.add_index(picky()));
-    assert_eq!(game.retain_count(e).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 0);
     assert!(matches!(
         game.index_id::<EntityIndex<Cell>>("Picky"),
         Err(Error::UnknownIndex { .. })
@@ -1018,7 +1033,7 @@ fn a_key_function_panicking_after_a_get_mut_write_takes_the_entity_out() {
         game.index(index).unwrap().is_empty(),
         "its old key no longer describes it, so the index lets it go"
     );
-    assert_eq!(game.retain_count(e).unwrap(), 0);
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 0);
     check(&game);
     game.get_mut::<Cell>(e).unwrap().0 = 3;
     assert_eq!(at(&game, index, Cell(3, 0)), [e], "filed again by a later write");
@@ -1113,7 +1128,13 @@ fn a_refused_add_index_makes_no_group_and_fires_nothing() {
         "no event: {:?}",
         events.lock().unwrap()
     );
-    assert_eq!((game.retain_count(a).unwrap(), game.retain_count(b).unwrap()), (0, 0));
+    assert_eq!(
+        (
+            game.aerc().retain_count(a).unwrap(),
+            game.aerc().retain_count(b).unwrap()
+        ),
+        (0, 0)
+    );
     assert!(game.indices().next().is_none());
     game.check_invariants().unwrap();
 
@@ -1131,7 +1152,7 @@ fn a_refused_add_index_makes_no_group_and_fires_nothing() {
         1,
         "the group is made once the index is accepted"
     );
-    assert_eq!(game.entity_by_key(ids, &8).unwrap(), Some(b));
+    assert_eq!(game.index(ids).unwrap().get(&8), Some(b));
     // An index over an existing group refused the same way leaves it as it was.
     let existing = game.add_group(Matcher::all_of::<NetId>());
     game.create_entity_with((NetId(8),)).unwrap();
@@ -1170,7 +1191,7 @@ fn a_key_function_panicking_in_a_mut_dropped_while_unwinding_is_reported_not_an_
     // Reported once; the entity is out of the index, the rest is intact.
     assert!(game.index(picky).unwrap().get(&Cell(1, 0)).is_empty());
     assert_eq!(at(&game, picky, Cell(2, 0)), [other]);
-    assert_eq!(game.retain_count(e).unwrap(), 0, "the index let it go");
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 0, "the index let it go");
     // A later change files it again.
     game.replace(e, Cell(4, 0)).unwrap();
     assert_eq!(at(&game, picky, Cell(4, 0)), [e]);

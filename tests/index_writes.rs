@@ -1,5 +1,5 @@
 //! Entity indices and writes through `&mut`: `get_mut` (and
-//! `get_mut_untracked`, `unique_mut`, `EntityMut::get_mut`) re-key the
+//! `EntityMut::get_mut_untracked`, `EntityMut::get_mut`) re-key the
 //! entity when the `Mut` drops; a primary key another entity holds is
 //! reported by the next read of the index, naming both, and the index stays
 //! usable; `query_mut` and `EntityMut::query` refuse to lend a key
@@ -39,7 +39,7 @@ fn net_ids(game: &mut Context) -> IndexId<PrimaryEntityIndex<u64>> {
 }
 
 fn at(game: &Context, id: IndexId<EntityIndex<Cell>>, cell: Cell) -> Vec<Entity> {
-    game.entities_by_key(id, &cell).unwrap().to_vec()
+    game.index(id).unwrap().get(&cell).to_vec()
 }
 
 #[test]
@@ -51,8 +51,12 @@ fn every_get_mut_path_re_keys_the_entity() {
     game.get_mut::<Cell>(e).unwrap().0 = 1;
     assert_eq!(at(&game, index, Cell(1, 0)), [e], "Context::get_mut");
 
-    game.get_mut_untracked::<Cell>(e).unwrap().0 = 2;
-    assert_eq!(at(&game, index, Cell(2, 0)), [e], "Context::get_mut_untracked");
+    game.entity_mut(e).unwrap().get_mut_untracked::<Cell>().unwrap().0 = 2;
+    assert_eq!(
+        at(&game, index, Cell(2, 0)),
+        [e],
+        "EntityMut::get_mut_untracked, from a fresh view"
+    );
 
     game.entity_mut(e).unwrap().get_mut::<Cell>().unwrap().0 = 3;
     assert_eq!(at(&game, index, Cell(3, 0)), [e], "EntityMut::get_mut");
@@ -69,21 +73,25 @@ fn every_get_mut_path_re_keys_the_entity() {
     }
     assert_eq!(at(&game, index, Cell(50, 6)), [e]);
     assert_eq!(game.index(index).unwrap().entity_count(), 1);
-    assert_eq!(game.retain_count(e).unwrap(), 1, "one retain, whatever the moves");
+    assert_eq!(
+        game.aerc().retain_count(e).unwrap(),
+        1,
+        "one retain, whatever the moves"
+    );
     game.check_invariants().unwrap();
 }
 
 #[test]
-fn unique_mut_re_keys_the_holder() {
+fn get_mut_of_the_unique_holder_re_keys_it() {
     let mut game = game();
     let scores = game
         .add_index(PrimaryEntityIndex::new("Score", |s: &Score| s.0))
         .unwrap();
     game.set_unique(Score(1)).unwrap();
     let holder = game.unique_entity::<Score>().unwrap();
-    game.unique_mut::<Score>().unwrap().0 = 7;
-    assert_eq!(game.entity_by_key(scores, &7).unwrap(), Some(holder));
-    assert_eq!(game.entity_by_key(scores, &1).unwrap(), None);
+    game.get_mut::<Score>(game.unique_entity::<Score>().unwrap()).unwrap().0 = 7;
+    assert_eq!(game.index(scores).unwrap().get(&7), Some(holder));
+    assert_eq!(game.index(scores).unwrap().get(&1), None);
     game.check_invariants().unwrap();
 }
 
@@ -93,12 +101,12 @@ fn collectors_still_see_a_keyed_write() {
     let index = cells(&mut game);
     let moved = game.add_collector(Matcher::all_of::<Cell>().updated());
     let e = game.create_entity_with(Cell(0, 0)).unwrap();
-    game.clear_collector(moved).unwrap();
+    game.collector_mut(moved).unwrap().clear();
     game.get_mut::<Cell>(e).unwrap().1 = 1;
     assert_eq!(game.collector(moved).unwrap().entities(), [e]);
     assert_eq!(at(&game, index, Cell(0, 1)), [e]);
-    game.clear_collector(moved).unwrap();
-    game.get_mut_untracked::<Cell>(e).unwrap().1 = 2;
+    game.collector_mut(moved).unwrap().clear();
+    game.entity_mut(e).unwrap().get_mut_untracked::<Cell>().unwrap().1 = 2;
     assert!(game.collector(moved).unwrap().is_empty(), "untracked: not a change");
     assert_eq!(at(&game, index, Cell(0, 2)), [e], "but the index follows");
 }
@@ -109,11 +117,11 @@ fn a_conflicting_primary_key_is_reported_once_naming_both_and_the_index_stays_us
     let ids = net_ids(&mut game);
     let holder = game.create_entity_with(NetId(1)).unwrap();
     let e = game.create_entity_with(NetId(2)).unwrap();
-    assert_eq!(game.retain_count(e).unwrap(), 1);
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 1);
 
     game.get_mut::<NetId>(e).unwrap().0 = 1; // the key `holder` has
     assert_eq!(game.get::<NetId>(e).unwrap(), &NetId(1), "the write stands");
-    match game.entity_by_key(ids, &1) {
+    match game.index(ids).map(|index| index.get(&1)) {
         Err(Error::PrimaryKeyConflict {
             context,
             index,
@@ -127,16 +135,16 @@ fn a_conflicting_primary_key_is_reported_once_naming_both_and_the_index_stays_us
         other => panic!("expected the conflict, got {other:?}"),
     }
     // Reported once; the index answers again, the holder keeping the key.
-    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(holder));
-    assert_eq!(game.entity_by_key(ids, &2).unwrap(), None, "its old key is gone");
+    assert_eq!(game.index(ids).unwrap().get(&1), Some(holder));
+    assert_eq!(game.index(ids).unwrap().get(&2), None, "its old key is gone");
     assert!(!game.index(ids).unwrap().keys_of(e).any(|_| true), "e is out");
-    assert_eq!(game.retain_count(e).unwrap(), 0, "the index let it go");
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 0, "the index let it go");
     game.check_invariants().unwrap();
 
     // A later write with a free key files it again.
     game.get_mut::<NetId>(e).unwrap().0 = 3;
-    assert_eq!(game.entity_by_key(ids, &3).unwrap(), Some(e));
-    assert_eq!(game.retain_count(e).unwrap(), 1);
+    assert_eq!(game.index(ids).unwrap().get(&3), Some(e));
+    assert_eq!(game.aerc().retain_count(e).unwrap(), 1);
     game.check_invariants().unwrap();
 }
 
@@ -154,16 +162,14 @@ fn conflicts_are_reported_in_order_by_any_read_of_the_index() {
         matches!(first, Error::PrimaryKeyConflict { entity, holder: h, .. } if entity == a && h == holder),
         "{first}"
     );
-    let second = game
-        .index_named::<PrimaryEntityIndex<u64>>("NetId")
-        .map(|_| ())
-        .unwrap_err();
+    let by_name = game.index_id::<PrimaryEntityIndex<u64>>("NetId").unwrap();
+    let second = game.index(by_name).map(|_| ()).unwrap_err();
     assert!(
         matches!(second, Error::PrimaryKeyConflict { entity, .. } if entity == b),
         "{second}"
     );
     assert!(second.to_string().contains("`NetId`"), "{second}");
-    assert_eq!(game.entity_by_key(ids, &1).unwrap(), Some(holder));
+    assert_eq!(game.index(ids).unwrap().get(&1), Some(holder));
 }
 
 #[test]
@@ -173,10 +179,10 @@ fn deactivating_an_index_drops_its_unreported_conflicts() {
     game.create_entity_with(NetId(1)).unwrap();
     let e = game.create_entity_with(NetId(2)).unwrap();
     game.get_mut::<NetId>(e).unwrap().0 = 1;
-    game.deactivate_index(ids).unwrap();
+    game.index_mut(ids).unwrap().deactivate();
     game.get_mut::<NetId>(e).unwrap().0 = 2;
-    game.activate_index(ids).unwrap();
-    assert_eq!(game.entity_by_key(ids, &2).unwrap(), Some(e));
+    game.index_mut(ids).unwrap().activate().unwrap();
+    assert_eq!(game.index(ids).unwrap().get(&2), Some(e));
 }
 
 #[test]
@@ -185,7 +191,7 @@ fn query_mut_refuses_to_lend_a_key_component_and_changes_nothing() {
     let index = cells(&mut game);
     let moved = game.add_collector(Matcher::all_of::<Cell>().updated());
     let e = game.create_entity_with((Cell(0, 0), NetId(4))).unwrap();
-    game.clear_collector(moved).unwrap();
+    game.collector_mut(moved).unwrap().clear();
 
     match game.query_mut::<(&mut Cell, &NetId)>() {
         Err(Error::KeyedWrite {
@@ -210,7 +216,7 @@ fn query_mut_refuses_to_lend_a_key_component_and_changes_nothing() {
     assert_eq!(game.query::<&Cell>().iter().count(), 1);
 
     // With the index gone, the component may be lent again.
-    game.remove_index(index).unwrap();
+    game.index_mut(index).unwrap().remove();
     game.query_mut::<&mut Cell>().unwrap().for_each(|c| c.0 = 1);
     assert_eq!(game.get::<Cell>(e).unwrap(), &Cell(1, 0));
     game.check_invariants().unwrap();
@@ -238,8 +244,8 @@ fn a_sparse_key_component_is_re_keyed_too() {
     let tags = game.add_index(EntityIndex::new("Tag", |t: &Tag| t.0)).unwrap();
     let e = game.create_entity_with((Cell(0, 0), Tag(1))).unwrap();
     game.get_mut::<Tag>(e).unwrap().0 = 2;
-    assert!(game.entities_by_key(tags, &1).unwrap().is_empty());
-    assert_eq!(game.entities_by_key(tags, &2).unwrap(), [e]);
+    assert!(game.index(tags).unwrap().get(&1).is_empty());
+    assert_eq!(game.index(tags).unwrap().get(&2), [e]);
     assert!(matches!(
         game.query_mut::<&mut Tag>(),
         Err(Error::KeyedWrite { index: "Tag", .. })
@@ -257,10 +263,10 @@ fn a_write_to_an_entity_outside_the_index_group_files_nothing() {
     let hidden = game.create_entity_with((Cell(0, 0), Hidden)).unwrap();
     game.get_mut::<Cell>(hidden).unwrap().0 = 1;
     game.get_mut::<Cell>(seen).unwrap().0 = 1;
-    assert_eq!(game.entities_by_key(index, &Cell(1, 0)).unwrap(), [seen]);
-    assert_eq!(game.retain_count(hidden).unwrap(), 0);
+    assert_eq!(game.index(index).unwrap().get(&Cell(1, 0)), [seen]);
+    assert_eq!(game.aerc().retain_count(hidden).unwrap(), 0);
     game.remove::<Hidden>(hidden).unwrap();
-    assert_eq!(game.entities_by_key(index, &Cell(1, 0)).unwrap(), [seen, hidden]);
+    assert_eq!(game.index(index).unwrap().get(&Cell(1, 0)), [seen, hidden]);
     game.check_invariants().unwrap();
 }
 

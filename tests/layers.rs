@@ -27,9 +27,10 @@ const LAYERS: &[&[&str]] = &[
     &["error", "context_kind"],
     // Archetype chunk storage, and the component records it keeps.
     &["storage"],
-    &["entities", "unique", "query_param"],
+    &["slot_table", "unique", "query_param"],
     &["component"],
-    &["pool", "entity_ref", "bundle"],
+    &["pool", "bundle"],
+    &["entity_ref"],
     &["matcher"],
     &["routes", "event"],
     &["group"],

@@ -72,15 +72,15 @@ fn fast_mode_user_release_cannot_take_a_collectors_retain() {
     let e = game.create_entity_with((Flag,)).unwrap();
     let release = game.release(e, Owner::new());
     assert!(matches!(release, Err(Error::NotRetained { .. })), "{release:?}");
-    assert_eq!(game.retain_count(e), Ok(1), "the collector's retain");
+    assert_eq!(game.aerc().retain_count(e), Ok(1), "the collector's retain");
     game.destroy_entity(e).unwrap();
-    assert_eq!(game.is_enabled(e), Ok(false), "the collector still holds {e}");
+    assert_eq!(game.aerc().is_enabled(e), Ok(false), "the collector still holds {e}");
     let next = game.create_entity_with((Flag,)).unwrap();
     assert_ne!(next.index(), e.index(), "{e}'s slot is kept");
     assert_eq!(game.collector(flagged).unwrap().entities(), [e, next]);
-    game.clear_collector(flagged).unwrap();
+    game.collector_mut(flagged).unwrap().clear();
     assert!(
-        matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
+        matches!(game.aerc().is_enabled(e), Err(Error::StaleEntity { .. })),
         "released by the clear"
     );
     assert_eq!(game.len(), 1);

@@ -73,7 +73,7 @@ const ALLOWED: &[(&str, &str)] = &[
         "fewer than 2^32 bundle plans: each costs memory, which runs out first",
     ),
     ("id.rs", "an index of the registry or of a u32 id fits in u32"),
-    ("entities.rs", "more than 2^32 - 1 entity slots"),
+    ("slot_table.rs", "more than 2^32 - 1 entity slots"),
     // Layouts: only a component type too big for any value to be passed
     // could break them.
     (
@@ -117,19 +117,13 @@ const ALLOWED: &[(&str, &str)] = &[
         "each recorded value is taken once, in recorded order",
     ),
     (
-        "context/collecting.rs",
+        "context/collector.rs",
         "the collector exists: `clear_collector` found it just above",
     ),
+    ("context/index.rs", "the index exists: `find` gave its key just above"),
+    ("context/index.rs", "the index exists: `index_key` found it just above"),
     (
-        "context/indexing.rs",
-        "the index exists: `find` gave its key just above",
-    ),
-    (
-        "context/indexing.rs",
-        "the index exists: `index_key` found it just above",
-    ),
-    (
-        "context/querying.rs",
+        "context/query.rs",
         "a query that only reads never aliases: `Q` is a `ReadOnlyQueryParam`",
     ),
     (
@@ -222,15 +216,18 @@ const ALLOWED: &[(&str, &str)] = &[
         "the id was just listed from this context's own collectors",
     ),
     (
-        "entities.rs",
+        "slot_table.rs",
         "a held slot has a nonzero tag: blocks of creation numbers skip tag 0",
     ),
-    ("entities.rs", "block_range skips the number whose low 32 bits are 0"),
+    ("slot_table.rs", "block_range skips the number whose low 32 bits are 0"),
     (
         "context/entity_mut.rs",
         "changes through a view never destroy its entity, so it keeps a location",
     ),
-    ("entities.rs", "a live entity's creation number is one of the context's"),
+    (
+        "slot_table.rs",
+        "a live entity's creation number is one of the context's",
+    ),
     ("snapshot/write.rs", "a listed entity is alive"),
     (
         "snapshot/write_typed.rs",

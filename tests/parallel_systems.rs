@@ -78,7 +78,7 @@ fn world() -> (Context, CollectorId) {
 /// contexts), then cleared.
 fn batch(game: &mut Context, id: CollectorId) -> Vec<u64> {
     let entities = game.collector(id).unwrap().entities().to_vec();
-    game.clear_collector(id).unwrap();
+    game.collector_mut(id).unwrap().clear();
     entities.iter().map(|&e| game.creation_index(e).unwrap()).collect()
 }
 

@@ -1,6 +1,6 @@
 //! Component pools: values of `pooled` components that the context lets go
 //! of (removed, replaced, destroyed) are recycled and handed out again by
-//! `create_component`; pools are bounded, per context, and every value is
+//! `pool::<T>().take()`; pools are bounded, per context, and every value is
 //! dropped exactly once.
 
 mod common;
@@ -53,7 +53,7 @@ impl Buffer {
 
 impl Default for Buffer {
     /// A value made by the pool for an empty pool: counted by the thread's
-    /// tally, which `create_component` tests set.
+    /// tally, which `pool().take()` tests set.
     fn default() -> Self {
         TALLY.with(|tally| Buffer::new(&tally.borrow()))
     }
@@ -148,14 +148,14 @@ fn a_removed_value_is_recycled_and_handed_out_again() {
     let e = game.create_entity_with(path(&[1, 2, 3])).unwrap();
     let buffer = game.get::<Path>(e).unwrap().0.as_ptr();
     game.remove::<Path>(e).unwrap();
-    assert_eq!(game.pool_len::<Path>(), 1);
-    let reused = game.create_component::<Path>();
+    assert_eq!(game.pool::<Path>().len(), 1);
+    let reused = game.pool::<Path>().take();
     assert_eq!(reused, Path(Vec::new()), "recycled: emptied by `Recycle`");
     assert_eq!(reused.0.as_ptr(), buffer, "the same allocation, handed out again");
     assert!(reused.0.capacity() >= 3);
-    assert_eq!(game.pool_len::<Path>(), 0);
+    assert_eq!(game.pool::<Path>().len(), 0);
     // An empty pool makes a new value.
-    assert_eq!(game.create_component::<Path>(), Path::default());
+    assert_eq!(game.pool::<Path>().take(), Path::default());
     check(&game);
 }
 
@@ -166,20 +166,21 @@ fn replaced_destroyed_and_unique_values_go_back_to_the_pool() {
         .create_entity_with((Position { x: 0.0, y: 0.0 }, path(&[1])))
         .unwrap();
     game.replace(e, path(&[2])).unwrap();
-    assert_eq!(game.pool_len::<Path>(), 1, "the replaced value");
+    assert_eq!(game.pool::<Path>().len(), 1, "the replaced value");
     assert_eq!(game.get::<Path>(e).unwrap(), &path(&[2]));
     game.add(e, Note("sparse".into())).unwrap();
     game.destroy_entity(e).unwrap();
-    assert_eq!(game.pool_len::<Path>(), 2, "the destroyed entity's value");
-    assert_eq!(game.pool_len::<Note>(), 1, "a sparse value of the destroyed entity");
-    assert_eq!(game.create_component::<Note>(), Note::default());
+    assert_eq!(game.pool::<Path>().len(), 2, "the destroyed entity's value");
+    assert_eq!(game.pool::<Note>().len(), 1, "a sparse value of the destroyed entity");
+    assert_eq!(game.pool::<Note>().take(), Note::default());
 
     game.set_unique(Journal(vec!["day 1".into()])).unwrap();
     game.set_unique(Journal(vec!["day 2".into()])).unwrap();
-    assert_eq!(game.pool_len::<Journal>(), 1, "set_unique replaced the held value");
-    game.remove_unique::<Journal>().unwrap();
-    assert_eq!(game.pool_len::<Journal>(), 2);
-    assert_eq!(game.pooled_values(), 4);
+    assert_eq!(game.pool::<Journal>().len(), 1, "set_unique replaced the held value");
+    let journal = game.take_unique::<Journal>().unwrap();
+    game.pool().recycle(journal);
+    assert_eq!(game.pool::<Journal>().len(), 2);
+    assert_eq!(game.storage_stats().pooled_values, 4);
     check(&game);
 }
 
@@ -189,10 +190,10 @@ fn a_taken_value_is_the_callers_until_it_is_recycled() {
     let e = game.create_entity_with(path(&[4, 5])).unwrap();
     let taken = game.take::<Path>(e).unwrap();
     assert_eq!(taken, path(&[4, 5]));
-    assert_eq!(game.pool_len::<Path>(), 0, "take gives the value away");
-    game.recycle(taken);
-    assert_eq!(game.pool_len::<Path>(), 1);
-    assert_eq!(game.create_component::<Path>(), Path::default());
+    assert_eq!(game.pool::<Path>().len(), 0, "take gives the value away");
+    game.pool().recycle(taken);
+    assert_eq!(game.pool::<Path>().len(), 1);
+    assert_eq!(game.pool::<Path>().take(), Path::default());
 }
 
 #[test]
@@ -213,10 +214,10 @@ fn a_refused_value_is_dropped_not_pooled() {
     );
     assert_eq!(tally.live(), 1, "the refused value was dropped");
     assert_eq!(tally.recycled(), 0, "and not recycled");
-    assert_eq!(game.pool_len::<Buffer>(), 0, "nor pooled");
+    assert_eq!(game.pool::<Buffer>().len(), 0, "nor pooled");
     assert_eq!(game.get::<Buffer>(e).unwrap().data, [1], "the entity keeps its own");
     // Handing out from the empty pool makes a new value.
-    assert!(game.create_component::<Buffer>().data.is_empty());
+    assert!(game.pool::<Buffer>().take().data.is_empty());
     assert_eq!(tally.recycled(), 0);
     check(&game);
 }
@@ -229,7 +230,7 @@ fn recycle_runs_once_per_value_entering_the_pool() {
     game.get_mut::<Buffer>(e).unwrap().data.extend_from_slice(b"frame");
     game.remove::<Buffer>(e).unwrap();
     assert_eq!(tally.recycled(), 1);
-    let reused = game.create_component::<Buffer>();
+    let reused = game.pool::<Buffer>().take();
     assert!(reused.data.is_empty() && reused.data.capacity() >= 5);
     assert_eq!(tally.recycled(), 1, "handing out does not recycle again");
     assert_eq!(tally.live(), 1);
@@ -239,26 +240,26 @@ fn recycle_runs_once_per_value_entering_the_pool() {
 fn pools_are_bounded() {
     let tally = tally();
     let mut game = Context::new();
-    assert_eq!(game.pool_capacity::<Buffer>(), 4, "the type's `POOL_CAPACITY`");
-    assert_eq!(game.pool_capacity::<Path>(), 128, "the default");
+    assert_eq!(game.pool::<Buffer>().capacity(), 4, "the type's `POOL_CAPACITY`");
+    assert_eq!(game.pool::<Path>().capacity(), 128, "the default");
     let entities: Vec<Entity> = (0..6)
         .map(|_| game.create_entity_with(Buffer::new(&tally)).unwrap())
         .collect();
     for &e in &entities {
         game.remove::<Buffer>(e).unwrap();
     }
-    assert_eq!(game.pool_len::<Buffer>(), 4);
+    assert_eq!(game.pool::<Buffer>().len(), 4);
     assert_eq!(tally.live(), 4, "the two that did not fit were dropped");
     assert_eq!(tally.recycled(), 4, "only values kept are recycled");
 
-    game.set_pool_capacity::<Buffer>(1);
-    assert_eq!((game.pool_len::<Buffer>(), game.pool_capacity::<Buffer>()), (1, 1));
+    game.pool::<Buffer>().set_capacity(1);
+    assert_eq!((game.pool::<Buffer>().len(), game.pool::<Buffer>().capacity()), (1, 1));
     assert_eq!(tally.live(), 1, "lowering the bound drops what is above it");
-    game.set_pool_capacity::<Buffer>(0);
+    game.pool::<Buffer>().set_capacity(0);
     let e = game.create_entity_with(Buffer::new(&tally)).unwrap();
     game.destroy_entity(e).unwrap();
     assert_eq!(
-        (game.pool_len::<Buffer>(), tally.live()),
+        (game.pool::<Buffer>().len(), tally.live()),
         (0, 0),
         "a bound of 0 pools nothing"
     );
@@ -281,21 +282,21 @@ fn every_value_is_dropped_exactly_once() {
             match i % 4 {
                 0 => game.remove::<Buffer>(e).unwrap(),
                 1 => {
-                    let fresh = game.create_component::<Buffer>();
+                    let fresh = game.pool::<Buffer>().take();
                     game.replace(e, fresh).unwrap();
                 }
                 2 => game.destroy_entity(e).unwrap(),
                 _ => drop(game.take::<Buffer>(e).unwrap()),
             }
         }
-        assert_eq!(game.pool_len::<Buffer>(), 4);
+        assert_eq!(game.pool::<Buffer>().len(), 4);
         // Live: 5 still held by entities (the replaced ones), 4 pooled.
         assert_eq!(tally.live(), 9);
         game.destroy_all_entities();
         assert_eq!(tally.live(), 4, "the pool was full: the rest were dropped");
         game.reset().unwrap();
         assert_eq!(
-            (game.pool_len::<Buffer>(), tally.live()),
+            (game.pool::<Buffer>().len(), tally.live()),
             (0, 0),
             "reset empties the pools"
         );
@@ -320,10 +321,10 @@ fn a_pooled_value_never_passes_to_another_context() {
     let mut ui = Context::with_name("Ui");
     let e = game.create_entity_with(path(&[1, 2, 3, 4])).unwrap();
     game.remove::<Path>(e).unwrap();
-    assert_eq!((game.pool_len::<Path>(), ui.pool_len::<Path>()), (1, 0));
-    let fresh = ui.create_component::<Path>();
+    assert_eq!((game.pool::<Path>().len(), ui.pool::<Path>().len()), (1, 0));
+    let fresh = ui.pool::<Path>().take();
     assert_eq!(fresh.0.capacity(), 0, "a new value, not the other context's");
-    assert_eq!(game.pool_len::<Path>(), 1);
+    assert_eq!(game.pool::<Path>().len(), 1);
 }
 
 #[test]
@@ -350,7 +351,7 @@ fn observers_see_the_value_before_it_is_recycled() {
         *seen.lock().unwrap(),
         ["replaced Some(Path([1])) -> Some(Path([2]))", "removed Some(Path([2]))"]
     );
-    assert_eq!(game.pool_len::<Path>(), 2);
+    assert_eq!(game.pool::<Path>().len(), 2);
 }
 
 #[test]
@@ -363,9 +364,9 @@ fn a_collector_keeping_removed_values_keeps_its_own_copy() {
     for &e in &entities {
         game.remove::<Path>(e).unwrap();
     }
-    assert_eq!(game.pool_len::<Path>(), 3);
+    assert_eq!(game.pool::<Path>().len(), 3);
     // Hand the pooled values out and fill them: the kept copies do not change.
-    let mut reused: Vec<Path> = (0..3).map(|_| game.create_component::<Path>()).collect();
+    let mut reused: Vec<Path> = (0..3).map(|_| game.pool::<Path>().take()).collect();
     for p in &mut reused {
         p.0.push(99);
     }
@@ -375,7 +376,7 @@ fn a_collector_keeping_removed_values_keeps_its_own_copy() {
         let i = i as u32;
         assert_eq!(collector.removed::<Path>().get(e), Some(&path(&[i, i + 1])));
     }
-    game.clear_collector(left).unwrap();
+    game.collector_mut(left).unwrap().clear();
     check(&game);
 }
 
@@ -387,14 +388,14 @@ fn an_index_keyed_on_a_pooled_component_stays_current() {
         .unwrap();
     let e = game.create_entity_with(path(&[7, 8])).unwrap();
     assert_eq!(game.index(by_first).unwrap().get(&7), [e]);
-    let mut next = game.create_component::<Path>();
+    let mut next = game.pool::<Path>().take();
     next.0.push(9);
     game.replace(e, next).unwrap();
     assert!(game.index(by_first).unwrap().get(&7).is_empty());
     assert_eq!(game.index(by_first).unwrap().get(&9), [e]);
     game.remove::<Path>(e).unwrap();
     assert!(game.index(by_first).unwrap().get(&9).is_empty());
-    assert_eq!(game.pool_len::<Path>(), 2);
+    assert_eq!(game.pool::<Path>().len(), 2);
     check(&game);
 }
 
@@ -410,15 +411,15 @@ fn modify_with_observers_clones_into_a_pooled_value() {
         }
     });
     let e = game.create_entity_with(path(&[1])).unwrap();
-    game.recycle(path(&[]));
+    game.pool().recycle(path(&[]));
     game.modify(e, |p: &mut Path| p.0.push(2)).unwrap();
     assert_eq!(updates.load(Ordering::SeqCst), 1);
     assert_eq!(game.get::<Path>(e).unwrap(), &path(&[1, 2]));
-    assert_eq!(game.pool_len::<Path>(), 1, "the old value's clone went back");
+    assert_eq!(game.pool::<Path>().len(), 1, "the old value's clone went back");
     let group = game.add_group(Matcher::all_of::<Path>());
     assert_eq!(game.modify_each::<Path, ()>(group, |p, ()| p.0.push(3)).unwrap(), 1);
     assert_eq!(updates.load(Ordering::SeqCst), 2);
-    assert_eq!(game.pool_len::<Path>(), 1);
+    assert_eq!(game.pool::<Path>().len(), 1);
 }
 
 #[test]
@@ -430,10 +431,10 @@ fn churning_pooled_components_allocates_nothing_once_warm() {
         .collect();
     let frame = |game: &mut Context| {
         for (i, &e) in entities.iter().enumerate() {
-            let mut p = game.create_component::<Path>();
+            let mut p = game.pool::<Path>().take();
             p.0.extend([i as u32, 1, 2, 3]);
             game.add(e, p).unwrap();
-            let mut note = game.create_component::<Note>();
+            let mut note = game.pool::<Note>().take();
             note.0.push_str("a note that needs the heap");
             game.add(e, note).unwrap();
         }
@@ -441,10 +442,10 @@ fn churning_pooled_components_allocates_nothing_once_warm() {
             game.remove::<Path>(e).unwrap();
             game.remove::<Note>(e).unwrap();
         }
-        game.clear_collector(left).unwrap();
+        game.collector_mut(left).unwrap().clear();
     };
-    game.set_pool_capacity::<Path>(entities.len());
-    game.set_pool_capacity::<Note>(entities.len());
+    game.pool::<Path>().set_capacity(entities.len());
+    game.pool::<Note>().set_capacity(entities.len());
     for _ in 0..3 {
         frame(&mut game);
     }
@@ -454,7 +455,7 @@ fn churning_pooled_components_allocates_nothing_once_warm() {
         }
     });
     assert_eq!(info.count_total, 0, "steady-state pooled churn allocated: {info:?}");
-    assert_eq!(game.pool_len::<Path>(), entities.len());
+    assert_eq!(game.pool::<Path>().len(), entities.len());
     check(&game);
 }
 
@@ -483,6 +484,6 @@ fn a_panicking_recycle_during_destroy_leaves_the_context_consistent() {
     assert_panics("recycle failed", || game.destroy_entity(e));
     assert!(!game.is_alive(e) && game.is_alive(other));
     assert_eq!(counter.live(), 0, "the entity's other values were dropped");
-    assert_eq!(game.pool_len::<Fragile>(), 0);
+    assert_eq!(game.pool::<Fragile>().len(), 0);
     check(&game);
 }

@@ -40,7 +40,8 @@ impl System<Contexts> for ProcessClicks {
     fn try_execute(&mut self, contexts: &mut Contexts) -> SystemResult {
         let (game, input) = contexts.get_many_mut::<(Game, Input)>()?;
         let clicks = count(input.query::<&Click>());
-        game.unique_mut::<Score>().ok_or("no score: FillBoard sets it")?.0 += clicks as u32;
+        game.get_mut::<Score>(game.unique_entity::<Score>().ok_or("no score: FillBoard sets it")?)?
+            .0 += clicks as u32;
         input.destroy_all_entities();
         Ok(())
     }
@@ -197,7 +198,7 @@ mod snapshots {
     fn copy_of<C: SnapshotTuple>(from: &Context, limits: RestoreLimits) -> Result<Context, Error> {
         let json = serde_json::to_string(&from.snapshot_of::<C>()?).expect("JSON");
         let mut copy = Context::new();
-        copy.restore_of_limited::<C>(&mut serde_json::Deserializer::from_str(&json), limits)?;
+        copy.restore_of::<C>(&mut serde_json::Deserializer::from_str(&json), limits)?;
         Ok(copy)
     }
 

@@ -66,7 +66,7 @@ fn a_query_visits_exactly_the_entities_with_its_components() {
     let mut expected: Vec<Entity> = all
         .iter()
         .copied()
-        .filter(|&e| game.has_all::<(Position, Velocity)>(e))
+        .filter(|&e| game.entity(e).is_ok_and(|v| v.has_all::<(Position, Velocity)>()))
         .collect();
     expected.sort();
     assert_eq!(seen, expected);

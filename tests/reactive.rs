@@ -307,7 +307,7 @@ fn changes_made_during_execute_are_collected_for_the_next_run() {
     reactive.execute(&mut game);
     assert_eq!(record.runs(), [vec![a, b]], "one run, not a loop");
     assert_eq!(game.collector(record.collector()).unwrap().entities(), [a, b]);
-    assert_eq!(game.retain_count(a), Ok(1), "held by the collector only");
+    assert_eq!(game.aerc().retain_count(a), Ok(1), "held by the collector only");
 
     reactive.execute(&mut game);
     assert_eq!(record.runs(), [vec![a, b]]);
@@ -325,14 +325,14 @@ fn the_filter_drops_entities_and_releases_them() {
     let walker = game.create_entity_with((pos(0.0), vel(1.0))).unwrap();
     let statue = game.create_entity_with(pos(0.0)).unwrap();
     let runner = game.create_entity_with((pos(0.0), vel(2.0))).unwrap();
-    assert_eq!(game.retain_count(statue), Ok(1));
+    assert_eq!(game.aerc().retain_count(statue), Ok(1));
 
     reactive.execute(&mut game);
     assert_eq!(record.filtered(), [walker, statue, runner]);
     assert_eq!(record.runs(), [vec![walker, runner]]);
     for e in [walker, statue, runner] {
-        assert_eq!(game.retain_count(e), Ok(0));
-        assert_eq!(game.retain_owners(e), Ok(Some(&[][..])));
+        assert_eq!(game.aerc().retain_count(e), Ok(0));
+        assert_eq!(game.aerc().owners(e), Ok(Some(&[][..])));
     }
     assert!(game.collector(record.collector()).unwrap().is_empty());
 
@@ -356,7 +356,7 @@ fn an_entity_destroyed_before_execute_is_not_executed_and_its_slot_is_freed() {
     let kept = game.create_entity_with(pos(1.0)).unwrap();
     let spy = Spy::attach(&mut game);
     game.destroy_entity(doomed).unwrap();
-    assert_eq!(game.is_enabled(doomed), Ok(false), "the collector holds it");
+    assert_eq!(game.aerc().is_enabled(doomed), Ok(false), "the collector holds it");
     assert_eq!(spy.take_starting_with("released"), Vec::<String>::new());
 
     reactive.execute(&mut game);
@@ -367,8 +367,8 @@ fn an_entity_destroyed_before_execute_is_not_executed_and_its_slot_is_freed() {
     );
     assert_eq!(record.runs(), [vec![kept]]);
     assert_eq!(spy.take_starting_with("released"), [format!("released {doomed}")]);
-    assert_eq!(game.is_enabled(doomed), Err(stale(doomed)));
-    assert_eq!(game.retained_destroyed_entities().count(), 0);
+    assert_eq!(game.aerc().is_enabled(doomed), Err(stale(doomed)));
+    assert_eq!(game.aerc().retained_destroyed().count(), 0);
     check(&game);
 }
 
@@ -381,7 +381,9 @@ fn include_destroyed_passes_a_disabled_entity_to_filter_and_execute_and_releases
         .including_destroyed()
         .on_execute(move |game, entities, _| {
             for &e in entities {
-                seen.lock().unwrap().push((e, game.is_enabled(e), game.retain_count(e)));
+                seen.lock()
+                    .unwrap()
+                    .push((e, game.aerc().is_enabled(e), game.aerc().retain_count(e)));
             }
         });
     let record = probe.record();
@@ -402,7 +404,7 @@ fn include_destroyed_passes_a_disabled_entity_to_filter_and_execute_and_releases
     assert!(*inside[0].2.as_ref().unwrap() >= 1, "retained during execute");
     assert_eq!(inside[1], (kept, Ok(true), Ok(1)));
     assert_eq!(spy.take(), [format!("released {doomed}")]);
-    assert_eq!(game.is_enabled(doomed), Err(stale(doomed)));
+    assert_eq!(game.aerc().is_enabled(doomed), Err(stale(doomed)));
     check(&game);
 }
 
@@ -508,7 +510,11 @@ fn a_removed_trigger_hands_a_destroyed_entity_to_its_filter_as_entitas_does() {
     assert_eq!(record.filtered(), [doomed], "the filter decides");
     assert_eq!(record.runs(), [vec![doomed]], "the default filter keeps it");
     assert_eq!(*read.lock().unwrap(), [(doomed, Some(Health(7)))], "its removed value");
-    assert_eq!(game.is_enabled(doomed), Err(stale(doomed)), "released after the run");
+    assert_eq!(
+        game.aerc().is_enabled(doomed),
+        Err(stale(doomed)),
+        "released after the run"
+    );
     check(&game);
 }
 
@@ -516,7 +522,7 @@ fn a_removed_trigger_hands_a_destroyed_entity_to_its_filter_as_entitas_does() {
 fn a_removed_trigger_whose_filter_wants_enabled_entities_skips_a_destroyed_one() {
     let mut game = game();
     let read = Arc::new(Mutex::new(Vec::new()));
-    let probe = health_watcher(false, read.clone()).filter(|game, e| game.is_enabled(e) == Ok(true));
+    let probe = health_watcher(false, read.clone()).filter(|game, e| game.aerc().is_enabled(e) == Ok(true));
     let record = probe.record();
     let mut reactive = Reactive::new(probe);
     reactive.initialize(&mut game);
@@ -528,7 +534,7 @@ fn a_removed_trigger_whose_filter_wants_enabled_entities_skips_a_destroyed_one()
     reactive.execute(&mut game);
     assert_eq!(record.filtered(), [doomed, survivor]);
     assert_eq!(record.runs(), [vec![survivor]]);
-    assert_eq!(game.is_enabled(doomed), Err(stale(doomed)));
+    assert_eq!(game.aerc().is_enabled(doomed), Err(stale(doomed)));
     check(&game);
 }
 
@@ -539,11 +545,11 @@ fn entities_are_retained_by_the_system_during_execute_and_released_after() {
     let seen = inside.clone();
     let probe = Probe::added().on_execute(move |game, entities, id| {
         for &e in entities {
-            let owners = game.retain_owners(e).unwrap().unwrap().to_vec();
+            let owners = game.aerc().owners(e).unwrap().unwrap().to_vec();
             let collected = game.collector(id).unwrap().contains(e);
             seen.lock()
                 .unwrap()
-                .push((game.retain_count(e).unwrap(), owners, collected));
+                .push((game.aerc().retain_count(e).unwrap(), owners, collected));
         }
     });
     let record = probe.record();
@@ -553,7 +559,7 @@ fn entities_are_retained_by_the_system_during_execute_and_released_after() {
     let e = game.create_entity_with(pos(0.0)).unwrap();
     let me = Owner::new();
     game.retain(e, me).unwrap();
-    assert_eq!(game.retain_count(e), Ok(3), "both collectors and `me`");
+    assert_eq!(game.aerc().retain_count(e), Ok(3), "both collectors and `me`");
 
     reactive.execute(&mut game);
     assert_eq!(record.runs(), [vec![e]]);
@@ -562,10 +568,10 @@ fn entities_are_retained_by_the_system_during_execute_and_released_after() {
     // collector empty. Internal owners are counted, not listed.
     assert_eq!(inside, [(3, vec![me], false)]);
 
-    assert_eq!(game.retain_count(e), Ok(2), "the system released its retain");
-    game.clear_collector(other).unwrap();
+    assert_eq!(game.aerc().retain_count(e), Ok(2), "the system released its retain");
+    game.collector_mut(other).unwrap().clear();
     game.release(e, me).unwrap();
-    assert_eq!(game.retain_count(e), Ok(0));
+    assert_eq!(game.aerc().retain_count(e), Ok(0));
     check(&game);
 }
 
@@ -584,7 +590,7 @@ fn a_reactive_systems_owner_is_internal_and_refused_to_user_code() {
         game.retain(e, owner),
         Err(Error::InternalOwner { context: "Game", owner })
     );
-    assert_eq!(game.retain_count(e), Ok(0));
+    assert_eq!(game.aerc().retain_count(e), Ok(0));
     check(&game);
 }
 
@@ -601,7 +607,7 @@ fn deactivating_a_reactive_system_releases_what_it_collected_and_collects_nothin
     let spy = Spy::attach(&mut game);
 
     reactive.deactivate_reactive_systems(&mut game);
-    assert_eq!(game.retain_count(a), Ok(0));
+    assert_eq!(game.aerc().retain_count(a), Ok(0));
     assert_eq!(spy.take(), [format!("released {doomed}")]);
     let collector = game.collector(record.collector()).unwrap();
     assert!(!collector.is_active());
@@ -642,7 +648,7 @@ fn clearing_a_reactive_system_empties_its_collector_and_keeps_it_collecting() {
     let a = game.create_entity_with(pos(0.0)).unwrap();
 
     reactive.clear_reactive_systems(&mut game);
-    assert_eq!(game.retain_count(a), Ok(0));
+    assert_eq!(game.aerc().retain_count(a), Ok(0));
     let collector = game.collector(record.collector()).unwrap();
     assert!(collector.is_active());
     assert!(collector.is_empty());
@@ -667,7 +673,7 @@ fn the_switches_reach_a_reactive_system_nested_in_features_and_lists() {
 
     frame.deactivate_reactive_systems(&mut game);
     assert!(!game.collector(id).unwrap().is_active());
-    assert_eq!(game.retain_count(a), Ok(0));
+    assert_eq!(game.aerc().retain_count(a), Ok(0));
     game.replace(a, pos(1.0)).unwrap();
     frame.execute(&mut game);
     assert_eq!(record.runs(), Vec::<Vec<Entity>>::new());
@@ -680,9 +686,9 @@ fn the_switches_reach_a_reactive_system_nested_in_features_and_lists() {
 
     game.replace(a, pos(3.0)).unwrap();
     assert_eq!(game.collector(id).unwrap().entities(), [a], "reading gathers");
-    assert_eq!(game.retain_count(a), Ok(1));
+    assert_eq!(game.aerc().retain_count(a), Ok(1));
     frame.clear_reactive_systems(&mut game);
-    assert_eq!(game.retain_count(a), Ok(0));
+    assert_eq!(game.aerc().retain_count(a), Ok(0));
     assert!(game.collector(id).unwrap().is_active());
     frame.execute(&mut game);
     assert_eq!(record.runs(), Vec::<Vec<Entity>>::new());
@@ -712,7 +718,7 @@ fn teardown_removes_the_collector_and_releases_what_it_held() {
     );
     assert_eq!(reactive.collector(), None);
     assert_eq!(game.collectors().count(), 0);
-    assert_eq!(game.retain_count(a), Ok(0));
+    assert_eq!(game.aerc().retain_count(a), Ok(0));
     assert_eq!(spy.take(), [format!("released {doomed}")]);
     assert_eq!(record.runs(), Vec::<Vec<Entity>>::new());
     check(&game);
@@ -900,7 +906,7 @@ fn a_panicking_execute_leaves_its_entities_retained_until_the_next_run_releases_
     assert_eq!(record.runs(), [vec![a, doomed]]);
     for e in [a, doomed] {
         assert_eq!(
-            game.retain_count(e),
+            game.aerc().retain_count(e),
             Ok(1),
             "the system's retain (the collector is empty)"
         );
@@ -909,7 +915,7 @@ fn a_panicking_execute_leaves_its_entities_retained_until_the_next_run_releases_
     check(&game);
 
     game.destroy_entity(doomed).unwrap();
-    assert_eq!(game.is_enabled(doomed), Ok(false), "still held by the system");
+    assert_eq!(game.aerc().is_enabled(doomed), Ok(false), "still held by the system");
     let spy = Spy::attach(&mut game);
     let b = game.create_entity_with(pos(2.0)).unwrap();
     spy.take();
@@ -917,9 +923,9 @@ fn a_panicking_execute_leaves_its_entities_retained_until_the_next_run_releases_
     reactive.execute(&mut game);
     assert_eq!(record.runs(), [vec![b]]);
     assert_eq!(spy.take(), [format!("released {doomed}")]);
-    assert_eq!(game.retain_count(a), Ok(0));
-    assert_eq!(game.retain_count(b), Ok(0));
-    assert_eq!(game.is_enabled(doomed), Err(stale(doomed)));
+    assert_eq!(game.aerc().retain_count(a), Ok(0));
+    assert_eq!(game.aerc().retain_count(b), Ok(0));
+    assert_eq!(game.aerc().is_enabled(doomed), Err(stale(doomed)));
     check(&game);
 }
 
@@ -931,10 +937,10 @@ fn a_panicking_execute_is_released_by_the_next_run_even_when_nothing_changed() {
     reactive.initialize(&mut game);
     let a = game.create_entity_with(pos(0.0)).unwrap();
     assert_panics("execute failed", || reactive.execute(&mut game));
-    assert_eq!(game.retain_count(a), Ok(1));
+    assert_eq!(game.aerc().retain_count(a), Ok(1));
 
     reactive.execute(&mut game); // nothing collected: execute is not called
-    assert_eq!(game.retain_count(a), Ok(0));
+    assert_eq!(game.aerc().retain_count(a), Ok(0));
     game.reset().unwrap();
     check(&game);
 }
@@ -959,7 +965,7 @@ fn a_panicking_filter_leaves_nothing_retained_after_the_next_run() {
     reactive.execute(&mut game);
     reactive.clear_reactive_systems(&mut game);
     for e in [before, failing, after] {
-        assert_eq!(game.retain_count(e), Ok(0), "{e} is still retained");
+        assert_eq!(game.aerc().retain_count(e), Ok(0), "{e} is still retained");
     }
     game.reset().unwrap();
     check(&game);
@@ -994,7 +1000,7 @@ impl ReactiveSystem<Contexts> for Draw {
             self.counts
                 .lock()
                 .unwrap()
-                .push(context.retain_count(held.entity).unwrap());
+                .push(context.aerc().retain_count(held.entity).unwrap());
         }
     }
 }
@@ -1043,14 +1049,14 @@ fn a_multi_reactive_system_executes_entities_of_both_contexts_in_trigger_order_a
     );
     assert_eq!(*counts.lock().unwrap(), [1, 1, 1, 1], "retained during execute");
     for e in [g1, hidden, g2] {
-        assert_eq!(contexts.context::<Game>().retain_count(e), Ok(0));
+        assert_eq!(contexts.context::<Game>().aerc().retain_count(e), Ok(0));
     }
     for e in [u1, u2] {
-        assert_eq!(contexts.context::<Ui>().retain_count(e), Ok(0));
+        assert_eq!(contexts.context::<Ui>().aerc().retain_count(e), Ok(0));
     }
     assert!(
         matches!(
-            contexts.context::<Game>().is_enabled(doomed),
+            contexts.context::<Game>().aerc().is_enabled(doomed),
             Err(Error::StaleEntity { .. })
         ),
         "released"
@@ -1074,7 +1080,7 @@ fn the_switches_and_teardown_reach_a_multi_reactive_system_in_a_feature_of_conte
     let u = contexts.context_mut::<Ui>().create_entity_with(Sprite(1)).unwrap();
 
     frame.deactivate_reactive_systems(&mut contexts);
-    assert_eq!(contexts.context::<Ui>().retain_count(u), Ok(0));
+    assert_eq!(contexts.context::<Ui>().aerc().retain_count(u), Ok(0));
     assert!(
         !contexts
             .context_mut::<Ui>()
@@ -1097,7 +1103,7 @@ fn the_switches_and_teardown_reach_a_multi_reactive_system_in_a_feature_of_conte
     let g = contexts.context_mut::<Game>().create_entity_with(Sprite(3)).unwrap();
     contexts.context_mut::<Ui>().replace(u, Sprite(4)).unwrap();
     frame.clear_reactive_systems(&mut contexts);
-    assert_eq!(contexts.context::<Game>().retain_count(g), Ok(0));
+    assert_eq!(contexts.context::<Game>().aerc().retain_count(g), Ok(0));
     contexts.context_mut::<Ui>().replace(u, Sprite(5)).unwrap();
     frame.execute(&mut contexts);
     let ui_id = contexts.context::<Ui>().id();
@@ -1113,7 +1119,7 @@ fn the_switches_and_teardown_reach_a_multi_reactive_system_in_a_feature_of_conte
     frame.teardown(&mut contexts);
     assert_eq!(contexts.context_mut::<Ui>().collectors().count(), 0);
     assert_eq!(contexts.context_mut::<Game>().collectors().count(), 0);
-    assert_eq!(contexts.context::<Ui>().retain_count(u), Ok(0));
+    assert_eq!(contexts.context::<Ui>().aerc().retain_count(u), Ok(0));
     check_all(&contexts);
 }
 
@@ -1144,7 +1150,7 @@ fn in_context_runs_a_reactive_system_on_its_context_inside_a_feature_of_contexts
 
     contexts.context_mut::<Game>().replace(e, pos(2.0)).unwrap();
     frame.deactivate_reactive_systems(&mut contexts);
-    assert_eq!(contexts.context::<Game>().retain_count(e), Ok(0));
+    assert_eq!(contexts.context::<Game>().aerc().retain_count(e), Ok(0));
     contexts.reset().unwrap();
     frame.teardown(&mut contexts);
     assert_eq!(contexts.context_mut::<Game>().collectors().count(), 0);
@@ -1174,14 +1180,14 @@ fn a_panicking_released_handler_during_a_clear_leaves_no_retain_behind() {
             }
         }
     });
-    assert_panics("handler fails once", || game.clear_collector(id));
+    assert_panics("handler fails once", || game.collector_mut(id).map(|mut c| c.clear()));
     for e in [a, b] {
         assert!(
-            matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
+            matches!(game.aerc().is_enabled(e), Err(Error::StaleEntity { .. })),
             "{e}'s slot is free although the handler panicked"
         );
     }
-    assert_eq!(game.retained_destroyed_entities().count(), 0);
+    assert_eq!(game.aerc().retained_destroyed().count(), 0);
     game.reset().unwrap();
     check(&game);
 }
@@ -1210,7 +1216,7 @@ fn a_panicking_released_handler_after_execute_leaves_no_retain_behind() {
     assert_panics("handler fails once", || reactive.execute(&mut game));
     for e in [a, b] {
         assert!(
-            matches!(game.is_enabled(e), Err(Error::StaleEntity { .. })),
+            matches!(game.aerc().is_enabled(e), Err(Error::StaleEntity { .. })),
             "{e} was released although a handler panicked"
         );
     }
@@ -1227,14 +1233,14 @@ fn teardown_and_switches_release_what_a_panicking_execute_left() {
         reactive.initialize(&mut game);
         let e = game.create_entity_with(pos(0.0)).unwrap();
         assert_panics("execute fails", || reactive.execute(&mut game));
-        assert_eq!(game.retain_count(e), Ok(1), "held by the system after the panic");
+        assert_eq!(game.aerc().retain_count(e), Ok(1), "held by the system after the panic");
         match switch {
             0 => reactive.teardown(&mut game),
             1 => reactive.deactivate_reactive_systems(&mut game),
             2 => reactive.clear_reactive_systems(&mut game),
             _ => reactive.activate_reactive_systems(&mut game),
         }
-        assert_eq!(game.retain_count(e), Ok(0), "switch {switch} released it");
+        assert_eq!(game.aerc().retain_count(e), Ok(0), "switch {switch} released it");
         check(&game);
     }
 }
@@ -1303,7 +1309,7 @@ fn a_multi_reactive_system_executes_an_entity_two_collectors_gathered_once() {
             entity: e
         }]]
     );
-    assert_eq!(contexts.context::<Game>().retain_count(e), Ok(0));
+    assert_eq!(contexts.context::<Game>().aerc().retain_count(e), Ok(0));
     check_all(&contexts);
 }
 
@@ -1323,12 +1329,12 @@ fn a_multi_reactive_filter_panic_releases_in_the_right_context() {
     multi.execute(&mut contexts);
     multi.execute(&mut contexts);
     assert_eq!(
-        contexts.context::<Game>().retain_count(g),
+        contexts.context::<Game>().aerc().retain_count(g),
         Ok(1),
         "only my retain is left in Game"
     );
-    assert_eq!(contexts.context::<Game>().retain_owners(g), Ok(Some(&[me][..])));
-    assert_eq!(contexts.context::<Ui>().retain_count(u), Ok(0));
+    assert_eq!(contexts.context::<Game>().aerc().owners(g), Ok(Some(&[me][..])));
+    assert_eq!(contexts.context::<Ui>().aerc().retain_count(u), Ok(0));
     multi.teardown(&mut contexts);
     contexts.context_mut::<Game>().release(g, me).unwrap();
     contexts.reset().unwrap();
@@ -1564,7 +1570,10 @@ fn a_failing_reactive_system_reports_its_name_and_releases_what_it_held() {
     ));
     // The first add took effect, the second changed nothing; nothing is held.
     assert!(game.has::<Frozen>(a));
-    assert_eq!((game.retain_count(a), game.retain_count(b)), (Ok(0), Ok(0)));
+    assert_eq!(
+        (game.aerc().retain_count(a), game.aerc().retain_count(b)),
+        (Ok(0), Ok(0))
+    );
     check(&game);
 
     // The failed run's entities are not collected again; new changes are.
@@ -1597,7 +1606,7 @@ fn a_reactive_system_whose_collector_was_removed_fails_its_run_then_makes_a_new_
     system.initialize(&mut game);
     let first = record.collector();
     let e = game.create_entity_with(pos(1.0)).unwrap();
-    game.remove_collector(first).unwrap();
+    game.collector_mut(first).unwrap().remove();
     let failed = System::try_execute(&mut system, &mut game).expect_err("its collector is gone");
     assert_eq!(
         failed.downcast_ref::<Error>(),
@@ -1626,7 +1635,7 @@ fn a_multi_reactive_system_with_a_removed_collector_runs_the_others_and_fails() 
     // `Draw` makes Ui's collector first, then Game's.
     let drawn_ui = multi.collectors()[0];
     let game_entity = contexts.context_mut::<Game>().create_entity_with(Sprite(1)).unwrap();
-    contexts.context_mut::<Ui>().remove_collector(drawn_ui).unwrap();
+    contexts.context_mut::<Ui>().collector_mut(drawn_ui).unwrap().remove();
     let failed = System::try_execute(&mut multi, &mut contexts).expect_err("a collector is gone");
     assert!(
         matches!(failed.downcast_ref::<Error>(), Some(Error::UnknownCollector { .. })),

@@ -218,8 +218,8 @@ fn modify_re_keys_indices_and_a_refused_key_puts_the_old_value_back() {
     let a = game.create_entity_with(Level(1)).unwrap();
     let b = game.create_entity_with(Level(2)).unwrap();
     game.modify(a, |level: &mut Level| level.0 = 3).unwrap();
-    assert_eq!(game.entity_by_key(by_level, &3), Ok(Some(a)));
-    assert_eq!(game.entity_by_key(by_level, &1), Ok(None));
+    assert_eq!(game.index(by_level).map(|index| index.get(&3)), Ok(Some(a)));
+    assert_eq!(game.index(by_level).map(|index| index.get(&1)), Ok(None));
     // Level 2 is b's: the change is refused, a keeps 3, nothing is told.
     let collector = game.add_collector(Matcher::all_of::<Level>().updated());
     let spy = Spy::attach(&mut game);
@@ -239,8 +239,8 @@ fn modify_re_keys_indices_and_a_refused_key_puts_the_old_value_back() {
         other => panic!("expected DuplicatePrimaryKey, got {other:?}"),
     }
     assert_eq!(game.get::<Level>(a).unwrap(), &Level(3));
-    assert_eq!(game.entity_by_key(by_level, &3), Ok(Some(a)));
-    assert_eq!(game.entity_by_key(by_level, &2), Ok(Some(b)));
+    assert_eq!(game.index(by_level).map(|index| index.get(&3)), Ok(Some(a)));
+    assert_eq!(game.index(by_level).map(|index| index.get(&2)), Ok(Some(b)));
     assert_eq!(spy.take(), Vec::<String>::new());
     assert!(game.collector(collector).unwrap().is_empty());
     check(&game);
@@ -378,7 +378,7 @@ fn changes_through_an_entity_view_are_the_context_calls() {
         say(format!("{:?}", game.add(e, Level(9))));
         say(format!("{:?}", game.remove::<Velocity>(e)));
         say(format!("{:?}", game.take::<Position>(e)));
-        say(format!("{:?} {}", game.get::<Level>(e), game.is_flag::<Stunned>(e)));
+        say(format!("{:?} {}", game.get::<Level>(e), game.has::<Stunned>(e)));
     });
     assert_eq!(through_view, through_context, "events, group log and collector agree");
     assert!(!through_view.0.is_empty() && through_view.2 == 1);

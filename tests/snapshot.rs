@@ -96,7 +96,7 @@ fn to_json(context: &Context) -> String {
 }
 
 fn from_json(context: &mut Context, json: &str) -> Result<(), Error> {
-    context.restore(&mut serde_json::Deserializer::from_str(json))
+    context.restore(&mut serde_json::Deserializer::from_str(json), RestoreLimits::default())
 }
 
 fn to_bytes(context: &Context) -> Vec<u8> {
@@ -104,7 +104,7 @@ fn to_bytes(context: &Context) -> Vec<u8> {
 }
 
 fn from_bytes(context: &mut Context, bytes: &[u8]) -> Result<(), Error> {
-    context.restore(&mut postcard::Deserializer::from_bytes(bytes))
+    context.restore(&mut postcard::Deserializer::from_bytes(bytes), RestoreLimits::default())
 }
 
 #[test]

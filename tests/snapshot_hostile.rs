@@ -135,7 +135,7 @@ fn entities_without_values_are_restored_up_to_the_limit_and_the_limit_can_be_rai
     let raised = RestoreLimits::default().max_empty_entities(70_000);
     let mut target = Context::new();
     target
-        .restore_limited(&mut serde_json::Deserializer::from_str(json), raised)
+        .restore(&mut serde_json::Deserializer::from_str(json), raised)
         .unwrap();
     assert_eq!(target.len(), 70_000);
     // Entities holding values do not count against it.
@@ -145,7 +145,12 @@ fn entities_without_values_are_restored_up_to_the_limit_and_the_limit_can_be_rai
     }
     let bytes = postcard::to_stdvec(&many.snapshot()).unwrap();
     let mut loaded = Context::new();
-    loaded.restore(&mut postcard::Deserializer::from_bytes(&bytes)).unwrap();
+    loaded
+        .restore(
+            &mut postcard::Deserializer::from_bytes(&bytes),
+            RestoreLimits::default(),
+        )
+        .unwrap();
     assert_eq!(loaded.len(), 70_000);
 }
 

@@ -150,11 +150,11 @@ fn typed_bytes(context: &Context) -> Vec<u8> {
 }
 
 fn restore_json_of<C: SnapshotTuple>(context: &mut Context, json: &str) -> Result<(), Error> {
-    context.restore_of::<C>(&mut serde_json::Deserializer::from_str(json))
+    context.restore_of::<C>(&mut serde_json::Deserializer::from_str(json), RestoreLimits::default())
 }
 
 fn restore_bytes_of<C: SnapshotTuple>(context: &mut Context, bytes: &[u8]) -> Result<(), Error> {
-    context.restore_of::<C>(&mut postcard::Deserializer::from_bytes(bytes))
+    context.restore_of::<C>(&mut postcard::Deserializer::from_bytes(bytes), RestoreLimits::default())
 }
 
 #[test]
@@ -208,13 +208,17 @@ fn typed_write_then_erased_read_and_erased_write_then_typed_read_give_the_same_c
     let game = game();
     let mut erased = Context::with_name("Game");
     erased
-        .restore(&mut postcard::Deserializer::from_bytes(
-            &postcard::to_stdvec(&game.snapshot()).unwrap(),
-        ))
+        .restore(
+            &mut postcard::Deserializer::from_bytes(&postcard::to_stdvec(&game.snapshot()).unwrap()),
+            RestoreLimits::default(),
+        )
         .unwrap();
     let mut typed_then_erased = Context::with_name("Game");
     typed_then_erased
-        .restore(&mut postcard::Deserializer::from_bytes(&typed_bytes(&game)))
+        .restore(
+            &mut postcard::Deserializer::from_bytes(&typed_bytes(&game)),
+            RestoreLimits::default(),
+        )
         .unwrap();
     let mut erased_then_typed = Context::with_name("Game");
     restore_bytes_of::<All>(&mut erased_then_typed, &postcard::to_stdvec(&game.snapshot()).unwrap()).unwrap();

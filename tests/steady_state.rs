@@ -137,7 +137,9 @@ fn drain_frame(
     let mut visited = 0;
     for id in [updated, added] {
         visited += game
-            .drain_collected::<(Entity, &Position)>(id, |(_, p)| assert!(p.y >= 1.0))
+            .collector_mut(id)
+            .unwrap()
+            .drain::<(Entity, &Position)>(|(_, p)| assert!(p.y >= 1.0))
             .unwrap();
     }
     visited

@@ -23,12 +23,11 @@ fn set_unique_creates_the_holder_then_replaces_its_value() {
 }
 
 #[test]
-fn unique_mut_writes_silently() {
+fn get_mut_of_the_unique_holder_writes_silently() {
     let mut game = Context::new();
-    assert_eq!(game.unique_mut::<Score>(), None);
     game.set_unique(Score(1)).unwrap();
     let spy = Spy::attach(&mut game);
-    game.unique_mut::<Score>().unwrap().0 = 5;
+    game.get_mut::<Score>(game.unique_entity::<Score>().unwrap()).unwrap().0 = 5;
     assert_eq!(game.unique::<Score>(), Some(&Score(5)));
     assert!(spy.take().is_empty());
 }
@@ -108,7 +107,7 @@ fn take_unique_gives_the_value_back_and_destroys_an_emptied_holder() {
     assert_eq!(game.unique::<Score>(), None);
     assert_eq!(game.unique_entity::<Score>(), None);
     assert_eq!(
-        game.remove_unique::<Score>(),
+        game.take_unique::<Score>(),
         Err(Error::UniqueAbsent {
             context: "Game",
             component: "Score"
@@ -118,10 +117,10 @@ fn take_unique_gives_the_value_back_and_destroys_an_emptied_holder() {
 }
 
 #[test]
-fn remove_unique_keeps_a_holder_that_has_other_components() {
+fn take_unique_keeps_a_holder_that_has_other_components() {
     let mut game = Context::new();
     let holder = game.create_entity_with((Score(3), Name("hud".into()))).unwrap();
-    game.remove_unique::<Score>().unwrap();
+    let _ = game.take_unique::<Score>().unwrap();
     assert!(game.is_alive(holder));
     assert_eq!(game.get::<Name>(holder).unwrap().0, "hud");
     // Another entity may now take it.
@@ -160,7 +159,6 @@ fn unique_operations_on_a_component_not_declared_unique_are_errors() {
     assert!(game.is_empty());
     game.create_entity_with(Position { x: 0.0, y: 0.0 }).unwrap();
     game.create_entity_with(Position { x: 1.0, y: 0.0 }).unwrap();
-    assert!(matches!(game.remove_unique::<Position>(), Err(Error::NotUnique { .. })));
     assert!(matches!(game.take_unique::<Position>(), Err(Error::NotUnique { .. })));
     assert_eq!(game.unique::<Position>(), None);
     assert_eq!(game.unique_entity::<Position>(), None);

@@ -87,8 +87,8 @@ proptest! {
         prop_assert_eq!(es.len(), es_b.len());
         let foreign = Context::new().create_entity();
         // Every collector starts empty: only the writes count.
-        a.clear_collector(moved_a).unwrap();
-        b.clear_collector(moved_b).unwrap();
+        a.collector_mut(moved_a).unwrap().clear();
+        b.collector_mut(moved_b).unwrap().clear();
         for &pick in &picks {
             let (e, eb) = match (es.get(pick), es_b.get(pick)) {
                 (Some(&e), Some(&eb)) => (e, eb),
@@ -189,7 +189,7 @@ fn view_mut_refuses_aliasing_and_keyed_components() {
     let mut view = game.view_mut::<(&Name, &mut Position)>().unwrap();
     let (name, p) = view.get_mut(e).unwrap();
     p.x = name.0.len() as f32;
-    assert_eq!(game.entity_by_key(names, "a").unwrap(), Some(e));
+    assert_eq!(game.index(names).unwrap().get("a"), Some(e));
     assert_eq!(game.get::<Position>(e).unwrap().x, 1.0);
 }
 
@@ -273,7 +273,7 @@ fn view_mut_writes_are_collected_for_exactly_the_components_written_wherever_the
             .filter(|&i| game.collector(updated[i]).unwrap().entities() == [a, b])
             .collect();
         for &c in &updated {
-            game.clear_collector(c).unwrap();
+            game.collector_mut(c).unwrap().clear();
         }
         seen
     };

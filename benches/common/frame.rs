@@ -142,13 +142,13 @@ impl Game {
         self.system.execute(game);
 
         for &e in &self.movers[..TAGGED] {
-            let on = game.is_flag::<Selected>(e);
+            let on = game.has::<Selected>(e);
             game.set_flag::<Selected>(e, !on).expect("alive");
         }
 
         for &e in &self.movers[..CHURNED] {
             game.remove::<Trail>(e).expect("has a trail");
-            let mut trail = game.create_component::<Trail>();
+            let mut trail = game.pool::<Trail>().take();
             let p = game.get::<Pos>(e).expect("alive").0;
             trail.0.extend((0..TRAIL_POINTS).map(|k| [p[0] - k as f32, p[1]]));
             game.add(e, trail).expect("the trail was removed");

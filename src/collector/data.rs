@@ -9,11 +9,11 @@ use smallvec::SmallVec;
 use super::Trigger;
 use crate::aerc::{Owner, Retains};
 use crate::component::Component;
-use crate::entities::Entities;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::group::GroupEvent;
 use crate::id::{CollectorKey, ComponentId};
+use crate::slot_table::SlotTable;
 use crate::storage::{ComponentRef, Tick};
 
 /// Keeps, per collected entity, the value of one component type when it
@@ -179,7 +179,7 @@ impl CollectorData {
     }
 
     /// Whether `entity` is collected.
-    pub(crate) fn contains(&self, entity: Entity, entities: &Entities) -> bool {
+    pub(crate) fn contains(&self, entity: Entity, entities: &SlotTable) -> bool {
         let index = entity.index() as usize;
         let marked = self
             .held

@@ -1,5 +1,13 @@
 //! `Collector`: gathers the entities that group events name, until cleared.
 //!
+//! On [`Context`](crate::Context): [`add_collector`](crate::Context::add_collector),
+//! [`collector`](crate::Context::collector) (a read-only [`Collector`],
+//! brought up to date), [`collectors`](crate::Context::collectors), and
+//! [`collector_mut`](crate::Context::collector_mut), the
+//! [`CollectorMut`](crate::CollectorMut) handle that activates,
+//! deactivates, clears, removes and drains one. The context's side is in
+//! `context/collector.rs` and `context/drain.rs`.
+//!
 //! This module has the public side (triggers, collector specs, the read-only
 //! view); `data.rs` has what the context keeps per collector, which the
 //! change routes feed.
@@ -8,10 +16,10 @@ use std::fmt;
 
 use crate::aerc::Owner;
 use crate::component::Component;
-use crate::entities::Entities;
 use crate::entity::Entity;
 use crate::matcher::Matcher;
 use crate::routes::{Membership, Takes};
+use crate::slot_table::SlotTable;
 use crate::storage::ComponentInfo;
 
 mod data;
@@ -222,7 +230,7 @@ impl From<Vec<TriggerOnEvent>> for CollectorSpec {
 ///
 /// A collector watches one or more groups, each with a [`Trigger`]. Every
 /// collected entity is retained (AERC) by the collector until it is cleared,
-/// so a destroyed entity stays recognisable (`is_enabled == Ok(false)`)
+/// so a destroyed entity stays recognisable (`aerc().is_enabled(e) == Ok(false)`)
 /// rather than stale. An entity removed and re-added stays collected, once.
 ///
 /// # Example
@@ -239,7 +247,7 @@ impl From<Vec<TriggerOnEvent>> for CollectorSpec {
 /// game.replace(a, Position(1.0))?; // already collected: no duplicate
 /// assert_eq!(game.collector(moved)?.entities(), [a, b]);
 ///
-/// game.clear_collector(moved)?;
+/// game.collector_mut(moved)?.clear();
 /// assert!(game.collector(moved)?.is_empty());
 /// # Ok::<(), reactecs::Error>(())
 /// ```
@@ -248,7 +256,7 @@ pub struct Collector<'a> {
     id: CollectorId,
     data: &'a CollectorData,
     membership: &'a Membership,
-    entities: &'a Entities,
+    entities: &'a SlotTable,
 }
 
 impl<'a> Collector<'a> {
@@ -256,7 +264,7 @@ impl<'a> Collector<'a> {
         id: CollectorId,
         data: &'a CollectorData,
         membership: &'a Membership,
-        entities: &'a Entities,
+        entities: &'a SlotTable,
     ) -> Self {
         Collector {
             id,
@@ -281,7 +289,7 @@ impl<'a> Collector<'a> {
         self.data.entities.is_empty()
     }
 
-    /// Whether it collects (see [`Context::deactivate_collector`](crate::Context::deactivate_collector)).
+    /// Whether it collects (see [`CollectorMut::deactivate`](crate::CollectorMut::deactivate)).
     pub fn is_active(&self) -> bool {
         self.data.active
     }
@@ -292,7 +300,7 @@ impl<'a> Collector<'a> {
     }
 
     /// The collected entities, in the order they were first collected. Some
-    /// may be destroyed since (check [`Context::is_enabled`](crate::Context::is_enabled)).
+    /// may be destroyed since (check [`Aerc::is_enabled`](crate::Aerc::is_enabled)).
     pub fn entities(&self) -> &'a [Entity] {
         &self.data.entities
     }

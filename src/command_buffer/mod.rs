@@ -15,7 +15,7 @@
 //! # Placeholders
 //!
 //! A create command returns a placeholder [`Entity`]: tag `u32::MAX` (which
-//! no entity ever gets, see `entities.rs`) and, as its index, the number of
+//! no entity ever gets, see `slot_table.rs`) and, as its index, the number of
 //! the create within the buffer. Playback keeps the entity each create made,
 //! by number, and later commands on the placeholder go to that entity.
 
@@ -51,7 +51,8 @@ use crate::error::{CommandFailure, Error};
 /// Commands are played back in the order they were recorded, one at a time,
 /// each through the context's own call: `create_entity`,
 /// `create_entity_with`, `add`, `replace`, `remove`, `destroy_entity`,
-/// `set_unique`, `remove_unique`, `set_flag`. So a playback fires exactly the
+/// `set_unique`, `take_unique` (for `remove_unique`, the value let go of),
+/// `set_flag`. So a playback fires exactly the
 /// events (and feeds exactly the groups, collectors and entity indices) the
 /// same calls made directly, in that order, would; each command sees the
 /// changes of the commands before it. Nothing is merged or reordered: an add
@@ -270,7 +271,8 @@ impl CommandBuffer {
     }
 
     /// Records removing unique component `T`. Played back as
-    /// [`Context::remove_unique`].
+    /// [`Context::take_unique`], the value let go of as a removal's is
+    /// (into its pool, for a `pooled` component).
     pub fn remove_unique<T: Component>(&mut self) -> &mut Self {
         self.record(
             Kind::RemoveUnique,

@@ -4,7 +4,6 @@
 
 use super::Context;
 use super::{EntityMut, Mut};
-use crate::bundle::ComponentTuple;
 use crate::component::{Component, typed_id};
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
@@ -59,7 +58,7 @@ impl Context {
     /// and the new value fires (group handlers and subscribers hear only of
     /// `replace` and `modify*`). See the crate docs, "What sees a write";
     /// for a write collectors are not to see,
-    /// [`get_mut_untracked`](Context::get_mut_untracked).
+    /// [`EntityMut::get_mut_untracked`].
     ///
     /// # Errors
     /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
@@ -83,24 +82,10 @@ impl Context {
         self.get_mut_tracked(entity, true)
     }
 
-    /// The entity's `T`, mutably, without counting as a change: collectors
-    /// do not see what is written through it (bevy's
-    /// `bypass_change_detection`). For writes that must not wake reactive
-    /// systems, such as a system's own bookkeeping on the component it
-    /// reacts to. Entity indices keyed on `T` still follow the write (an
-    /// index is a lookup, not a consumer of changes).
-    ///
-    /// # Errors
-    /// As [`get_mut`](Context::get_mut).
-    #[inline]
-    pub fn get_mut_untracked<T: Component>(&mut self, entity: Entity) -> Result<Mut<'_, T>, Error> {
-        self.get_mut_tracked(entity, false)
-    }
-
     /// [`get_mut`](Context::get_mut), stamping only if `tracked`; re-keying
     /// the indices keyed on `T` when the `Mut` drops.
     #[inline(always)]
-    fn get_mut_tracked<T: Component>(&mut self, entity: Entity, tracked: bool) -> Result<Mut<'_, T>, Error> {
+    pub(super) fn get_mut_tracked<T: Component>(&mut self, entity: Entity, tracked: bool) -> Result<Mut<'_, T>, Error> {
         if self.indices.any_keyed() && self.indices.keys_on(T::component_id()) {
             self.get_mut_unkeyed::<T>(entity, tracked)?;
             return Ok(Mut::keyed(self, entity));
@@ -184,30 +169,9 @@ impl Context {
     /// Whether the entity is alive and has the component with id `id`
     /// (whatever its storage kind).
     #[inline]
-    pub fn has_component(&self, entity: Entity, id: ComponentId) -> bool {
+    pub(crate) fn has_id(&self, entity: Entity, id: ComponentId) -> bool {
         self.component_set(entity)
             .is_some_and(|set| set.contains(id) || self.sparse.contains(id, entity.index()))
-    }
-
-    /// Whether the entity is alive and has every component of `C`, e.g.
-    /// `has_all::<(Position, Velocity)>(e)`. True for `()` on a live entity.
-    pub fn has_all<C: ComponentTuple>(&self, entity: Entity) -> bool {
-        let Some(set) = self.component_set(entity) else {
-            return false;
-        };
-        let mut all = true;
-        C::for_each_id(|id| all &= set.contains(id) || self.sparse.contains(id, entity.index()));
-        all
-    }
-
-    /// Whether the entity is alive and has at least one component of `C`.
-    pub fn has_any<C: ComponentTuple>(&self, entity: Entity) -> bool {
-        let Some(set) = self.component_set(entity) else {
-            return false;
-        };
-        let mut any = false;
-        C::for_each_id(|id| any |= set.contains(id) || self.sparse.contains(id, entity.index()));
-        any
     }
 
     /// The archetype components of a live entity (not those kept out of
@@ -281,24 +245,6 @@ impl Context {
             return Err(self.not_alive(entity));
         };
         Ok(EntityMut::new(self, entity, at))
-    }
-
-    /// The entity's component ids, increasing.
-    ///
-    /// # Errors
-    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
-    /// entity).
-    pub fn component_ids(&self, entity: Entity) -> Result<impl Iterator<Item = ComponentId> + '_, Error> {
-        Ok(self.entity(entity)?.component_ids())
-    }
-
-    /// The declared names of the entity's components, by increasing id.
-    ///
-    /// # Errors
-    /// [`Error::StaleEntity`] ([`Error::EntityDisabled`] for a destroyed, retained
-    /// entity).
-    pub fn component_names(&self, entity: Entity) -> Result<impl Iterator<Item = &'static str> + '_, Error> {
-        Ok(self.entity(entity)?.component_names())
     }
 }
 

@@ -14,7 +14,7 @@ use crate::storage::{ComponentSet, registry};
 /// use reactecs::{AercMode, Context};
 /// let game = Context::builder().name("Game").aerc(AercMode::Fast).build();
 /// assert_eq!(game.name(), "Game");
-/// assert_eq!(game.aerc_mode(), AercMode::Fast);
+/// assert_eq!(game.aerc().mode(), AercMode::Fast);
 /// ```
 #[derive(Clone, Debug)]
 pub struct ContextBuilder {

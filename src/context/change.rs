@@ -555,7 +555,7 @@ impl Context {
                     .missing(self.archetypes.get(at.archetype).set(), has_sparse)
                     .is_none()
             });
-            if !fits || !self.has_component(entity, id) {
+            if !fits || !self.has_id(entity, id) {
                 continue;
             }
             self.modify_with::<T, Q, ()>(entity, |value, items| f(value, items))?;

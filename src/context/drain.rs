@@ -1,4 +1,4 @@
-//! Draining a collector: `drain_collected` and `par_drain_collected` read
+//! Draining a collector (`CollectorMut::drain` and `par_drain`): they read
 //! a collector's batch and clear it, in place (the rows written since its
 //! last look, read where they are) or gathered (entity by entity), and keep
 //! one rule when the visitor panics: what was handed to it is consumed, the
@@ -19,47 +19,9 @@ use crate::routes::Membership;
 use crate::storage::{Archetype, ArchetypeId, Archetypes, ColumnAccess, ReadLend, SparseLend, SparseSets, Tick};
 
 impl Context {
-    /// Calls `f` with `Q`'s items of each entity collector `id` holds, then
-    /// clears the collector (as a reactive system's run does, releasing
-    /// what it held): the batch [`collector`](Context::collector) would
-    /// give, in its order, with the components read where they are rather
-    /// than looked up entity by entity. Entities of the batch that are
-    /// destroyed, or lack a component `Q` requires, are skipped (as a
-    /// reactive system's `filter` would). Returns how many were visited.
-    ///
-    /// If `f` panics, the entities already handed to it (the one it
-    /// panicked on included) are consumed and the rest stay collected, in
-    /// their order, for the next drain: nothing is delivered twice, nothing
-    /// is lost, whichever way the batch was read.
-    ///
-    /// For a collector of one group's updates (an `added()` or `updated()`
-    /// trigger) with nothing pushed since its last look (no entity joined
-    /// or left its group, none was handed over at a structural change),
-    /// the rows written since that look are read in place, run by run,
-    /// without listing or retaining them: the way to consume many changes
-    /// per frame. Otherwise the batch is gathered and each entity looked
-    /// up.
-    ///
-    /// # Errors
-    /// [`Error::UnknownCollector`].
-    ///
-    /// # Example
-    /// ```
-    /// use reactecs::prelude::*;
-    /// #[derive(Debug, PartialEq)] struct Position(f32);
-    /// reactecs::component!(Position);
-    ///
-    /// let mut game = Context::new();
-    /// let moved = game.add_collector(Matcher::all_of::<Position>().updated());
-    /// game.create_entities_with((0..4).map(|i| (Position(i as f32),)))?;
-    /// game.query_mut::<&mut Position>()?.for_each(|p| p.0 += 10.0);
-    /// let mut sum = 0.0;
-    /// let visited = game.drain_collected::<&Position>(moved, |p| sum += p.0)?;
-    /// assert_eq!((visited, sum), (4, 46.0));
-    /// assert_eq!(game.drain_collected::<&Position>(moved, |_| {})?, 0, "drained");
-    /// # Ok::<(), reactecs::Error>(())
-    /// ```
-    pub fn drain_collected<Q: ReadOnlyQueryParam>(
+    /// The body of [`CollectorMut::drain`](super::CollectorMut::drain): draining collector `id` (see
+    /// there).
+    pub(super) fn drain_collected<Q: ReadOnlyQueryParam>(
         &mut self,
         id: CollectorId,
         mut f: impl FnMut(Q::Item<'_>),
@@ -99,43 +61,10 @@ impl Context {
         self.after_in_place::<Q, _>(id.key, read, &handed)
     }
 
-    /// As [`drain_collected`](Context::drain_collected), the batch split
-    /// into pieces of consecutive entities visited in parallel on rayon's
-    /// thread pool: each piece folded into a state `init` makes, the states
-    /// given in batch order (so their concatenation follows
-    /// `drain_collected`'s order, whatever the threads did). Entitas'
-    /// `JobSystem`, without its races: `f` gets shared access only. Needs
-    /// the `parallel` feature. If `f` panics, what was handed to it (in
-    /// any piece) is consumed and the rest stays collected, in its order,
-    /// as for [`drain_collected`](Context::drain_collected).
-    ///
-    /// # Errors
-    /// [`Error::UnknownCollector`].
-    ///
-    /// # Example
-    /// ```
-    /// use reactecs::prelude::*;
-    /// #[derive(Debug)] struct Position(f32);
-    /// reactecs::component!(Position);
-    ///
-    /// let mut game = Context::new();
-    /// let moved = game.add_collector(Matcher::all_of::<Position>().updated());
-    /// game.create_entities_with((0..1000).map(|i| (Position(i as f32),)))?;
-    /// game.query_mut::<&mut Position>()?.par_for_each(|p| p.0 += 1.0);
-    /// // One command buffer per piece, played back in batch order.
-    /// let buffers = game.par_drain_collected::<(Entity, &Position), _>(moved, CommandBuffer::new, |commands, (e, p)| {
-    ///     if p.0 > 500.0 {
-    ///         commands.destroy_entity(e);
-    ///     }
-    /// })?;
-    /// for mut buffer in buffers {
-    ///     buffer.playback(&mut game)?;
-    /// }
-    /// assert_eq!(game.len(), 500);
-    /// # Ok::<(), reactecs::Error>(())
-    /// ```
+    /// The body of [`CollectorMut::par_drain`](super::CollectorMut::par_drain): draining collector `id`
+    /// in parallel (see there).
     #[cfg(feature = "parallel")]
-    pub fn par_drain_collected<Q: ReadOnlyQueryParam, S: Send>(
+    pub(super) fn par_drain_collected<Q: ReadOnlyQueryParam, S: Send>(
         &mut self,
         id: CollectorId,
         init: impl Fn() -> S + Send + Sync,
@@ -268,7 +197,7 @@ impl Context {
         // Back in the collector, still retained by it. (The collector
         // exists: the visitor could not remove it. Nothing here returns
         // early, so the panic always goes on.)
-        if let Ok(collector) = self.collector_mut(id) {
+        if let Ok(collector) = self.collector_data_mut(id) {
             consumed.extend(collector.put_back(&rest));
             collector.return_batch(batch);
         }

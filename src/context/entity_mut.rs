@@ -78,9 +78,30 @@ impl<'a> EntityMut<'a> {
     }
 
     /// The entity's `T`, mutably, if it has one, without counting as a
-    /// change ([`Context::get_mut_untracked`]).
+    /// change: collectors do not see what is written through it (bevy's
+    /// `bypass_change_detection`). For writes that must not wake reactive
+    /// systems, such as a system's own bookkeeping on the component it
+    /// reacts to. Entity indices keyed on `T` still follow the write (an
+    /// index is a lookup, not a consumer of changes).
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::prelude::*;
+    /// #[derive(Debug)] struct Health(u32);
+    /// reactecs::component!(Health);
+    ///
+    /// let mut game = Context::new();
+    /// let hurt = game.add_collector(Matcher::all_of::<Health>().updated());
+    /// let e = game.create_entity_with(Health(10))?;
+    /// if let Some(mut health) = game.entity_mut(e)?.get_mut_untracked::<Health>() {
+    ///     health.0 = 12; // regeneration: not news to `hurt`
+    /// }
+    /// assert!(game.collector(hurt)?.is_empty());
+    /// assert_eq!(game.get::<Health>(e)?.0, 12);
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
     pub fn get_mut_untracked<T: Component>(&mut self) -> Option<Mut<'_, T>> {
-        self.context.get_mut_untracked::<T>(self.entity).ok()
+        self.context.get_mut_tracked::<T>(self.entity, false).ok()
     }
 
     /// Whether the entity has a `T`.

@@ -45,7 +45,7 @@ impl Context {
     /// # reactecs::component!(Position, Velocity);
     /// let mut game = Context::new();
     /// let e = game.create_entity_with((Position(0.0, 0.0), Velocity(1.0, 0.0)))?;
-    /// assert!(game.has_all::<(Position, Velocity)>(e));
+    /// assert!(game.entity(e)?.has_all::<(Position, Velocity)>());
     /// # Ok::<(), reactecs::Error>(())
     /// ```
     pub fn create_entity_with<B: Bundle>(&mut self, bundle: B) -> Result<Entity, Error> {
@@ -405,7 +405,7 @@ impl Context {
     /// `EntityDestroyed`. If nothing retains the entity, its slot is freed
     /// and `EntityReleased` fires; the handle is stale afterwards. If
     /// something does ([`aerc`](crate::aerc)), the entity stays disabled
-    /// (`is_enabled == Ok(false)`) until its last release.
+    /// (`aerc().is_enabled(e) == Ok(false)`) until its last release.
     ///
     /// If an `EntityWillBeDestroyed` handler panics, nothing has changed yet:
     /// the entity stays alive. If a later handler panics, the entity is still

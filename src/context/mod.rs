@@ -1,28 +1,35 @@
 //! `Context`: owns entities and their components, and tells about every change.
 //!
-//! The context's API is spread over this folder by what it does:
+//! The context's API is spread over this folder; a concept's side of it is
+//! the file named after the concept:
 //!
 //! - `mod.rs`: the struct, construction, counts;
 //! - `lifecycle.rs`: creating and destroying entities, `reset`;
 //! - `change.rs`: `add`, `remove`, `take`, `replace`, `modify`,
-//!   `modify_with`, `modify_each`;
+//!   `modify_with`;
 //! - `bulk_change.rs`: `modify_each` over a group, a matcher or a list (`Selection`)
 //!   (observed writes over many entities);
 //! - `tracking.rs`: change stamps: which columns carry them, collectors
 //!   gathering, hand-over before structural changes;
 //! - `access.rs`: `get`, `get_mut`, `has`, entity views;
+//! - `entity_mut.rs`: `EntityMut`, the view that reads, writes and changes
+//!   one entity;
 //! - `mut_ref.rs`: `Mut`, what `get_mut` lends, which re-keys indices when
 //!   dropped;
 //! - `dispatch.rs`: carrying out a change's route (indices, collectors,
 //!   group events, context events), and subscriptions;
-//! - `grouping.rs`, `collecting.rs`, `indexing.rs`: the context's side of
-//!   groups, collectors and entity indices;
-//! - `retaining.rs`: AERC (`retain`, `release`);
-//! - `singletons.rs`: unique components;
-//! - `pooling.rs`: component pools (`create_component`, `recycle`);
+//! - `group.rs`: groups (`add_group`, `group`, `subscribe_group`);
+//! - `collector.rs`: collectors (`add_collector`, `collector`, and
+//!   `collector_mut`'s `CollectorMut`); `drain.rs`: draining one;
+//! - `index.rs`: entity indices (`add_index`, `index`, and `index_mut`'s
+//!   `IndexMut`);
+//! - `aerc.rs`: AERC (`retain`, `release`, and `aerc`'s `Aerc` view);
+//! - `unique.rs`: unique components;
+//! - `pool.rs`: component pools (`pool`, whose `PoolMut` is in the `pool`
+//!   module);
 //! - `sparse.rs`: components kept out of archetypes (`flag` and `sparse`
-//!   kinds), `set_flag` and `is_flag`;
-//! - `querying.rs`: queries;
+//!   kinds), `set_flag`;
+//! - `query.rs`: queries and views (`view.rs`, `view_mut.rs`);
 //! - `builder.rs`, `invariants.rs`: options, and the invariant walker.
 
 use std::fmt;
@@ -30,7 +37,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::aerc::{AercMode, Retains};
 use crate::collector::Collectors;
-use crate::entities::Entities;
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::event::Subscribers;
@@ -40,34 +46,38 @@ use crate::index::Indices;
 use crate::pool::Pools;
 use crate::query::QueryPlans;
 use crate::routes::Routes;
+use crate::slot_table::SlotTable;
 use crate::storage::{Archetypes, ComponentInfo, ComponentSet, SparseSets, StorageStats, registry};
 use crate::unique::Uniques;
 
 mod access;
+mod aerc;
 mod builder;
 mod bulk_change;
 mod change;
-mod collecting;
+mod collector;
 mod dispatch;
 mod drain;
 mod entity_mut;
-mod grouping;
-mod indexing;
+mod group;
+mod index;
 mod invariants;
 mod lifecycle;
 mod mut_ref;
-mod pooling;
-mod querying;
-mod retaining;
-mod singletons;
+mod pool;
+mod query;
 mod sparse;
 mod tracking;
+mod unique;
 mod view;
 mod view_mut;
 
+pub use aerc::Aerc;
 pub use builder::ContextBuilder;
 pub use bulk_change::Selection;
+pub use collector::CollectorMut;
 pub use entity_mut::EntityMut;
+pub use index::IndexMut;
 pub use mut_ref::Mut;
 pub use view::View;
 pub use view_mut::ViewMut;
@@ -79,6 +89,101 @@ pub use view_mut::ViewMut;
 /// ([`ContextEvent`](crate::ContextEvent), order in the
 /// [`event`](crate::event) module docs). Underneath, entities with the same
 /// component set share an archetype whose rows are packed in 16 KiB chunks.
+///
+/// # Which call writes
+///
+/// One table for every write; the rule for what each one reaches (who
+/// sees it, when indices follow) is the crate docs' "[What sees a
+/// write](crate#what-sees-a-write)". A collector sees every write but
+/// [`get_mut_untracked`](EntityMut::get_mut_untracked)'s; the calls marked
+/// "told" also fire what [`replace`](Context::replace) fires (events with
+/// the old and the new value, entity indices re-keyed at once).
+///
+/// | to write | call | seen by collectors | told as `replace` |
+/// |---|---|---|---|
+/// | one entity | [`get_mut`](Context::get_mut); [`entity_mut`](Context::entity_mut), then [`get_mut`](EntityMut::get_mut) or [`query`](EntityMut::query) | yes | no |
+/// | one entity, told | [`replace`](Context::replace), [`modify`](Context::modify), [`modify_with`](Context::modify_with), [`set_if_neq`](Context::set_if_neq) | yes | yes |
+/// | many entities, by handle | [`view_mut`](Context::view_mut), then [`get_mut`](ViewMut::get_mut) per handle | yes | no |
+/// | many entities, told | [`modify_each`](Context::modify_each)`(&handles, f)` | yes | yes |
+/// | a whole group | [`query_mut`](Context::query_mut)`()?.`[`in_group`](crate::QueryMut::in_group)`(g)?` | yes | no |
+/// | a whole group, told | [`modify_each`](Context::modify_each)`(g, f)` (`g`: a group id or a [`Matcher`](crate::Matcher)) | yes | yes |
+/// | in parallel (feature `parallel`) | [`query_mut`](Context::query_mut)`()?.par_for_each(f)` | yes | no |
+/// | later (while a query borrows the context) | a [`CommandBuffer`](crate::CommandBuffer) (`replace`, `add`, ...), then [`playback`](crate::CommandBuffer::playback) | yes | yes |
+/// | without being seen | [`entity_mut`](Context::entity_mut)`(e)?.`[`get_mut_untracked`](EntityMut::get_mut_untracked)`()` | no | no |
+///
+/// Each row, with a collector counting what it sees:
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+/// use reactecs::prelude::*;
+/// #[derive(Clone, Debug, PartialEq)] struct Pos(f32);
+/// #[derive(Clone, Debug, PartialEq)] struct Vel(f32);
+/// reactecs::component!(Pos, Vel);
+///
+/// let mut game = Context::new();
+/// let moved = game.add_collector(Matcher::all_of::<Pos>().updated());
+/// let told = Arc::new(AtomicUsize::new(0));
+/// let counter = told.clone();
+/// game.subscribe(move |event: &ContextEvent<'_>| {
+///     if let ContextEvent::ComponentReplaced { .. } = event {
+///         counter.fetch_add(1, Relaxed);
+///     }
+/// });
+/// let es = game.create_entities_with((1..=4).map(|i| (Pos(0.0), Vel(i as f32))))?;
+/// let movers = game.add_group(Matcher::all_of::<(Pos, Vel)>());
+/// // (entities the collector saw, replacements told) since the last look.
+/// let look = |game: &mut Context| -> Result<(usize, usize), Error> {
+///     let seen = game.collector(moved)?.len();
+///     game.collector_mut(moved)?.clear();
+///     Ok((seen, told.swap(0, Relaxed)))
+/// };
+///
+/// // One entity.
+/// game.get_mut::<Pos>(es[0])?.0 += 1.0;
+/// assert_eq!(look(&mut game)?, (1, 0));
+/// game.replace(es[0], Pos(5.0))?;
+/// game.modify(es[1], |p: &mut Pos| p.0 += 1.0)?;
+/// game.set_if_neq(es[2], Pos(0.0))?; // the same value: nothing to tell
+/// assert_eq!(look(&mut game)?, (2, 2));
+///
+/// // Many entities, by handle.
+/// let mut view = game.view_mut::<(&mut Pos, &Vel)>()?;
+/// for &e in &es[..2] {
+///     let (p, v) = view.get_mut(e)?;
+///     p.0 += v.0;
+/// }
+/// assert_eq!(look(&mut game)?, (2, 0));
+/// game.modify_each::<Pos, &Vel>(&es[2..], |p, v| p.0 += v.0)?;
+/// assert_eq!(look(&mut game)?, (2, 2));
+///
+/// // A whole group.
+/// game.query_mut::<(&mut Pos, &Vel)>()?.in_group(movers)?.for_each(|(p, v)| p.0 += v.0);
+/// assert_eq!(look(&mut game)?, (4, 0));
+/// game.modify_each::<Pos, &Vel>(movers, |p, v| p.0 += v.0)?;
+/// assert_eq!(look(&mut game)?, (4, 4));
+///
+/// // In parallel.
+/// #[cfg(feature = "parallel")]
+/// {
+///     game.query_mut::<&mut Pos>()?.par_for_each(|p| p.0 += 1.0);
+///     assert_eq!(look(&mut game)?, (4, 0));
+/// }
+///
+/// // Later: recorded while a query reads, played back after.
+/// let mut commands = CommandBuffer::new();
+/// for (e, p) in game.query::<(Entity, &Pos)>().iter() {
+///     commands.replace(e, Pos(p.0 * 2.0));
+/// }
+/// commands.playback(&mut game)?;
+/// assert_eq!(look(&mut game)?, (4, 4));
+///
+/// // Without being seen.
+/// if let Some(mut p) = game.entity_mut(es[3])?.get_mut_untracked::<Pos>() {
+///     p.0 = 0.0;
+/// }
+/// assert_eq!(look(&mut game)?, (0, 0));
+/// # Ok::<(), reactecs::Error>(())
+/// ```
 ///
 /// # Example
 /// ```
@@ -132,7 +237,7 @@ pub struct Context {
     /// The instance id the ids of this context's groups, collectors and
     /// indices carry.
     pub(crate) instance: u64,
-    pub(crate) entities: Entities,
+    pub(crate) entities: SlotTable,
     pub(crate) retains: Retains,
     pub(crate) archetypes: Archetypes,
     /// The values of flag and sparse components, by entity slot.
@@ -197,7 +302,7 @@ impl Context {
         Context {
             name,
             instance,
-            entities: Entities::new(instance),
+            entities: SlotTable::new(instance),
             retains: Retains::new(aerc),
             archetypes,
             sparse,
@@ -239,7 +344,7 @@ impl Context {
     }
 
     /// Whether `entity` is alive here (false once destroyed, even while it is
-    /// still retained; see [`is_enabled`](Context::is_enabled)).
+    /// still retained; see [`Aerc::is_enabled`]).
     #[inline]
     pub fn is_alive(&self, entity: Entity) -> bool {
         self.entities.location(entity).is_some()
@@ -251,17 +356,23 @@ impl Context {
         self.entities.alive()
     }
 
-    /// How many archetypes and chunks the storage holds, and their bytes.
+    /// How many archetypes and chunks the storage holds, and their bytes;
+    /// how many values the component pools hold.
     pub fn storage_stats(&self) -> StorageStats {
-        StorageStats::of(&self.archetypes, &self.sparse)
+        StorageStats {
+            pooled_values: self.pools.total(),
+            ..StorageStats::of(&self.archetypes, &self.sparse)
+        }
     }
 
     /// Frees memory kept for reuse: empty chunks that archetypes hold on to so
-    /// churn does not allocate, and the spare capacity of the sparse sets of
-    /// flag and sparse components.
+    /// churn does not allocate, the spare capacity of the sparse sets of
+    /// flag and sparse components, and the values in the component pools
+    /// (which keep their bounds: see [`pool`](Context::pool)).
     pub fn shrink_to_fit(&mut self) {
         self.archetypes.shrink_to_fit();
         self.sparse.shrink_to_fit();
+        self.pools.clear();
     }
 
     /// The error for using `entity`, which is not alive: disabled (destroyed

@@ -11,8 +11,8 @@ use crate::entity::Entity;
 use crate::id::ComponentId;
 use crate::routes::Holding;
 
-/// An entity's component, borrowed mutably: what [`Context::get_mut`],
-/// [`Context::unique_mut`] and [`EntityMut::get_mut`](crate::EntityMut::get_mut)
+/// An entity's component, borrowed mutably: what [`Context::get_mut`]
+/// and [`EntityMut::get_mut`](crate::EntityMut::get_mut)
 /// give. Use it as a `&mut T` (it dereferences to one: `*health = ..`,
 /// `health.0 -= 3`, `&mut *health` for a function that takes `&mut T`).
 ///
@@ -37,8 +37,8 @@ use crate::routes::Holding;
 /// let cells = game.add_index(EntityIndex::new("Cell", |c: &Cell| *c))?;
 /// let e = game.create_entity_with(Cell(0, 0))?;
 /// game.get_mut::<Cell>(e)?.1 = 5;
-/// assert_eq!(game.entities_by_key(cells, &Cell(0, 5))?, [e]);
-/// assert!(game.entities_by_key(cells, &Cell(0, 0))?.is_empty());
+/// assert_eq!(game.index(cells)?.get(&Cell(0, 5)), [e]);
+/// assert!(game.index(cells)?.get(&Cell(0, 0)).is_empty());
 /// # Ok::<(), reactecs::Error>(())
 /// ```
 pub struct Mut<'a, T: Component> {

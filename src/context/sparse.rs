@@ -1,7 +1,7 @@
 //! Components kept out of archetypes (the `flag` and `sparse` storage
 //! kinds): adding and taking them (the entity stays in its row, so the route
 //! is the (archetype, component) toggle's, not a transition's), and the
-//! Entitas-style flag calls `set_flag` and `is_flag`.
+//! Entitas-style flag calls `set_flag` (read a flag with `has`).
 //!
 //! `add`, `take`, `remove`, `replace`, `get` and `has` come here through the
 //! ordinary calls when the component's kind says so; the events, their order
@@ -278,12 +278,12 @@ impl Context {
     /// let burning = game.add_collector(Matcher::all_of::<Burning>().added());
     /// game.set_flag::<Burning>(e, true)?;
     /// assert_eq!(game.collector(burning)?.entities(), [e]);
-    /// game.clear_collector(burning)?;
+    /// game.collector_mut(burning)?.clear();
     /// game.set_flag::<Burning>(e, true)?; // already set: nothing happens
-    /// assert!(game.is_flag::<Burning>(e));
+    /// assert!(game.has::<Burning>(e));
     /// assert!(game.collector(burning)?.is_empty()); // no event reached the collector
     /// game.set_flag::<Burning>(e, false)?;
-    /// assert!(!game.is_flag::<Burning>(e));
+    /// assert!(!game.has::<Burning>(e));
     /// # Ok::<(), reactecs::Error>(())
     /// ```
     pub fn set_flag<T: Component + Default>(&mut self, entity: Entity, value: bool) -> Result<(), Error> {
@@ -301,14 +301,6 @@ impl Context {
                 done => done,
             }
         }
-    }
-
-    /// Whether the entity is alive and has flag `T` (Entitas' `isT`): the
-    /// same as [`has`](Context::has), for zero-sized components.
-    #[inline]
-    pub fn is_flag<T: Component>(&self, entity: Entity) -> bool {
-        const { assert!(size_of::<T>() == 0, "`is_flag` takes a zero-sized component") };
-        self.has::<T>(entity)
     }
 }
 

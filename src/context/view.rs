@@ -8,13 +8,13 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use super::Context;
-use crate::entities::Entities;
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::id::{ComponentId, IndexId};
 use crate::index::{Index, Indices};
 use crate::query::{Access, QueryPlan};
 use crate::query_param::{QueryParam, ReadOnlyQueryParam};
+use crate::slot_table::SlotTable;
 use crate::storage::{ArchetypeId, ComponentSet, ReadLend, SharedRows, SparseLend};
 
 /// Read-only access to the components `R` names (a tuple of `&T`,
@@ -50,7 +50,7 @@ use crate::storage::{ArchetypeId, ComponentSet, ReadLend, SharedRows, SparseLend
 /// # Ok::<(), reactecs::Error>(())
 /// ```
 pub struct View<'w, R: ReadOnlyQueryParam> {
-    entities: &'w Entities,
+    entities: &'w SlotTable,
     indices: &'w Indices,
     /// The context's instance id (which its index ids carry).
     instance: u64,
@@ -70,7 +70,7 @@ impl<'w, R: ReadOnlyQueryParam> View<'w, R> {
     /// `plan` is `R`'s, placed in every archetype of `read`'s; rows are
     /// read at its offsets.
     pub(super) fn new(
-        entities: &'w Entities,
+        entities: &'w SlotTable,
         indices: &'w Indices,
         instance: u64,
         read: ReadLend<'w>,
@@ -163,7 +163,7 @@ impl<'w, R: ReadOnlyQueryParam> View<'w, R> {
 /// first component `Q` requires that it lacks. `set_of` gives an
 /// archetype's components, `sparse` the flag and sparse ones.
 pub(super) fn item_error<'a, Q: QueryParam>(
-    entities: &Entities,
+    entities: &SlotTable,
     set_of: impl Fn(ArchetypeId) -> &'a ComponentSet,
     sparse: SparseLend<'_>,
     context: &'static str,

@@ -5,10 +5,10 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use super::view::item_error;
-use crate::entities::Entities;
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::query::QueryParam;
+use crate::slot_table::SlotTable;
 use crate::storage::{PreparedRows, RowSets};
 
 /// Random access by handle to the components `Q` names (a tuple of `&T`,
@@ -51,7 +51,7 @@ use crate::storage::{PreparedRows, RowSets};
 /// # Ok::<(), reactecs::Error>(())
 /// ```
 pub struct ViewMut<'w, Q: QueryParam> {
-    entities: &'w Entities,
+    entities: &'w SlotTable,
     /// The archetypes and sparse sets, lent for `Q`'s plan (placed in every
     /// archetype with `Q`'s required components).
     rows: PreparedRows<'w>,
@@ -60,7 +60,7 @@ pub struct ViewMut<'w, Q: QueryParam> {
 }
 
 impl<'w, Q: QueryParam> ViewMut<'w, Q> {
-    pub(super) fn new(entities: &'w Entities, rows: PreparedRows<'w>, context: &'static str) -> Self {
+    pub(super) fn new(entities: &'w SlotTable, rows: PreparedRows<'w>, context: &'static str) -> Self {
         ViewMut {
             entities,
             rows,
@@ -113,7 +113,7 @@ impl<'w, Q: QueryParam> ViewMut<'w, Q> {
 /// Why [`ViewMut::get_mut`] found nothing.
 #[cold]
 #[inline(never)]
-fn error<Q: QueryParam>(entities: &Entities, sets: RowSets<'_>, context: &'static str, entity: Entity) -> Error {
+fn error<Q: QueryParam>(entities: &SlotTable, sets: RowSets<'_>, context: &'static str, entity: Entity) -> Error {
     item_error::<Q>(entities, |id| sets.set_of(id), sets.sparse(), context, entity)
 }
 

@@ -1,5 +1,11 @@
 //! `Group`: the live set of entities a matcher selects, and its events.
 //!
+//! On [`Context`](crate::Context): [`add_group`](crate::Context::add_group),
+//! [`group`](crate::Context::group) (a read-only [`Group`]),
+//! [`groups`](crate::Context::groups) and
+//! [`subscribe_group`](crate::Context::subscribe_group); the context's side
+//! is in `context/group.rs`.
+//!
 //! A group is backed by the archetypes its matcher accepts (its membership,
 //! kept by the change routes); this module has the public view of a group,
 //! its events, and what the context keeps per group besides (`data.rs`: its
@@ -10,12 +16,12 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use crate::component::Component;
-use crate::entities::Entities;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::error::Error;
 use crate::matcher::Matcher;
 use crate::routes::{Holding, Member, Membership};
+use crate::slot_table::SlotTable;
 use crate::storage::{Archetype, ArchetypeId, Archetypes, ComponentRef, SparseSet, SparseSets};
 
 mod data;
@@ -89,7 +95,7 @@ pub struct Group<'a> {
     member: &'a Member,
     membership: &'a Membership,
     archetypes: &'a Archetypes,
-    entities: &'a Entities,
+    entities: &'a SlotTable,
     sparse: &'a SparseSets,
     groups: &'a Groups,
 }
@@ -98,7 +104,7 @@ pub struct Group<'a> {
 pub(crate) struct GroupSource<'a> {
     pub(crate) membership: &'a Membership,
     pub(crate) archetypes: &'a Archetypes,
-    pub(crate) entities: &'a Entities,
+    pub(crate) entities: &'a SlotTable,
     pub(crate) sparse: &'a SparseSets,
     pub(crate) groups: &'a Groups,
 }
@@ -328,7 +334,7 @@ pub struct GroupIter<'a> {
     gate: Option<(&'a Member, &'a SparseSets)>,
     /// For a group that needs a sparse component: the slots of its
     /// smallest set, walked instead of the archetypes' rows.
-    driver: Option<(std::slice::Iter<'a, u32>, &'a Entities)>,
+    driver: Option<(std::slice::Iter<'a, u32>, &'a SlotTable)>,
 }
 
 /// Whether `entity`, a row of `archetype`, passes a group's per-entity

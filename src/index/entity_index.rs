@@ -21,8 +21,8 @@ use indexmap::IndexMap;
 /// Build one with [`EntityIndex::new`](crate::EntityIndex::new) (one key per entity) or
 /// [`EntityIndex::multi`](crate::EntityIndex::multi) (several keys per entity, e.g. every cell a
 /// bounding box covers), give it to [`Context::add_index`](crate::Context::add_index), and look up with
-/// [`get`](EntityIndex::get) through [`Context::index`](crate::Context::index) (or the shorthand
-/// [`Context::entities_by_key`](crate::Context::entities_by_key)). The context keeps it current: an entity that
+/// [`get`](EntityIndex::get) through [`Context::index`](crate::Context::index).
+/// The context keeps it current: an entity that
 /// joins the index's group is filed under its keys, one that leaves it
 /// (removal, destroy) is taken out, and a [`replace`](crate::Context::replace) of
 /// the key component moves it from the old keys to the new ones (nothing
@@ -48,9 +48,9 @@ use indexmap::IndexMap;
 ///
 /// assert_eq!(game.index(cells)?.get(&(0, 0)), [a, b]);
 /// game.replace(a, Position { x: 15.0, y: 1.0 })?;        // moves to cell (1, 0)
-/// assert_eq!(game.entities_by_key(cells, &(0, 0))?, [b]);
-/// assert_eq!(game.entities_by_key(cells, &(1, 0))?, [a]);
-/// assert!(game.entities_by_key(cells, &(7, 7))?.is_empty()); // a missing key: empty
+/// assert_eq!(game.index(cells)?.get(&(0, 0)), [b]);
+/// assert_eq!(game.index(cells)?.get(&(1, 0)), [a]);
+/// assert!(game.index(cells)?.get(&(7, 7)).is_empty()); // a missing key: empty
 /// # Ok::<(), reactecs::Error>(())
 /// ```
 pub struct EntityIndex<K> {
@@ -101,8 +101,8 @@ where
     /// let cells = game.add_index(EntityIndex::multi("Cells", |s: &Span| s.from..=s.to))?;
     /// let wide = game.create_entity_with(Span { from: 0, to: 2 })?;
     /// let narrow = game.create_entity_with(Span { from: 2, to: 2 })?;
-    /// assert_eq!(game.entities_by_key(cells, &1)?, [wide]);
-    /// assert_eq!(game.entities_by_key(cells, &2)?, [wide, narrow]);
+    /// assert_eq!(game.index(cells)?.get(&1), [wide]);
+    /// assert_eq!(game.index(cells)?.get(&2), [wide, narrow]);
     /// assert_eq!(game.index(cells)?.entity_count(), 2);
     /// # Ok::<(), reactecs::Error>(())
     /// ```

@@ -1,5 +1,13 @@
 //! Entity indices: find entities by a component value in O(1).
 //!
+//! On [`Context`](crate::Context): [`add_index`](crate::Context::add_index),
+//! [`index`](crate::Context::index) (the index, to look keys up),
+//! [`index_id`](crate::Context::index_id) (by name),
+//! [`indices`](crate::Context::indices), and
+//! [`index_mut`](crate::Context::index_mut), the [`IndexMut`](crate::IndexMut)
+//! handle that activates, deactivates or removes one. The context's side
+//! is in `context/index.rs`.
+//!
 //! - [`EntityIndex`]: key -> entities (all entities at a grid cell).
 //! - [`PrimaryEntityIndex`]: key -> one entity (the entity with a name, a
 //!   network id); a second entity with a key in use is an
@@ -17,7 +25,7 @@
 //! | an entity joins the group (create, add, remove) | filed under its keys |
 //! | an entity leaves the group (remove, destroy, destroy_all, reset) | taken out of every key |
 //! | `replace` / `modify*` of `T` on a member | moved from the old keys to the new ones; nothing when they are equal |
-//! | a write through `get_mut` / `get_mut_untracked` / `unique_mut` / `EntityMut::get_mut` of `T` on a member | moved to the new keys when the [`Mut`](crate::Mut) drops |
+//! | a write through `get_mut` / `EntityMut::get_mut` / `EntityMut::get_mut_untracked` of `T` on a member | moved to the new keys when the [`Mut`](crate::Mut) drops |
 //! | `replace` of another component | nothing |
 //! | `query_mut` or `EntityMut::query` naming `&mut T` | refused with [`Error::KeyedWrite`](crate::Error::KeyedWrite): nothing is lent |
 //!
@@ -39,15 +47,19 @@
 //!
 //! An index retains (AERC) each entity it holds and releases it when the
 //! entity leaves. These retains count in
-//! [`Context::retain_count`](crate::Context::retain_count), but they never keep a destroyed entity, since a
+//! [`Aerc::retain_count`](crate::Aerc::retain_count), but they never keep a destroyed entity, since a
 //! destroyed entity has left every group; so [`Context::reset`](crate::Context::reset) does not count
 //! them as retains that forbid a reset.
 //!
 //! Indices are registered under a name unique in their context and found
 //! again with the typed [`IndexId`] that `add_index` returns
-//! ([`Context::index`](crate::Context::index)) or by name ([`Context::index_named`](crate::Context::index_named)).
-//! [`Context::deactivate_index`](crate::Context::deactivate_index) empties an index and releases what it held;
-//! [`Context::activate_index`](crate::Context::activate_index) files the group's current entities again.
+//! ([`Context::index`](crate::Context::index)), or by name
+//! (`index(index_id(name)?)`: [`Context::index_id`](crate::Context::index_id)).
+//! [`Context::index_mut`](crate::Context::index_mut) gives the handle that
+//! acts on one ([`IndexMut`](crate::IndexMut)): its
+//! [`deactivate`](crate::IndexMut::deactivate) empties the index and releases what it held;
+//! [`activate`](crate::IndexMut::activate) files the group's current entities again;
+//! [`remove`](crate::IndexMut::remove) takes it away.
 //!
 //! Keys are hashed with [foldhash](https://docs.rs/foldhash) (the default
 //! hasher of `hashbrown`): seeded per index, so not predictable from outside,
@@ -76,16 +88,16 @@
 //!
 //! let a = game.create_entity_with((NetId(7), Cell(0, 0)))?;
 //! let b = game.create_entity_with((NetId(8), Cell(0, 0)))?;
-//! assert_eq!(game.entity_by_key(by_net, &8)?, Some(b));
-//! assert_eq!(game.entities_by_key(by_cell, &Cell(0, 0))?, [a, b]);
+//! assert_eq!(game.index(by_net)?.get(&8), Some(b));
+//! assert_eq!(game.index(by_cell)?.get(&Cell(0, 0)), [a, b]);
 //!
 //! // Found again by name, with its type:
-//! let cells = game.index_named::<EntityIndex<Cell>>("Cell")?;
+//! let cells = game.index(game.index_id::<EntityIndex<Cell>>("Cell")?)?;
 //! assert_eq!(cells.to_string(), r#"EntityIndex "Cell" on AllOf(Cell): 1 key, 2 entities"#);
 //!
 //! game.destroy_entity(a)?;
-//! assert_eq!(game.entities_by_key(by_cell, &Cell(0, 0))?, [b]);
-//! assert_eq!(game.entity_by_key(by_net, &7)?, None);
+//! assert_eq!(game.index(by_cell)?.get(&Cell(0, 0)), [b]);
+//! assert_eq!(game.index(by_net)?.get(&7), None);
 //! # Ok::<(), reactecs::Error>(())
 //! ```
 
@@ -237,7 +249,7 @@ pub trait Index: IndexStore + fmt::Display + fmt::Debug {
     }
 
     /// Whether the index follows its group (see
-    /// [`Context::deactivate_index`](crate::Context::deactivate_index)).
+    /// [`IndexMut::deactivate`](crate::IndexMut::deactivate)).
     fn is_active(&self) -> bool {
         self.core().active
     }

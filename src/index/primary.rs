@@ -37,15 +37,15 @@ use crate::storage::ComponentRef;
 /// let mut game = Context::new();
 /// let names = game.add_index(PrimaryEntityIndex::new("Name", |n: &Name| n.0.clone()))?;
 /// let hero = game.create_entity_with(Name("hero".into()))?;
-/// assert_eq!(game.entity_by_key(names, "hero")?, Some(hero));
-/// assert_eq!(game.entity_by_key(names, "nobody")?, None);
+/// assert_eq!(game.index(names)?.get("hero"), Some(hero));
+/// assert_eq!(game.index(names)?.get("nobody"), None);
 ///
 /// // A second "hero" is refused, and nothing changes.
 /// let other = game.create_entity();
 /// let err = game.add(other, Name("hero".into())).unwrap_err();
 /// assert!(matches!(err, Error::DuplicatePrimaryKey { holder, entity: Some(e), .. } if holder == hero && e == other));
 /// assert!(!game.has::<Name>(other));
-/// assert_eq!(game.entity_by_key(names, "hero")?, Some(hero));
+/// assert_eq!(game.index(names)?.get("hero"), Some(hero));
 /// # Ok::<(), reactecs::Error>(())
 /// ```
 pub struct PrimaryEntityIndex<K> {

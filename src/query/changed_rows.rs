@@ -1,5 +1,5 @@
 //! Reading given blocks of rows of one archetype in place: what
-//! [`Context::drain_collected`](crate::Context::drain_collected) walks for
+//! [`CollectorMut::drain`](crate::CollectorMut::drain) walks for
 //! the rows stamped since a collector last looked.
 
 use crate::query_param::QueryParam;

@@ -1,6 +1,13 @@
 //! Typed queries: tuples of `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`
 //! and `Entity`, iterated entity by entity or chunk by chunk (as slices).
 //!
+//! On [`Context`](crate::Context): [`query`](crate::Context::query),
+//! [`query_mut`](crate::Context::query_mut), [`view`](crate::Context::view),
+//! [`view_mut`](crate::Context::view_mut) and
+//! [`query_mut_and_view`](crate::Context::query_mut_and_view); the
+//! context's side is in `context/query.rs` (views: `context/view.rs`,
+//! `context/view_mut.rs`).
+//!
 //! ```
 //! use reactecs::prelude::*;
 //! #[derive(Clone, Copy)] struct Position(f32);

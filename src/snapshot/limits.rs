@@ -7,9 +7,9 @@ use std::cell::Cell;
 use super::MAX_ENTITIES;
 use crate::storage::CHUNK_BYTES;
 
-/// Bounds on what [`Context::restore_limited`](crate::Context::restore_limited)
-/// (and [`restore_of_limited`](crate::Context::restore_of_limited)) reads
-/// and creates; [`restore`](crate::Context::restore) uses the defaults. A
+/// Bounds on what [`Context::restore`](crate::Context::restore) (and
+/// [`restore_of`](crate::Context::restore_of)) reads and creates, given
+/// with the input: `RestoreLimits::default()` for your own saves. A
 /// snapshot past a limit is refused with
 /// [`Error::InvalidSnapshot`](crate::Error::InvalidSnapshot) naming the
 /// limit, before any entity is created (the target stays empty).
@@ -43,7 +43,7 @@ use crate::storage::CHUNK_BYTES;
 ///   entities without values.
 /// - It can make a restore as large as its input warrants: a 100 MB save
 ///   of real values is restored. Bound what you accept, from untrusted
-///   sources, with [`Context::restore_limited`](crate::Context::restore_limited):
+///   sources, with the limits given to [`Context::restore`](crate::Context::restore):
 ///   [`max_entities`](RestoreLimits::max_entities),
 ///   [`max_empty_entities`](RestoreLimits::max_empty_entities) and
 ///   [`max_bytes`](RestoreLimits::max_bytes) (the bytes the values, the
@@ -74,7 +74,7 @@ use crate::storage::CHUNK_BYTES;
 /// let limits = RestoreLimits::default().max_entities(10_000).max_bytes(64 * bytes.len());
 /// let mut game = Context::new();
 /// let input = &mut serde_json::Deserializer::from_slice(bytes);
-/// let err = game.restore_limited(input, limits).unwrap_err();
+/// let err = game.restore(input, limits).unwrap_err();
 /// assert!(matches!(err, Error::InvalidSnapshot { .. }));
 /// assert!(game.is_empty());
 /// ```

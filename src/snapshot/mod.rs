@@ -7,9 +7,10 @@
 //!   are left out.
 //! - [`Context::snapshot`] gives a [`Snapshot`], which implements
 //!   `Serialize` and writes straight from storage (nothing is copied).
-//! - [`Context::restore`] reads one into an empty context: all or nothing;
-//!   [`Context::restore_limited`] within the bounds of [`RestoreLimits`],
-//!   for input from strangers (the threat model is on `RestoreLimits`).
+//! - [`Context::restore`] reads one into an empty context: all or nothing,
+//!   within the bounds of a [`RestoreLimits`] (the defaults for your own
+//!   saves, tighter ones for input from strangers: the threat model is on
+//!   `RestoreLimits`).
 //! - [`Context::snapshot_of`] and [`Context::restore_of`] do the same for
 //!   the types of a [`SnapshotTuple`] (`(Position, Velocity)`), in the same
 //!   format, with each value's own serde code compiled for the format: a
@@ -211,7 +212,7 @@ impl Context {
     ///
     /// # Example
     /// ```
-    /// use reactecs::{Context, Entity, MapEntities};
+    /// use reactecs::{Context, Entity, MapEntities, RestoreLimits};
     /// use serde::{Deserialize, Serialize};
     ///
     /// #[derive(Debug, PartialEq, Serialize, Deserialize)]
@@ -233,7 +234,7 @@ impl Context {
     /// assert_eq!(json, r#"{"entities":2,"components":[["Health",[[0,30],[1,10]]],["Target",[[1,0]]]]}"#);
     ///
     /// let mut loaded = Context::with_name("Game");
-    /// loaded.restore(&mut serde_json::Deserializer::from_str(&json))?;
+    /// loaded.restore(&mut serde_json::Deserializer::from_str(&json), RestoreLimits::default())?;
     /// let archer = loaded.entities().nth(1).unwrap();
     /// let target = loaded.get::<Target>(archer)?.0;
     /// assert_eq!(loaded.get::<Health>(target)?, &Health(30));

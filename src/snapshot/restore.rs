@@ -1,5 +1,5 @@
 //! Restoring a snapshot (feature `serde`), through the registry
-//! (`restore`, and `restore_limited` within a caller's `RestoreLimits`)
+//! (`restore`, within the caller's `RestoreLimits`)
 //! or typed (`restore_of`): checking what was read, then
 //! creating the entities in order, each run of entities with the same
 //! components in one go, each entity in one step with its components (see
@@ -68,6 +68,12 @@ impl Context {
     /// To check a round trip, compare by creation order, not by iteration
     /// order: [`diff`](Context::diff) matches entities that way.
     ///
+    /// `limits` bound the entities and bytes the input may make the restore
+    /// take: [`RestoreLimits::default()`] (at most 65,536 entities that
+    /// hold no value) for your own saves; tighter ones for input from
+    /// untrusted sources (see [`RestoreLimits`] and the
+    /// [`snapshot`](crate::snapshot!) module docs, "Untrusted input").
+    ///
     /// Give the format's deserializer: `&mut serde_json::Deserializer::from_str(&text)`,
     /// `&mut postcard::Deserializer::from_bytes(&bytes)`. (Input after the
     /// snapshot is not read: call the deserializer's own end check, such as
@@ -86,9 +92,9 @@ impl Context {
     ///   the wrong shape, an entity position out of range, a component
     ///   listed twice for one entity, two holders of a unique component.
     ///   The input is read in full before any entity is created, so nothing
-    ///   changes. Also past a bound of the default [`RestoreLimits`] (more
-    ///   than 65,536 entities that hold no value): see
-    ///   [`restore_limited`](Context::restore_limited).
+    ///   changes. Also, naming the bound, if the snapshot holds more
+    ///   entities, more entities without values, or takes more bytes than
+    ///   `limits` allow: reading stops at the bound, and nothing is created.
     /// - [`Error::WrongContext`] if the snapshot has a component this
     ///   (declared) context does not accept; nothing changes.
     /// - [`Error::DuplicatePrimaryKey`] if two of the snapshot's entities
@@ -100,7 +106,7 @@ impl Context {
     ///
     /// # Example
     /// ```
-    /// use reactecs::{Context, Error, Matcher};
+    /// use reactecs::{Context, Error, Matcher, RestoreLimits};
     /// #[derive(serde::Serialize, serde::Deserialize)]
     /// struct Spot(f32, f32);
     /// reactecs::component!(Spot);
@@ -112,38 +118,22 @@ impl Context {
     ///
     /// let mut loaded = Context::new();
     /// let moving = loaded.add_group(Matcher::all_of::<Spot>());
-    /// loaded.restore(&mut postcard::Deserializer::from_bytes(&bytes))?;
+    /// loaded.restore(&mut postcard::Deserializer::from_bytes(&bytes), RestoreLimits::default())?;
     /// assert_eq!(loaded.group(moving)?.len(), 1);
     ///
     /// // Truncated input is an error, and leaves the target empty.
     /// let mut other = Context::new();
     /// let cut = &bytes[..bytes.len() - 1];
-    /// let err = other.restore(&mut postcard::Deserializer::from_bytes(cut)).unwrap_err();
+    /// let err = other.restore(&mut postcard::Deserializer::from_bytes(cut), RestoreLimits::default()).unwrap_err();
     /// assert!(matches!(err, Error::InvalidSnapshot { .. }));
     /// assert!(other.is_empty());
     /// // Restoring into a context with entities is refused.
-    /// let err = loaded.restore(&mut postcard::Deserializer::from_bytes(&bytes)).unwrap_err();
+    /// let err = loaded.restore(&mut postcard::Deserializer::from_bytes(&bytes), RestoreLimits::default()).unwrap_err();
     /// assert!(matches!(err, Error::RestoreTargetNotEmpty { .. }));
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn restore<'de, D: Deserializer<'de>>(&mut self, input: D) -> Result<(), Error> {
-        self.restore_limited(input, RestoreLimits::default())
-    }
-
-    /// Restores a snapshot as [`restore`](Context::restore) does, within
-    /// `limits`: for input from untrusted sources, bound the entities and
-    /// bytes it may make the restore take (see [`RestoreLimits`] and the
-    /// [`snapshot`](crate::snapshot!) module docs, "Untrusted input").
     ///
-    /// # Errors
-    /// Those of [`restore`](Context::restore), with its guarantee (the
-    /// context has no entities after an error, and is usable), and
-    /// [`Error::InvalidSnapshot`] naming the bound if the snapshot holds
-    /// more entities, more entities without values, or takes more bytes
-    /// than `limits` allow; reading stops at the bound, and nothing is
-    /// created.
-    ///
-    /// # Example
+    /// Input from strangers, within tighter limits:
     /// ```
     /// use reactecs::{Context, Error, RestoreLimits};
     /// #[derive(serde::Serialize, serde::Deserialize)]
@@ -159,23 +149,24 @@ impl Context {
     ///
     /// let small = RestoreLimits::default().max_entities(10);
     /// let mut loaded = Context::new();
-    /// let err = loaded.restore_limited(&mut postcard::Deserializer::from_bytes(&bytes), small).unwrap_err();
+    /// let err = loaded.restore(&mut postcard::Deserializer::from_bytes(&bytes), small).unwrap_err();
     /// assert!(matches!(err, Error::InvalidSnapshot { .. }));
     /// assert!(loaded.is_empty());
     ///
     /// let fair = RestoreLimits::default().max_bytes(64 * bytes.len() + 64 * 1024);
-    /// loaded.restore_limited(&mut postcard::Deserializer::from_bytes(&bytes), fair)?;
+    /// loaded.restore(&mut postcard::Deserializer::from_bytes(&bytes), fair)?;
     /// assert_eq!(loaded.len(), 100);
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn restore_limited<'de, D: Deserializer<'de>>(&mut self, input: D, limits: RestoreLimits) -> Result<(), Error> {
+    pub fn restore<'de, D: Deserializer<'de>>(&mut self, input: D, limits: RestoreLimits) -> Result<(), Error> {
         self.restore_with(input, &Registered, limits)
     }
 
     /// Restores a snapshot as [`restore`](Context::restore) does (same
     /// format, same checks, same result), reading the values of the
     /// component types of `C` (one type, or a tuple of up to 12) with their
-    /// own `Deserialize`, compiled for the format of `input` (no erased
+    /// own `Deserialize`, within `limits` (as for `restore`), compiled
+    /// for the format of `input` (no erased
     /// dispatch): a few times faster. A column of another type listed in
     /// [`snapshot!`](crate::snapshot!) is still read, through the registry
     /// as `restore` reads it; list every type the snapshot holds in `C` for
@@ -192,7 +183,7 @@ impl Context {
     ///
     /// # Example
     /// ```
-    /// use reactecs::{Context, Error};
+    /// use reactecs::{Context, Error, RestoreLimits};
     /// #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
     /// struct Mark(f32, f32);
     /// #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -207,7 +198,7 @@ impl Context {
     /// let bytes = postcard::to_stdvec(&game.snapshot_of::<(Mark, Pace)>()?).unwrap();
     ///
     /// let mut loaded = Context::new();
-    /// loaded.restore_of::<(Mark, Pace)>(&mut postcard::Deserializer::from_bytes(&bytes))?;
+    /// loaded.restore_of::<(Mark, Pace)>(&mut postcard::Deserializer::from_bytes(&bytes), RestoreLimits::default())?;
     /// let all: Vec<_> = loaded.entities().collect();
     /// assert_eq!(all.len(), 3);
     /// assert_eq!(loaded.get::<Pace>(all[0])?, &Pace(3.0));
@@ -217,23 +208,12 @@ impl Context {
     /// // Truncated input is an error, and leaves the target empty.
     /// let mut other = Context::new();
     /// let cut = &bytes[..bytes.len() - 1];
-    /// let err = other.restore_of::<(Mark, Pace)>(&mut postcard::Deserializer::from_bytes(cut)).unwrap_err();
+    /// let err = other.restore_of::<(Mark, Pace)>(&mut postcard::Deserializer::from_bytes(cut), RestoreLimits::default()).unwrap_err();
     /// assert!(matches!(err, Error::InvalidSnapshot { .. }));
     /// assert!(other.is_empty());
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn restore_of<'de, C: SnapshotTuple>(&mut self, input: impl Deserializer<'de>) -> Result<(), Error> {
-        self.restore_of_limited::<C>(input, RestoreLimits::default())
-    }
-
-    /// Restores a snapshot as [`restore_of`](Context::restore_of) does,
-    /// within `limits`, as [`restore_limited`](Context::restore_limited)
-    /// does.
-    ///
-    /// # Errors
-    /// Those of [`restore_of`](Context::restore_of) and
-    /// [`restore_limited`](Context::restore_limited).
-    pub fn restore_of_limited<'de, C: SnapshotTuple>(
+    pub fn restore_of<'de, C: SnapshotTuple>(
         &mut self,
         input: impl Deserializer<'de>,
         limits: RestoreLimits,

@@ -89,7 +89,7 @@ impl Context {
     /// assert_eq!(json, serde_json::to_string(&game.snapshot()).unwrap());
     ///
     /// let mut loaded = Context::with_name("Game");
-    /// loaded.restore_of::<(Life, Aim)>(&mut serde_json::Deserializer::from_str(&json))?;
+    /// loaded.restore_of::<(Life, Aim)>(&mut serde_json::Deserializer::from_str(&json), reactecs::RestoreLimits::default())?;
     /// let archer = loaded.entities().nth(1).unwrap();
     /// let target = loaded.get::<Aim>(archer)?.0;
     /// assert_eq!(loaded.get::<Life>(target)?, &Life(30));

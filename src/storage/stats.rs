@@ -1,5 +1,6 @@
 //! `StorageStats`: how much memory a context's storage holds: its
-//! archetypes' chunks, and the sparse sets of flag and sparse components.
+//! archetypes' chunks, the sparse sets of flag and sparse components, and
+//! (counted by the context) the values its component pools keep.
 
 use super::archetypes::Archetypes;
 use super::sparse::SparseSets;
@@ -32,6 +33,9 @@ pub struct StorageStats {
     /// blocks); nothing while no
     /// one watches.
     pub stamp_bytes: usize,
+    /// Values kept in the component pools of `pooled` components, for
+    /// reuse (dropped by `shrink_to_fit`; see [`PoolMut`](crate::PoolMut)).
+    pub pooled_values: usize,
 }
 
 impl StorageStats {

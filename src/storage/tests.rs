@@ -7,9 +7,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::component_info::{ComponentInfo, StorageKind, TypedId};
 use super::*;
-use crate::entities::Entities;
 use crate::entity::Entity;
 use crate::id::ComponentId;
+use crate::slot_table::SlotTable;
 
 #[repr(align(64))]
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -135,7 +135,7 @@ fn set(ids: &[usize]) -> ComponentSet {
 
 /// Storage and the entity records that say where each row is.
 struct Fixture {
-    keys: Entities,
+    keys: SlotTable,
     storage: Archetypes,
     sparse: SparseSets,
 }
@@ -143,7 +143,7 @@ struct Fixture {
 impl Fixture {
     fn new() -> Self {
         Fixture {
-            keys: Entities::new(0),
+            keys: SlotTable::new(0),
             storage: Archetypes::new(infos()),
             sparse: SparseSets::default(),
         }

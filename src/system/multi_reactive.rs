@@ -31,7 +31,7 @@ impl SealedWorld for Contexts {}
 
 /// Runs a [`ReactiveSystem<Contexts>`](ReactiveSystem) as a `System<Contexts>`.
 /// `teardown` removes its collectors; a later run makes new ones. A collector
-/// the user removes ([`Context::remove_collector`](crate::Context::remove_collector))
+/// the user removes ([`CollectorMut::remove`](crate::CollectorMut::remove))
 /// makes every later run fail with
 /// [`Error::UnknownCollector`](crate::Error::UnknownCollector), after the
 /// entities its other collectors gathered are executed. An entity gathered

@@ -76,7 +76,7 @@ pub trait ReactiveSystem<W: ReactiveWorld = Context> {
     /// its filter) or
     /// [`include_destroyed`](ReactiveSystem::include_destroyed) says so. To
     /// leave destroyed entities out there, filter with
-    /// [`Context::is_enabled`].
+    /// [`Aerc::is_enabled`](crate::Aerc::is_enabled).
     fn filter(&self, context: &Context, entity: Entity) -> bool {
         let _ = (context, entity);
         true
@@ -200,7 +200,7 @@ impl ReactiveWorld for Context {
 /// [when collection starts](crate::system#when-collection-starts)); on
 /// another context the system does nothing. `teardown` removes the collector
 /// (releasing what it held); a later run makes a new one. A collector
-/// removed otherwise ([`Context::remove_collector`]) makes the next run fail
+/// removed otherwise ([`CollectorMut::remove`](crate::CollectorMut::remove)) makes the next run fail
 /// with [`Error::UnknownCollector`] (the changes it held are gone); the run
 /// after that makes a new collector. Entities a
 /// panicking `filter` or `execute` left retained are released by the next

@@ -44,13 +44,13 @@ use crate::context::Context;
 /// struct Tick;
 /// impl System for Tick {
 ///     fn execute(&mut self, game: &mut Context) {
-///         game.unique_mut::<Counter>().expect("a counter").0 += 1;
+///         game.get_mut::<Counter>(game.unique_entity::<Counter>().expect("a counter")).expect("a counter").0 += 1;
 ///     }
 /// }
 /// struct Double;
 /// impl System for Double {
 ///     fn execute(&mut self, game: &mut Context) {
-///         game.unique_mut::<Counter>().expect("a counter").0 *= 2;
+///         game.get_mut::<Counter>(game.unique_entity::<Counter>().expect("a counter")).expect("a counter").0 *= 2;
 ///     }
 /// }
 ///

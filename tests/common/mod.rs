@@ -173,7 +173,7 @@ pub fn whole_state(game: &mut Context) -> Vec<String> {
                 "{:?} created {} retained {}",
                 game.entity(e).unwrap(),
                 game.creation_index(e).unwrap(),
-                game.retain_count(e).unwrap()
+                game.aerc().retain_count(e).unwrap()
             )
         })
         .collect();

@@ -641,14 +641,14 @@ impl IndexHandle {
     fn get(&self, game: &Context, key: u8) -> Vec<Entity> {
         match *self {
             IndexHandle::Entities(id) => {
-                let listed = game.entities_by_key(id, &key).unwrap();
+                let listed = game.index(id).unwrap().get(&key);
                 assert_eq!(listed, game.index(id).unwrap().get(&key));
                 let mut listed = listed.to_vec();
                 listed.sort();
                 listed
             }
             IndexHandle::Primary(id) => {
-                let found = game.entity_by_key(id, &key).unwrap();
+                let found = game.index(id).unwrap().get(&key);
                 assert_eq!(found, game.index(id).unwrap().get(&key));
                 found.into_iter().collect()
             }
@@ -667,23 +667,25 @@ impl IndexHandle {
 
     fn activate(&self, game: &mut Context) -> Result<(), Error> {
         match *self {
-            IndexHandle::Entities(id) => game.activate_index(id),
-            IndexHandle::Primary(id) => game.activate_index(id),
+            IndexHandle::Entities(id) => game.index_mut(id)?.activate(),
+            IndexHandle::Primary(id) => game.index_mut(id)?.activate(),
         }
     }
 
     fn deactivate(&self, game: &mut Context) -> Result<(), Error> {
         match *self {
-            IndexHandle::Entities(id) => game.deactivate_index(id),
-            IndexHandle::Primary(id) => game.deactivate_index(id),
+            IndexHandle::Entities(id) => game.index_mut(id)?.deactivate(),
+            IndexHandle::Primary(id) => game.index_mut(id)?.deactivate(),
         }
+        Ok(())
     }
 
     fn remove(&self, game: &mut Context) -> Result<(), Error> {
         match *self {
-            IndexHandle::Entities(id) => game.remove_index(id),
-            IndexHandle::Primary(id) => game.remove_index(id),
+            IndexHandle::Entities(id) => game.index_mut(id)?.remove(),
+            IndexHandle::Primary(id) => game.index_mut(id)?.remove(),
         }
+        Ok(())
     }
 }
 
@@ -1171,7 +1173,7 @@ impl World {
     }
 
     fn clear(&mut self, which: usize) {
-        self.game.clear_collector(self.collectors[which].id).unwrap();
+        self.game.collector_mut(self.collectors[which].id).unwrap().clear();
         self.forget_collected(which);
     }
 
@@ -1447,13 +1449,13 @@ impl World {
             Op::Clear(c) => self.clear(self.pick_collector(c)),
             Op::Deactivate(c) => {
                 let which = self.pick_collector(c);
-                self.game.deactivate_collector(self.collectors[which].id).unwrap();
+                self.game.collector_mut(self.collectors[which].id).unwrap().deactivate();
                 self.collectors[which].active = false;
                 self.forget_collected(which);
             }
             Op::Activate(c) => {
                 let which = self.pick_collector(c);
-                self.game.activate_collector(self.collectors[which].id).unwrap();
+                self.game.collector_mut(self.collectors[which].id).unwrap().activate();
                 self.collectors[which].active = true;
             }
             Op::CollectLate(which) => {
@@ -1563,7 +1565,7 @@ impl World {
                 let which = self.pick_collector(c);
                 self.clear(which);
                 let removed = self.collectors.remove(which);
-                self.game.remove_collector(removed.id).unwrap();
+                self.game.collector_mut(removed.id).unwrap().remove();
                 self.removed_collectors.push(removed.id);
             }
             Op::Listen => match self.listening.take() {
@@ -1774,7 +1776,7 @@ impl World {
         self.compare_queries();
         let mut disabled: Vec<Entity> = self.disabled.iter().copied().collect();
         disabled.sort_by_key(|e| e.index());
-        let retained: Vec<Entity> = self.game.retained_destroyed_entities().collect();
+        let retained: Vec<Entity> = self.game.aerc().retained_destroyed().collect();
         assert_eq!(retained, disabled, "retained destroyed entities, in slot order");
         self.compare_collectors();
         self.compare_indices();
@@ -1856,7 +1858,7 @@ impl World {
     }
 
     fn compare_entity(&self, e: Entity) {
-        let enabled = self.game.is_enabled(e);
+        let enabled = self.game.aerc().is_enabled(e);
         if let Some(values) = self.model.get(&e) {
             assert!(self.game.is_alive(e));
             assert_eq!(enabled, Ok(true), "{e} is alive");
@@ -1870,7 +1872,7 @@ impl World {
                     Kind::Flag => self.game.get::<Flag>(e).ok().map(|_| 0),
                     Kind::Counted => self.game.get::<Counted>(e).ok().map(|c| c.label.parse().unwrap()),
                     Kind::Leader => self.game.get::<Leader>(e).ok().map(|l| l.0),
-                    Kind::Lit => self.game.is_flag::<Lit>(e).then_some(0),
+                    Kind::Lit => self.game.has::<Lit>(e).then_some(0),
                     Kind::Mark => self.game.get::<Mark>(e).ok().map(|m| m.0),
                 }
             };
@@ -1889,17 +1891,17 @@ impl World {
         } else {
             assert!(!self.game.is_alive(e));
             assert!(matches!(enabled, Err(Error::StaleEntity { .. })), "{e}: {enabled:?}");
-            let count = self.game.retain_count(e);
+            let count = self.game.aerc().retain_count(e);
             assert!(matches!(count, Err(Error::StaleEntity { .. })), "{e}: {count:?}");
-            let owners = self.game.retain_owners(e);
+            let owners = self.game.aerc().owners(e);
             assert!(matches!(owners, Err(Error::StaleEntity { .. })), "{e}: {owners:?}");
             let get = self.game.get::<Small>(e);
             assert!(matches!(get, Err(Error::StaleEntity { .. })), "{get:?}");
             assert!(!self.user.contains_key(&e), "the model frees {e} while retained");
             return;
         }
-        assert_eq!(self.game.retain_count(e), Ok(self.retains(e)), "retains of {e}");
-        let owners = self.game.retain_owners(e).unwrap();
+        assert_eq!(self.game.aerc().retain_count(e), Ok(self.retains(e)), "retains of {e}");
+        let owners = self.game.aerc().owners(e).unwrap();
         match self.mode {
             AercMode::Safe => {
                 let owners = owners.expect("safe mode lists owners");

@@ -73,9 +73,9 @@ impl Way {
 
     pub fn restore(self, target: &mut Context, input: &[u8], limits: RestoreLimits) -> Result<(), Error> {
         match self {
-            Way::Json => target.restore_limited(&mut serde_json::Deserializer::from_slice(input), limits),
+            Way::Json => target.restore(&mut serde_json::Deserializer::from_slice(input), limits),
             Way::JsonTyped => restore_typed::<Typed>(target, &mut serde_json::Deserializer::from_slice(input), limits),
-            Way::Postcard => target.restore_limited(&mut postcard::Deserializer::from_bytes(input), limits),
+            Way::Postcard => target.restore(&mut postcard::Deserializer::from_bytes(input), limits),
             Way::PostcardTyped => {
                 restore_typed::<Typed>(target, &mut postcard::Deserializer::from_bytes(input), limits)
             }
@@ -88,7 +88,7 @@ fn restore_typed<'de, C: SnapshotTuple>(
     input: impl serde::Deserializer<'de>,
     limits: RestoreLimits,
 ) -> Result<(), Error> {
-    target.restore_of_limited::<C>(input, limits)
+    target.restore_of::<C>(input, limits)
 }
 
 /// A target for a restore: a context with a group and a collector.

@@ -100,7 +100,7 @@ pub fn assert_empty_and_usable(context: &mut Context) {
     let collectors: Vec<CollectorId> = context.collectors().map(|c| c.id()).collect();
     context.destroy_entity(e).unwrap();
     for id in collectors {
-        context.clear_collector(id).unwrap();
+        context.collector_mut(id).unwrap().clear();
     }
     context.reset().unwrap();
 }
@@ -118,7 +118,7 @@ pub fn whole_state(context: &mut Context) -> Vec<String> {
                 "{:?} created {} retained {}",
                 context.entity(e).unwrap(),
                 context.creation_index(e).unwrap(),
-                context.retain_count(e).unwrap()
+                context.aerc().retain_count(e).unwrap()
             )
         })
         .collect();

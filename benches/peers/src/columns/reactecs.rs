@@ -118,55 +118,55 @@ pub fn columns() -> Vec<Column> {
         Column::timed(
             "reactive_replace",
             "reactecs:query_mut+drain",
-            "query_mut::<(&mut Pos, &Vel)>().for_each (a stamped write); drain_collected::<&Pos> on AllOf(Pos).added() reads the moved in place",
+            "query_mut::<(&mut Pos, &Vel)>().for_each (a stamped write); collector_mut(id).drain::<&Pos> on AllOf(Pos).added() reads the moved in place",
             |p| Box::new(Replace::new(p, Write::QueryMut, true)),
         ),
         Column::timed(
             "reactive_replace",
             "reactecs:par_for_each+drain",
-            "query_mut::<(&mut Pos, &Vel)>().par_for_each (a stamped write, in parallel); drain_collected::<&Pos> reads the moved in place",
+            "query_mut::<(&mut Pos, &Vel)>().par_for_each (a stamped write, in parallel); collector_mut(id).drain::<&Pos> reads the moved in place",
             |p| Box::new(Replace::new(p, Write::ParForEach, true)),
         ),
         Column::timed(
             "reactive_replace",
             "reactecs:modify_each+drain",
-            "modify_each::<Pos, &Vel> over a group of (Pos, Vel); drain_collected::<&Pos> reads the moved in place",
+            "modify_each::<Pos, &Vel> over a group of (Pos, Vel); collector_mut(id).drain::<&Pos> reads the moved in place",
             |p| Box::new(Replace::new(p, Write::ModifyEach, true)),
         ),
         Column::timed(
             "reactive_replace",
             "reactecs:view_mut+drain",
-            "view_mut::<(&mut Pos, &Vel)>() borrowed once per frame, get_mut per entity from a kept entity list; drain_collected::<&Pos> reads the moved in place",
+            "view_mut::<(&mut Pos, &Vel)>() borrowed once per frame, get_mut per entity from a kept entity list; collector_mut(id).drain::<&Pos> reads the moved in place",
             |p| Box::new(Replace::new(p, Write::ViewMut, true)),
         ),
         Column::timed(
             "reactive_replace",
             "reactecs:get_mut+drain",
-            "get::<Vel> and get_mut::<Pos> per entity from a kept entity list; drain_collected::<&Pos> reads the moved in place",
+            "get::<Vel> and get_mut::<Pos> per entity from a kept entity list; collector_mut(id).drain::<&Pos> reads the moved in place",
             |p| Box::new(Replace::new(p, Write::GetMut, true)),
         ),
         Column::timed(
             "reactive_replace",
             "reactecs:modify_with+drain",
-            "modify_with::<Pos, &Vel> per entity from a kept entity list; drain_collected::<&Pos> reads the moved in place",
+            "modify_with::<Pos, &Vel> per entity from a kept entity list; collector_mut(id).drain::<&Pos> reads the moved in place",
             |p| Box::new(Replace::new(p, Write::ModifyWith, true)),
         ),
         Column::timed(
             "reactive_replace_sparse",
             "reactecs:get_mut+drain",
-            "get::<Vel> and get_mut::<Pos> per changed entity; drain_collected::<&Pos> reads the changed in place",
+            "get::<Vel> and get_mut::<Pos> per changed entity; collector_mut(id).drain::<&Pos> reads the changed in place",
             |p| Box::new(Sparse::new(p, Write::GetMut, true)),
         ),
         Column::timed(
             "reactive_replace_sparse",
             "reactecs:view_mut+drain",
-            "view_mut::<(&mut Pos, &Vel)>() borrowed once per frame, get_mut per changed entity; drain_collected::<&Pos> reads the changed in place",
+            "view_mut::<(&mut Pos, &Vel)>() borrowed once per frame, get_mut per changed entity; collector_mut(id).drain::<&Pos> reads the changed in place",
             |p| Box::new(Sparse::new(p, Write::ViewMut, true)),
         ),
         Column::timed(
             "reactive_replace_sparse",
             "reactecs:modify_with+drain",
-            "modify_with::<Pos, &Vel> per changed entity; drain_collected::<&Pos> reads the changed in place",
+            "modify_with::<Pos, &Vel> per changed entity; collector_mut(id).drain::<&Pos> reads the changed in place",
             |p| Box::new(Sparse::new(p, Write::ModifyWith, true)),
         ),
         Column::timed(
@@ -219,8 +219,8 @@ pub fn columns() -> Vec<Column> {
         ),
         Column::timed(
             "index_lookup",
-            "reactecs:entity_by_key",
-            "the same index: Context::entity_by_key(index, key), then Context::get::<Value>, per key",
+            "reactecs:index_per_key",
+            "the same index: Context::index(id) then get(key), then Context::get::<Value>, per key",
             |p| Box::new(Lookup::new(p, true)),
         ),
         Column::timed(
@@ -493,7 +493,7 @@ impl ReactiveSystem for SumMoved {
 }
 
 /// How a reactive column's consumer visits the moved entities: a reactive
-/// system reading each with `get` (Entitas' way), or `drain_collected`
+/// system reading each with `get` (Entitas' way), or `CollectorMut::drain`
 /// reading the collector's batch in place.
 enum Consumer {
     System(Reactive<SumMoved>),
@@ -518,7 +518,7 @@ impl Consumer {
         match self {
             Consumer::System(system) => system.execute(game),
             Consumer::InPlace { collector, seen } => {
-                game.drain_collected::<&Pos>(*collector, |p| seen.visit(f64::from(p.0[0])))
+                game.collector_mut(*collector).unwrap().drain::<&Pos>(|p| seen.visit(f64::from(p.0[0])))
                     .expect("the context's collector");
             }
         }
@@ -968,7 +968,7 @@ impl Cell for Lookup {
             for key in &self.keys.lookups {
                 let e = self
                     .game
-                    .entity_by_key(self.index, key)
+                    .index(self.index).map(|index| index.get(key))
                     .expect("added")
                     .expect("every key is filed");
                 sum += f64::from(self.game.get::<Value>(e).expect("alive with a Value").0);

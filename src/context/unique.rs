@@ -1,8 +1,7 @@
 //! Unique components on the context: `set_unique`, `unique`,
-//! `unique_entity`, `remove_unique`, `take_unique` (see `unique.rs` for who
-//! holds each).
+//! `unique_entity`, `take_unique` (see `unique.rs` for who holds each).
 
-use super::{Context, Mut};
+use super::Context;
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::Error;
@@ -55,14 +54,10 @@ impl Context {
     /// The value of unique component `T`, if an entity holds it (O(1): the
     /// holder is recorded, not searched). Always `None` for a component not
     /// declared unique (`set_unique` reports that as [`Error::NotUnique`]).
+    /// To write it: [`set_unique`](Context::set_unique) (as `replace`), or
+    /// `get_mut` of its [`unique_entity`](Context::unique_entity).
     pub fn unique<T: Component>(&self) -> Option<&T> {
         self.get(self.uniques.holder(T::component_id())?).ok()
-    }
-
-    /// The value of unique component `T`, mutably (a write collectors see
-    /// and no event announces, like [`get_mut`](Context::get_mut)).
-    pub fn unique_mut<T: Component>(&mut self) -> Option<Mut<'_, T>> {
-        self.get_mut(self.uniques.holder(T::component_id())?).ok()
     }
 
     /// The entity holding unique component `T`, if any.
@@ -70,27 +65,27 @@ impl Context {
         self.uniques.holder(T::component_id())
     }
 
-    /// Removes unique component `T` from its holder and drops it (or pools
-    /// it, for a `pooled` component), firing
-    /// `ComponentRemoved`; a holder left with no components is destroyed too
-    /// (as Entitas does), so `set_unique` then `remove_unique` leaves nothing
-    /// behind (unless a handler panics on the way: then an emptied holder may
-    /// stay alive). Use [`take_unique`](Context::take_unique) to get the value.
-    ///
-    /// # Errors
-    /// [`Error::NotUnique`] if `T` is not declared unique; [`Error::UniqueAbsent`]
-    /// if no entity holds it (so a second call is an error); as
-    /// [`remove`](Context::remove) otherwise.
-    pub fn remove_unique<T: Component>(&mut self) -> Result<(), Error> {
+    /// [`take_unique`](Context::take_unique), the value let go of (into
+    /// its pool, for a `pooled` component): what
+    /// [`CommandBuffer::remove_unique`](crate::CommandBuffer::remove_unique)
+    /// plays back as.
+    pub(crate) fn remove_unique<T: Component>(&mut self) -> Result<(), Error> {
         let value = self.take_unique::<T>()?;
         self.pools.put(value);
         Ok(())
     }
 
-    /// As [`remove_unique`](Context::remove_unique), but gives the value back.
+    /// Removes unique component `T` from its holder and gives it back,
+    /// firing `ComponentRemoved`; a holder left with no components is
+    /// destroyed too (as Entitas' `RemoveScore()` does), so `set_unique` then
+    /// `take_unique` leaves nothing behind (unless a handler panics on the
+    /// way: then an emptied holder may stay alive). Drop the value, or hand
+    /// a `pooled` one back with [`pool().recycle(value)`](crate::PoolMut::recycle).
     ///
     /// # Errors
-    /// As `remove_unique`.
+    /// [`Error::NotUnique`] if `T` is not declared unique; [`Error::UniqueAbsent`]
+    /// if no entity holds it (so a second call is an error); as
+    /// [`remove`](Context::remove) otherwise.
     pub fn take_unique<T: Component>(&mut self) -> Result<T, Error> {
         let id = self.unique_id::<T>()?;
         let holder = self.uniques.holder(id).ok_or(Error::UniqueAbsent {

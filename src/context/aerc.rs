@@ -1,31 +1,40 @@
-//! AERC on the context: `retain`, `release` and what they tell (see the
-//! [`aerc`](crate::aerc) module), and the releases of the context's own
-//! retains (collectors, reactive systems).
+//! AERC on the context: `retain`, `release`, and `aerc()`'s [`Aerc`] view
+//! of what they tell (see the [`aerc`](crate::aerc) module); and the
+//! releases of the context's own retains (collectors, reactive systems).
+
+use std::fmt;
 
 use super::Context;
 use crate::aerc::{AercMode, Misuse, Owner};
-use crate::entities::Liveness;
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::event::ContextEvent;
+use crate::slot_table::Liveness;
 
 impl Context {
-    /// How this context counts retains.
-    pub fn aerc_mode(&self) -> AercMode {
-        self.retains.mode()
-    }
-
-    /// Whether the entity is enabled: `Ok(true)` while alive, `Ok(false)`
-    /// once destroyed while something still retains it.
+    /// A read-only view of the context's retains: its [`AercMode`], each
+    /// entity's retain count and owners, whether an entity is enabled, and
+    /// the destroyed entities kept for their retainers (see [`Aerc`]).
     ///
-    /// # Errors
-    /// [`Error::StaleEntity`] once the slot is freed (destroyed and released).
-    pub fn is_enabled(&self, entity: Entity) -> Result<bool, Error> {
-        match self.entities.liveness(entity) {
-            Liveness::Alive(_) => Ok(true),
-            Liveness::Disabled => Ok(false),
-            Liveness::Stale => Err(self.dead(entity, None)),
-        }
+    /// # Example
+    /// ```
+    /// use reactecs::prelude::*;
+    ///
+    /// let mut game = Context::new();
+    /// let e = game.create_entity();
+    /// let owner = Owner::new();
+    /// game.retain(e, owner)?;
+    /// assert_eq!(game.aerc().retain_count(e)?, 1);
+    /// assert_eq!(game.aerc().owners(e)?, Some(&[owner][..])); // safe mode lists them
+    /// game.destroy_entity(e)?;
+    /// assert_eq!(game.aerc().is_enabled(e)?, false); // destroyed, its slot kept
+    /// assert_eq!(game.aerc().retained_destroyed().collect::<Vec<_>>(), [e]);
+    /// game.release(e, owner)?;
+    /// assert!(game.aerc().is_enabled(e).is_err()); // stale now
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn aerc(&self) -> Aerc<'_> {
+        Aerc { context: self }
     }
 
     /// Adds a retain by `owner`: the entity's slot is not reused until every
@@ -145,6 +154,44 @@ impl Context {
         entities.clear();
         self.fire_released();
     }
+}
+
+fn misuse_error(misuse: Misuse, context: &'static str, entity: Entity, owner: Owner) -> Error {
+    match misuse {
+        Misuse::TooManyRetains => Error::TooManyRetains { context, entity },
+        Misuse::AlreadyRetained => Error::AlreadyRetained { context, entity, owner },
+        Misuse::NotRetained => Error::NotRetained { context, entity, owner },
+    }
+}
+
+/// A read-only view of a context's retains, from [`Context::aerc`] (Entitas'
+/// `entity.retainCount`, `entity.owners`, `entity.isEnabled`, and the
+/// context's retained entities). Retaining and releasing are
+/// [`Context::retain`] and [`Context::release`].
+#[derive(Clone, Copy)]
+pub struct Aerc<'a> {
+    context: &'a Context,
+}
+
+impl<'a> Aerc<'a> {
+    /// How the context counts retains.
+    pub fn mode(&self) -> AercMode {
+        self.context.retains.mode()
+    }
+
+    /// Whether the entity is enabled: `Ok(true)` while alive, `Ok(false)`
+    /// once destroyed while something still retains it (see
+    /// [`Context::is_alive`] for a plain yes or no).
+    ///
+    /// # Errors
+    /// [`Error::StaleEntity`] once the slot is freed (destroyed and released).
+    pub fn is_enabled(&self, entity: Entity) -> Result<bool, Error> {
+        match self.context.entities.liveness(entity) {
+            Liveness::Alive(_) => Ok(true),
+            Liveness::Disabled => Ok(false),
+            Liveness::Stale => Err(self.context.dead(entity, None)),
+        }
+    }
 
     /// How many retains hold the entity (enabled or destroyed).
     ///
@@ -161,10 +208,10 @@ impl Context {
     /// # Errors
     /// [`Error::StaleEntity`] if the slot is free.
     pub fn retain_count(&self, entity: Entity) -> Result<usize, Error> {
-        if !self.entities.holds_slot(entity) {
-            return Err(self.dead(entity, None));
+        if !self.context.entities.holds_slot(entity) {
+            return Err(self.context.dead(entity, None));
         }
-        Ok(self.retains.count(entity.index()))
+        Ok(self.context.retains.count(entity.index()))
     }
 
     /// Who retains the entity, among owners made with [`Owner::new`]:
@@ -172,33 +219,38 @@ impl Context {
     /// that a release moves the newest into the released one's place), `None`
     /// in fast mode, which does not record them. Retains held by collectors
     /// and reactive systems are counted in
-    /// [`retain_count`](Context::retain_count) but not listed here: they are
+    /// [`retain_count`](Aerc::retain_count) but not listed here: they are
     /// made and released by the context alone, so there is no misuse to catch,
     /// and skipping the bookkeeping keeps reactive frames cheap.
     ///
     /// # Errors
     /// [`Error::StaleEntity`] if the slot is free.
-    pub fn retain_owners(&self, entity: Entity) -> Result<Option<&[Owner]>, Error> {
-        if !self.entities.holds_slot(entity) {
-            return Err(self.dead(entity, None));
+    pub fn owners(&self, entity: Entity) -> Result<Option<&'a [Owner]>, Error> {
+        if !self.context.entities.holds_slot(entity) {
+            return Err(self.context.dead(entity, None));
         }
-        Ok((self.retains.mode() == AercMode::Safe).then(|| self.retains.owners(entity.index())))
+        let retains = &self.context.retains;
+        Ok((retains.mode() == AercMode::Safe).then(|| retains.owners(entity.index())))
     }
 
     /// The destroyed entities whose slots are kept because something still
     /// retains them, in slot order.
-    pub fn retained_destroyed_entities(&self) -> impl Iterator<Item = Entity> + '_ {
-        self.entities
+    pub fn retained_destroyed(&self) -> impl Iterator<Item = Entity> + use<'a> {
+        self.context
+            .entities
             .held()
             .filter(|&(_, disabled)| disabled)
             .map(|(entity, _)| entity)
     }
 }
 
-fn misuse_error(misuse: Misuse, context: &'static str, entity: Entity, owner: Owner) -> Error {
-    match misuse {
-        Misuse::TooManyRetains => Error::TooManyRetains { context, entity },
-        Misuse::AlreadyRetained => Error::AlreadyRetained { context, entity, owner },
-        Misuse::NotRetained => Error::NotRetained { context, entity, owner },
+/// The mode and how many destroyed entities are kept:
+/// `Aerc { mode: Safe, retained_destroyed: 1 }`.
+impl fmt::Debug for Aerc<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Aerc")
+            .field("mode", &self.mode())
+            .field("retained_destroyed", &self.context.entities.disabled_len())
+            .finish()
     }
 }

@@ -1,15 +1,15 @@
-//! The context's side of entity indices: registering, finding, switching
-//! and removing them. Keeping them current is the change routes' job (see
-//! `change.rs` and `lifecycle.rs`).
+//! The context's side of entity indices: registering them (`add_index`),
+//! finding them (`index`, `index_id`, `indices`), and the handle that acts
+//! on one (`index_mut`'s [`IndexMut`]: activate, deactivate, remove).
+//! Keeping them current is the change routes' job (see `change.rs` and
+//! `lifecycle.rs`).
 
 use std::fmt;
-use std::hash::Hash;
 
 use super::Context;
-use crate::entity::Entity;
 use crate::error::Error;
 use crate::id::{IndexId, IndexKey};
-use crate::index::{EntityIndex, Index, Indices, PrimaryEntityIndex, fill};
+use crate::index::{Index, Indices, fill};
 use crate::routes::Member;
 
 impl Context {
@@ -43,9 +43,9 @@ impl Context {
     /// let enemies = game.add_index(
     ///     PrimaryEntityIndex::new("Enemy", |n: &Name| n.0.clone()).matching(Matcher::all_of::<(Name, Enemy)>()),
     /// )?;
-    /// assert_eq!(game.entity_by_key(enemies, "boss")?, Some(boss));
-    /// assert_eq!(game.entity_by_key(enemies, "hero")?, None);
-    /// assert_eq!(game.retain_count(boss)?, 1); // the index holds it
+    /// assert_eq!(game.index(enemies)?.get("boss"), Some(boss));
+    /// assert_eq!(game.index(enemies)?.get("hero"), None);
+    /// assert_eq!(game.aerc().retain_count(boss)?, 1); // the index holds it
     /// # Ok::<(), reactecs::Error>(())
     /// ```
     pub fn add_index<I: Index>(&mut self, index: I) -> Result<IndexId<I>, Error> {
@@ -93,7 +93,11 @@ impl Context {
         Ok(IndexId::new(self.instance, key))
     }
 
-    /// The index with id `id`.
+    /// The index with id `id`: the [`EntityIndex`](crate::EntityIndex) or
+    /// [`PrimaryEntityIndex`](crate::PrimaryEntityIndex)
+    /// itself, to look keys up with its `get` (Entitas'
+    /// `context.GetEntityIndex(name)` is `index(index_id(name)?)`). To
+    /// switch or remove it, [`index_mut`](Context::index_mut).
     ///
     /// # Errors
     /// [`Error::UnknownIndex`] if it was removed or belongs to another
@@ -103,6 +107,37 @@ impl Context {
     /// module docs).
     pub fn index<I: Index>(&self, id: IndexId<I>) -> Result<&I, Error> {
         Self::typed_index(&self.indices, self.instance, self.name, id)
+    }
+
+    /// The handle that acts on index `id`: switch it off and on
+    /// ([`deactivate`](IndexMut::deactivate), [`activate`](IndexMut::activate))
+    /// or remove it ([`remove`](IndexMut::remove)). To look keys up, use
+    /// [`index`](Context::index).
+    ///
+    /// # Errors
+    /// [`Error::UnknownIndex`] if it was removed or belongs to another
+    /// context.
+    ///
+    /// # Example
+    /// ```
+    /// use reactecs::prelude::*;
+    /// #[derive(Debug)] struct Name(&'static str);
+    /// reactecs::component!(Name);
+    ///
+    /// let mut game = Context::new();
+    /// let by_name = game.add_index(PrimaryEntityIndex::new("Name", |n: &Name| n.0))?;
+    /// let hero = game.create_entity_with(Name("hero"))?;
+    /// game.index_mut(by_name)?.deactivate(); // empty, and deaf, until activated
+    /// assert_eq!(game.index(by_name)?.get("hero"), None);
+    /// game.index_mut(by_name)?.activate()?; // files the group's entities again
+    /// assert_eq!(game.index(by_name)?.get("hero"), Some(hero));
+    /// game.index_mut(by_name)?.remove();
+    /// assert!(matches!(game.index(by_name), Err(Error::UnknownIndex { .. })));
+    /// # Ok::<(), reactecs::Error>(())
+    /// ```
+    pub fn index_mut<I: Index>(&mut self, id: IndexId<I>) -> Result<IndexMut<'_, I>, Error> {
+        self.index_key(id)?;
+        Ok(IndexMut { context: self, id })
     }
 
     /// Index `id` of `indices`, the indices of the context with instance id
@@ -152,57 +187,14 @@ impl Context {
         Ok(IndexId::new(self.instance, key))
     }
 
-    /// The index named `name`, which must be an `I`.
-    ///
-    /// # Errors
-    /// As [`index_id`](Context::index_id).
-    pub fn index_named<I: Index>(&self, name: &str) -> Result<&I, Error> {
-        self.index(self.index_id::<I>(name)?)
-    }
-
     /// Every index, in slot order (creation order, except that a new index
     /// may take the slot of a removed one).
     pub fn indices(&self) -> impl Iterator<Item = &dyn Index> + '_ {
         self.indices.iter().map(|(_, entry)| &*entry.store)
     }
 
-    /// The entities filed under `key` in entity index `id`: shorthand for
-    /// `self.index(id)?.get(key)`. For many lookups in a row, fetch the index
-    /// once with [`index`](Context::index) and call its `get`.
-    ///
-    /// # Errors
-    /// As [`index`](Context::index).
-    pub fn entities_by_key<K, Q>(&self, id: IndexId<EntityIndex<K>>, key: &Q) -> Result<&[Entity], Error>
-    where
-        K: Hash + Eq + Clone + Send + Sync + 'static + std::borrow::Borrow<Q>,
-        Q: Hash + Eq + ?Sized,
-    {
-        Ok(self.index(id)?.get(key))
-    }
-
-    /// The entity filed under `key` in primary index `id`: shorthand for
-    /// `self.index(id)?.get(key)`. For many lookups in a row, fetch the index
-    /// once with [`index`](Context::index) and call its `get`.
-    ///
-    /// # Errors
-    /// As [`index`](Context::index).
-    pub fn entity_by_key<K, Q>(&self, id: IndexId<PrimaryEntityIndex<K>>, key: &Q) -> Result<Option<Entity>, Error>
-    where
-        K: Hash + Eq + Clone + fmt::Debug + Send + Sync + 'static + std::borrow::Borrow<Q>,
-        Q: Hash + Eq + ?Sized,
-    {
-        Ok(self.index(id)?.get(key))
-    }
-
-    /// Files the current entities of the index's group again, and follows the
-    /// group from now on. Does nothing if the index is active.
-    ///
-    /// # Errors
-    /// [`Error::UnknownIndex`]; [`Error::DuplicatePrimaryKey`] if, for a
-    /// primary index, two entities of the group have the same key (changes
-    /// made while it was inactive were not checked): it stays inactive and
-    /// empty.
-    pub fn activate_index<I: Index>(&mut self, id: IndexId<I>) -> Result<(), Error> {
+    /// [`IndexMut::activate`] of index `id`.
+    fn activate_index<I: Index>(&mut self, id: IndexId<I>) -> Result<(), Error> {
         let key = self.index_key(id)?;
         let group = self
             .indices
@@ -220,25 +212,16 @@ impl Context {
         filled
     }
 
-    /// Empties the index, releasing every entity it held, and stops it
-    /// following its group until [`activate_index`](Context::activate_index).
-    /// Does nothing if it is inactive.
-    ///
-    /// # Errors
-    /// [`Error::UnknownIndex`].
-    pub fn deactivate_index<I: Index>(&mut self, id: IndexId<I>) -> Result<(), Error> {
+    /// [`IndexMut::deactivate`] of index `id`.
+    fn deactivate_index<I: Index>(&mut self, id: IndexId<I>) -> Result<(), Error> {
         let key = self.index_key(id)?;
         self.indices.deactivate(key, &mut self.retains);
         self.invalidate_routes();
         Ok(())
     }
 
-    /// Removes the index, releasing every entity it held. Its id is then
-    /// unknown; its name is free again.
-    ///
-    /// # Errors
-    /// [`Error::UnknownIndex`].
-    pub fn remove_index<I: Index>(&mut self, id: IndexId<I>) -> Result<(), Error> {
+    /// [`IndexMut::remove`] of index `id`.
+    fn remove_index<I: Index>(&mut self, id: IndexId<I>) -> Result<(), Error> {
         let key = self.index_key(id)?;
         self.indices.deactivate(key, &mut self.retains);
         let entry = self
@@ -269,5 +252,54 @@ impl Context {
             context: self.name,
             index: id.to_string(),
         }
+    }
+}
+
+/// The handle that acts on one entity index, from [`Context::index_mut`]
+/// (Entitas' `entityIndex.Activate()`, `Deactivate()`): the index's id was
+/// checked when the handle was made, and the handle borrows the context,
+/// so none of its calls can find the index gone. To look keys up, use
+/// [`Context::index`].
+pub struct IndexMut<'a, I> {
+    context: &'a mut Context,
+    id: IndexId<I>,
+}
+
+impl<I: Index> IndexMut<'_, I> {
+    /// The index's id.
+    pub fn id(&self) -> IndexId<I> {
+        self.id
+    }
+
+    /// Files the current entities of the index's group again, and follows
+    /// the group from now on. Does nothing if the index is active.
+    ///
+    /// # Errors
+    /// [`Error::DuplicatePrimaryKey`] if, for a primary index, two entities
+    /// of the group have the same key (changes made while it was inactive
+    /// were not checked): it stays inactive and empty.
+    pub fn activate(&mut self) -> Result<(), Error> {
+        self.context.activate_index(self.id)
+    }
+
+    /// Empties the index, releasing every entity it held, and stops it
+    /// following its group until [`activate`](IndexMut::activate). Does
+    /// nothing if it is inactive.
+    pub fn deactivate(&mut self) {
+        let done = self.context.deactivate_index(self.id);
+        debug_assert!(done.is_ok(), "the handle's index exists");
+    }
+
+    /// Removes the index, releasing every entity it held. Its id is then
+    /// unknown; its name is free again.
+    pub fn remove(self) {
+        let done = self.context.remove_index(self.id);
+        debug_assert!(done.is_ok(), "the handle's index exists");
+    }
+}
+
+impl<I> fmt::Debug for IndexMut<'_, I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IndexMut").field("id", &self.id.to_string()).finish()
     }
 }

@@ -1,4 +1,4 @@
-//! `Entities`: the slim per-slot records behind a context's
+//! `SlotTable`: the slim per-slot records behind a context's
 //! [`Entity`](crate::Entity) handles.
 //!
 //! A slot record is 12 bytes: the entity's tag and its location (archetype
@@ -107,7 +107,7 @@ pub(crate) enum Liveness {
 
 /// The entity slots of a context: live entities, destroyed ones kept for
 /// their retainers (disabled), and free slots, reused last freed first.
-pub(crate) struct Entities {
+pub(crate) struct SlotTable {
     slots: Vec<Slot>,
     /// Per slot, the high bits of its entity's creation number (which wrap
     /// after 2^48 creations, long after any handle is stale). Kept only up
@@ -169,11 +169,11 @@ struct Block {
     count: u64,
 }
 
-impl Entities {
+impl SlotTable {
     /// The records of a new context with instance id `instance` (see the
     /// module docs: it says where the creation numbers start).
     pub(crate) fn new(instance: u64) -> Self {
-        Entities {
+        SlotTable {
             slots: Vec::new(),
             epochs: Vec::new(),
             free: NO_SLOT,
@@ -190,7 +190,7 @@ impl Entities {
     }
 }
 
-impl Entities {
+impl SlotTable {
     /// Where a live entity is; `None` if it is disabled or stale.
     #[inline(always)]
     pub(crate) fn location(&self, entity: Entity) -> Option<Location> {
@@ -208,7 +208,7 @@ impl Entities {
     /// The raw archetype id and row of the entity in `entity`'s slot, if the
     /// handle names it: a live entity's location, or (for a disabled one) a
     /// raw archetype id no archetype has. For reads that look the archetype up
-    /// anyway: one comparison fewer than [`location`](Entities::location).
+    /// anyway: one comparison fewer than [`location`](SlotTable::location).
     #[inline(always)]
     pub(crate) fn raw_location(&self, entity: Entity) -> Option<(u32, u32)> {
         let slot = self.slots.get(entity.index as usize)?;
@@ -278,7 +278,7 @@ impl Entities {
         slot.row = location.row;
     }
 
-    /// The slot the next [`alloc`](Entities::alloc) gives its entity (so
+    /// The slot the next [`alloc`](SlotTable::alloc) gives its entity (so
     /// values can be filed under it before the entity exists).
     #[inline(always)]
     pub(crate) fn next_slot(&mut self) -> u32 {
@@ -661,7 +661,7 @@ mod tests {
 
     #[test]
     fn freed_slots_are_reused_last_freed_first_with_a_new_tag() {
-        let mut entities = Entities::new(0);
+        let mut entities = SlotTable::new(0);
         let a = entities.alloc(at(0));
         let b = entities.alloc(at(1));
         assert!(entities.disable(a, false));
@@ -676,7 +676,7 @@ mod tests {
 
     #[test]
     fn a_disabled_entity_is_told_apart_from_a_stale_one() {
-        let mut entities = Entities::new(0);
+        let mut entities = SlotTable::new(0);
         let a = entities.alloc(at(0));
         assert!(!entities.disable(a, true));
         assert_eq!(entities.liveness(a), Liveness::Disabled);
@@ -688,7 +688,7 @@ mod tests {
         entities.check().unwrap();
     }
 
-    impl Entities {
+    impl SlotTable {
         /// Gives out numbers from `creation` on next, as if the context had
         /// come that far.
         fn jump_to(&mut self, creation: u64) {
@@ -705,7 +705,7 @@ mod tests {
         assert_eq!(block_range(3 * BLOCK, 4 * BLOCK), (3 * BLOCK, 4 * BLOCK));
         // A context starting at the last number of an epoch starts at the
         // next one's second.
-        let mut entities = Entities::new(0);
+        let mut entities = SlotTable::new(0);
         entities.jump_to(epoch - 1);
         assert_eq!(entities.alloc(at(0)).tag(), 1);
     }
@@ -726,7 +726,7 @@ mod tests {
 
     #[test]
     fn tags_skip_zero_and_all_ones_and_creation_indices_count_every_entity() {
-        let mut entities = Entities::new(0);
+        let mut entities = SlotTable::new(0);
         entities.jump_to(u64::from(u32::MAX) - 2);
         let made: Vec<Entity> = (0..4).map(|row| entities.alloc(at(row))).collect();
         let tags: Vec<u32> = made.iter().map(|e| e.tag()).collect();
@@ -753,7 +753,7 @@ mod tests {
 
     #[test]
     fn contexts_never_share_a_tag() {
-        let (mut game, mut input) = (Entities::new(1), Entities::new(2));
+        let (mut game, mut input) = (SlotTable::new(1), SlotTable::new(2));
         let ours: Vec<Entity> = (0..100).map(|row| game.alloc(at(row))).collect();
         let theirs: Vec<Entity> = (0..100).map(|row| input.alloc(at(row))).collect();
         assert!(
@@ -777,7 +777,7 @@ mod tests {
         assert_eq!(Entity::PLACEHOLDER.placeholder_number(), None);
         assert_ne!(last, Entity::PLACEHOLDER);
         assert_eq!(first.to_string(), "p0");
-        let mut entities = Entities::new(0);
+        let mut entities = SlotTable::new(0);
         let real = entities.alloc(at(0));
         assert_eq!(real.index(), first.index());
         assert_eq!(entities.liveness(first), Liveness::Stale);
@@ -785,7 +785,7 @@ mod tests {
 
     #[test]
     fn a_destroyed_entitys_handle_stays_stale_when_tags_come_round_again() {
-        let mut entities = Entities::new(0);
+        let mut entities = SlotTable::new(0);
         let kept = entities.alloc(at(0));
         let old = entities.alloc(at(1));
         entities.disable(old, false);
