@@ -133,6 +133,60 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: if cfg!(miri) { 4 } else { 64 },
+        failure_persistence: if cfg!(miri) { None } else { ProptestConfig::default().failure_persistence },
+        ..ProptestConfig::default()
+    })]
+
+    /// `Context::view` reads through the context's plan when a query keeps
+    /// one current, and through a plan it places itself otherwise: both
+    /// read what `get` reads, and refuse alike.
+    #[test]
+    fn a_view_reads_the_same_with_the_context_s_plan_or_its_own(shapes in prop::collection::vec(0u8..64, 1..40), picks in prop::collection::vec(0usize..64, 0..80)) {
+        type R<'q> = (&'q Position, Option<&'q Velocity>, &'q Heat, Option<&'q Lit>);
+        let (own, es, _) = world(&shapes);
+        let (mut kept, es_kept, _) = world(&shapes);
+        // A query of `R` leaves its plan in `kept`, current for its view.
+        kept.query_mut::<R<'static>>().unwrap().for_each(|_| ());
+        let foreign = Context::new().create_entity();
+        let (by_own, by_kept) = (own.view::<R<'static>>(), kept.view::<R<'static>>());
+        let read = |item: Result<R<'_>, Error>| {
+            item.map(|(p, v, h, lit)| (p.x, v.map(|v| v.y), h.0, lit.is_some()))
+        };
+        for &pick in &picks {
+            let (e, ek) = match (es.get(pick), es_kept.get(pick)) {
+                (Some(&e), Some(&ek)) => (e, ek),
+                _ => (foreign, foreign),
+            };
+            let (got, kept_got) = (read(by_own.get(e)), read(by_kept.get(ek)));
+            let by_get = own.get::<Position>(e).and_then(|p| {
+                let heat = own.get::<Heat>(e)?;
+                Ok((p.x, own.get::<Velocity>(e).ok().map(|v| v.y), heat.0, own.has::<Lit>(e)))
+            });
+            match (&got, &kept_got, &by_get) {
+                (Ok(a), Ok(b), Ok(c)) => {
+                    prop_assert_eq!(a, b);
+                    prop_assert_eq!(a, c);
+                }
+                (Err(a), Err(b), Err(c)) => {
+                    // The two contexts' handles differ: compare what is
+                    // wrong, and the component named.
+                    let absent = |e: &Error| match e {
+                        Error::ComponentAbsent { component, .. } => Some(*component),
+                        _ => None,
+                    };
+                    prop_assert_eq!(std::mem::discriminant(a), std::mem::discriminant(b), "{:?} / {:?}", a, b);
+                    prop_assert_eq!(absent(a), absent(b));
+                    prop_assert_eq!(std::mem::discriminant(a), std::mem::discriminant(c), "{:?} / {:?}", a, c);
+                }
+                (a, b, c) => prop_assert!(false, "{:?} / {:?} / {:?}", a, b, c),
+            }
+        }
+    }
+}
+
 #[test]
 fn view_mut_errors_name_what_is_wrong() {
     let mut game = Context::new();
