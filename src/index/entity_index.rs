@@ -176,6 +176,7 @@ where
 
 impl<K: Hash + Eq + Clone> Lists<K> {
     /// Adds `entity` to `key`'s list (the entity is being filed).
+    #[inline]
     fn push(&mut self, key: K, entity: Entity) -> Spot {
         let spare = &mut self.spare;
         let entry = self.map.entry(key);
@@ -213,6 +214,7 @@ impl<K> Table for Lists<K> {
 }
 
 impl<K: Hash + Eq + Clone> KeyTable<K, Spot> for Lists<K> {
+    #[inline]
     fn file(&mut self, key: &K, entity: Entity) -> Option<Spot> {
         Some(self.push(key.clone(), entity))
     }
@@ -246,6 +248,7 @@ impl<K: Hash + Eq + Clone> KeyTable<K, Spot> for Lists<K> {
     }
 
     /// One key before and after (the common case): moved in place.
+    #[inline]
     fn refile_in_place(&mut self, filed: &mut FiledKeys<K, Spot>, entity: Entity, keys: &mut Vec<K>) -> bool {
         let unchanged = match (keys.as_slice(), filed.single_mut(entity)) {
             ([new], Some((old, _))) => old == new,

@@ -156,6 +156,7 @@ where
     /// Makes the keys of `value` for `entity`, to file next; a key the
     /// table refuses (a primary key another entity holds) is refused
     /// before anything changes, and nothing is prepared.
+    #[inline]
     fn prepare(&mut self, entity: Option<Entity>, value: ComponentRef<'_>) -> Result<(), (String, Entity)> {
         let keys = self.prepared.make(&self.keys, value);
         let clash = self.table.clash(keys, entity);
@@ -177,6 +178,7 @@ where
         self.filed.file(entity, filed)
     }
 
+    #[inline]
     fn file_prepared(&mut self, entity: Entity) -> bool {
         let mut keys = self.prepared.take();
         let held = self.file_keys(entity, &mut keys);
@@ -184,6 +186,7 @@ where
         held
     }
 
+    #[inline]
     fn unfile(&mut self, entity: Entity) -> bool {
         let Some(mut filed) = self.filed.take(entity) else {
             return false;
@@ -195,6 +198,7 @@ where
         true
     }
 
+    #[inline]
     fn refile_prepared(&mut self, entity: Entity) -> Filing {
         let mut keys = self.prepared.take();
         let filing =

@@ -135,6 +135,7 @@ impl<K> Table for Holders<K> {
 }
 
 impl<K: Hash + Eq + Clone + fmt::Debug> KeyTable<K, ()> for Holders<K> {
+    #[inline]
     fn file(&mut self, key: &K, entity: Entity) -> Option<()> {
         match self.get(key) {
             // Checked by `clash`, with these very keys, before the change;
@@ -154,6 +155,7 @@ impl<K: Hash + Eq + Clone + fmt::Debug> KeyTable<K, ()> for Holders<K> {
         self.remove(key);
     }
 
+    #[inline]
     fn clash(&self, keys: &[K], entity: Option<Entity>) -> Option<(String, Entity)> {
         keys.iter().find_map(|key| match self.get(key) {
             Some(&holder) if Some(holder) != entity => Some((format!("{key:?}"), holder)),
