@@ -1,17 +1,15 @@
 //! `EntityIndex`: key -> the entities filed under it.
 
-use std::any::Any;
 use std::borrow::Borrow;
 use std::fmt;
 use std::hash::Hash;
 
-use super::keys::{FiledKeys, KeyFn, Prepared};
-use super::sealed::{Filing, IndexStore};
-use super::{IndexCore, KeyHasher, describe};
+use super::KeyHasher;
+use super::keyed::{Indexed, KeyTable, Keyed, Table};
+use super::keys::{FiledKeys, KeyFn};
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::matcher::Matcher;
-use crate::storage::ComponentRef;
 use indexmap::IndexMap;
 
 /// Finds entities by a key made from one of their components: all entities
@@ -54,16 +52,24 @@ use indexmap::IndexMap;
 /// # Ok::<(), reactecs::Error>(())
 /// ```
 pub struct EntityIndex<K> {
-    core: IndexCore,
-    keys: KeyFn<K>,
+    keyed: Keyed<K, Lists<K>, Spot>,
+}
+
+/// An [`EntityIndex`]'s table: key -> its entities.
+pub(crate) struct Lists<K> {
     /// Key -> its entities (never empty: an emptied key is removed).
     map: IndexMap<K, Vec<Entity>, KeyHasher>,
-    /// The keys each entity is filed under, and where it is in each.
-    filed: FiledKeys<K, Spot>,
     /// Emptied entity lists, kept so that churn does not allocate.
     spare: Vec<Vec<Entity>>,
-    /// The keys made for the entity a change is about.
-    prepared: Prepared<K>,
+}
+
+impl<K> Default for Lists<K> {
+    fn default() -> Self {
+        Lists {
+            map: IndexMap::default(),
+            spare: Vec::new(),
+        }
+    }
 }
 
 /// Where a filed entity is under one of its keys: its position in the
@@ -71,7 +77,7 @@ pub struct EntityIndex<K> {
 /// (a hint: right unless an emptied key was taken out of the map since,
 /// moving another into its place; a wrong one costs a hash lookup).
 #[derive(Clone, Copy, Debug, Default)]
-struct Spot {
+pub(crate) struct Spot {
     at: u32,
     key: u32,
 }
@@ -84,7 +90,9 @@ where
     /// (`Matcher::all_of::<T>()`, see [`matching`](EntityIndex::matching))
     /// under `key(&t)`.
     pub fn new<T: Component>(name: &'static str, key: impl Fn(&T) -> K + Send + Sync + 'static) -> Self {
-        Self::with_keys(name, KeyFn::single(key))
+        EntityIndex {
+            keyed: Keyed::new(name, KeyFn::single(key)),
+        }
     }
 
     /// An index that files each entity under every key `keys(&t)` gives
@@ -111,17 +119,8 @@ where
         T: Component,
         I: IntoIterator<Item = K>,
     {
-        Self::with_keys(name, KeyFn::multi(keys))
-    }
-
-    fn with_keys(name: &'static str, keys: KeyFn<K>) -> Self {
         EntityIndex {
-            core: IndexCore::new(name, keys.info()),
-            keys,
-            map: IndexMap::default(),
-            filed: FiledKeys::default(),
-            spare: Vec::new(),
-            prepared: Prepared::default(),
+            keyed: Keyed::new(name, KeyFn::multi(keys)),
         }
     }
 
@@ -130,9 +129,10 @@ where
     /// for enemies only. The matcher must have the key component in its
     /// AllOf set ([`Error::IndexNotKeyed`](crate::Error::IndexNotKeyed)
     /// otherwise, from [`Context::add_index`](crate::Context::add_index)).
-    pub fn matching(mut self, matcher: Matcher) -> Self {
-        self.core.matcher = matcher;
-        self
+    pub fn matching(self, matcher: Matcher) -> Self {
+        EntityIndex {
+            keyed: self.keyed.matching(matcher),
+        }
     }
 
     /// The entities filed under `key`, in filing order (empty when none).
@@ -142,7 +142,7 @@ where
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.map.get(key).map_or(&[], Vec::as_slice)
+        self.keyed.table.map.get(key).map_or(&[], Vec::as_slice)
     }
 
     /// Whether any entity is filed under `key`.
@@ -151,25 +151,32 @@ where
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.map.contains_key(key)
+        self.keyed.table.map.contains_key(key)
     }
 
     /// The keys `entity` is filed under (none if it is not in the index).
     pub fn keys_of(&self, entity: Entity) -> impl Iterator<Item = &K> + '_ {
-        self.filed.of(entity).iter().map(|(key, _)| key)
+        self.keyed.keys_of(entity)
     }
 
     /// Every key with its entities.
     pub fn iter(&self) -> impl Iterator<Item = (&K, &[Entity])> + '_ {
-        self.map.iter().map(|(key, entities)| (key, entities.as_slice()))
+        self.keyed
+            .table
+            .map
+            .iter()
+            .map(|(key, entities)| (key, entities.as_slice()))
     }
 
     /// Every key.
     pub fn keys(&self) -> impl Iterator<Item = &K> + '_ {
-        self.map.keys()
+        self.keyed.table.map.keys()
     }
+}
 
+impl<K: Hash + Eq + Clone> Lists<K> {
     /// Adds `entity` to `key`'s list (the entity is being filed).
+    #[inline]
     fn push(&mut self, key: K, entity: Entity) -> Spot {
         let spare = &mut self.spare;
         let entry = self.map.entry(key);
@@ -181,10 +188,41 @@ where
         Spot { at, key }
     }
 
+    /// Moves `entity` from the one key it is filed under to `new`, another
+    /// single key, in place: the same as unfiling and filing it again (its
+    /// old list mended the same way, the entity last in its new one),
+    /// without either's bookkeeping.
+    fn move_key(&mut self, filed: &mut FiledKeys<K, Spot>, entity: Entity, new: K) {
+        let Some(pair) = filed.single_mut(entity) else {
+            return;
+        };
+        let (old, spot) = std::mem::replace(pair, (new.clone(), Spot::default()));
+        self.pull(filed, &old, spot);
+        let spot = self.push(new, entity);
+        if let Some(pair) = filed.single_mut(entity) {
+            pair.1 = spot;
+        }
+    }
+}
+
+impl<K> Table for Lists<K> {
+    const KIND: &'static str = "EntityIndex";
+
+    fn keys_len(&self) -> usize {
+        self.map.len()
+    }
+}
+
+impl<K: Hash + Eq + Clone> KeyTable<K, Spot> for Lists<K> {
+    #[inline]
+    fn file(&mut self, key: &K, entity: Entity) -> Option<Spot> {
+        Some(self.push(key.clone(), entity))
+    }
+
     /// Takes the entity at `spot` out of `key`'s list, mending the position
     /// of the entity moved into its place. The key is found at the spot's
     /// hint when it is still there, without hashing it.
-    fn pull(&mut self, key: &K, spot: Spot) {
+    fn pull(&mut self, filed: &mut FiledKeys<K, Spot>, key: &K, spot: Spot) {
         let hinted = self.map.get_index(spot.key as usize).is_some_and(|(k, _)| k == key);
         let Some(position) = (if hinted {
             Some(spot.key as usize)
@@ -199,7 +237,7 @@ where
         };
         list.swap_remove(spot.at as usize);
         if let Some(&moved) = list.get(spot.at as usize) {
-            if let Some(beside) = self.filed.beside_mut(moved, key) {
+            if let Some(beside) = filed.beside_mut(moved, key) {
                 beside.at = spot.at;
             }
         } else if list.is_empty()
@@ -209,117 +247,28 @@ where
         }
     }
 
-    /// Moves `entity` from the one key it is filed under to `new`, another
-    /// single key, in place: the same as unfiling and filing it again (its
-    /// old list mended the same way, the entity last in its new one),
-    /// without either's bookkeeping.
-    fn move_key(&mut self, entity: Entity, new: K) {
-        let Some(pair) = self.filed.single_mut(entity) else {
-            return;
+    /// One key before and after (the common case): moved in place.
+    #[inline]
+    fn refile_in_place(&mut self, filed: &mut FiledKeys<K, Spot>, entity: Entity, keys: &mut Vec<K>) -> bool {
+        let unchanged = match (keys.as_slice(), filed.single_mut(entity)) {
+            ([new], Some((old, _))) => old == new,
+            _ => return false,
         };
-        let (old, spot) = std::mem::replace(pair, (new.clone(), Spot::default()));
-        self.pull(&old, spot);
-        let spot = self.push(new, entity);
-        if let Some(pair) = self.filed.single_mut(entity) {
-            pair.1 = spot;
+        if !unchanged && let Some(new) = keys.pop() {
+            self.move_key(filed, entity, new);
         }
-    }
-
-    /// Files `entity` (not filed yet) under `keys` (drained); true if there
-    /// was at least one.
-    fn file_keys(&mut self, entity: Entity, keys: &mut Vec<K>) -> bool {
-        let mut filed = self.filed.start(entity);
-        for key in keys.drain(..) {
-            let at = self.push(key.clone(), entity);
-            filed.push((key, at));
-        }
-        self.filed.file(entity, filed)
-    }
-}
-
-impl<K> IndexStore for EntityIndex<K>
-where
-    K: Hash + Eq + Clone + Send + Sync + 'static,
-{
-    fn core(&self) -> &IndexCore {
-        &self.core
-    }
-
-    fn core_mut(&mut self) -> &mut IndexCore {
-        &mut self.core
-    }
-
-    fn kind(&self) -> &'static str {
-        "EntityIndex"
-    }
-
-    fn prepare(&mut self, _entity: Option<Entity>, value: ComponentRef<'_>) -> Result<(), (String, Entity)> {
-        self.prepared.make(&self.keys, value);
-        Ok(())
-    }
-
-    fn file_prepared(&mut self, entity: Entity) -> bool {
-        let mut keys = self.prepared.take();
-        let held = self.file_keys(entity, &mut keys);
-        self.prepared.give_back(keys);
-        held
-    }
-
-    fn unfile(&mut self, entity: Entity) -> bool {
-        let Some(mut filed) = self.filed.take(entity) else {
-            return false;
-        };
-        for (key, at) in filed.drain(..) {
-            self.pull(&key, at);
-        }
-        self.filed.give_back(entity, filed);
         true
     }
 
-    fn refile_prepared(&mut self, entity: Entity) -> Filing {
-        let mut keys = self.prepared.take();
-        // One key before and after (the common case): moved in place.
-        let single = match (keys.as_slice(), self.filed.single_mut(entity)) {
-            ([new], Some((old, _))) => Some(old == new),
-            _ => None,
-        };
-        let filing = if let Some(unchanged) = single {
-            if !unchanged && let Some(new) = keys.pop() {
-                self.move_key(entity, new);
-            }
-            Filing::Unchanged
-        } else if self.filed.unchanged(entity, &keys) {
-            Filing::Unchanged
-        } else {
-            let was = self.unfile(entity);
-            Filing::of(was, self.file_keys(entity, &mut keys))
-        };
-        self.prepared.give_back(keys);
-        filing
-    }
-
-    fn holds(&self, entity: Entity) -> bool {
-        self.filed.holds(entity)
-    }
-
-    fn clear(&mut self, each: &mut dyn FnMut(Entity)) {
-        self.filed.clear(each);
+    fn clear(&mut self) {
         for (_, mut list) in self.map.drain(..) {
             list.clear();
             self.spare.push(list);
         }
     }
 
-    fn keys_len(&self) -> usize {
-        self.map.len()
-    }
-
-    fn held_len(&self) -> usize {
-        self.filed.len()
-    }
-
-    fn check(&self) -> Result<Vec<Entity>, String> {
-        let (held, pairs) = self.filed.check(|entity, key, &Spot { at, .. }| {
+    fn check(&self, filed: &FiledKeys<K, Spot>) -> Result<Vec<Entity>, String> {
+        let (held, pairs) = filed.check(|entity, key, &Spot { at, .. }| {
             if self.map.get(key).and_then(|list| list.get(at as usize)) == Some(&entity) {
                 Ok(())
             } else {
@@ -334,9 +283,22 @@ where
         }
         Ok(held)
     }
+}
 
-    fn as_any(&self) -> &dyn Any {
-        self
+impl<K> Indexed for EntityIndex<K>
+where
+    K: Hash + Eq + Clone + Send + Sync + 'static,
+{
+    type Key = K;
+    type Beside = Spot;
+    type Table = Lists<K>;
+
+    fn keyed(&self) -> &Keyed<K, Lists<K>, Spot> {
+        &self.keyed
+    }
+
+    fn keyed_mut(&mut self) -> &mut Keyed<K, Lists<K>, Spot> {
+        &mut self.keyed
     }
 }
 
@@ -344,16 +306,12 @@ impl<K> fmt::Display for EntityIndex<K> {
     /// `EntityIndex "Cell" on AllOf(Position): 12 keys, 40 entities` (and
     /// `, inactive` when deactivated).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        describe(f, "EntityIndex", &self.core, self.map.len(), self.filed.len())
+        self.keyed.describe(f)
     }
 }
 
 impl<K> fmt::Debug for EntityIndex<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.core
-            .debug(f, "EntityIndex")
-            .field("keys", &self.map.len())
-            .field("entities", &self.filed.len())
-            .finish()
+        self.keyed.debug(f)
     }
 }

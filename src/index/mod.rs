@@ -110,6 +110,7 @@ use crate::matcher::Matcher;
 
 mod data;
 mod entity_index;
+mod keyed;
 mod keys;
 mod primary;
 
@@ -122,7 +123,6 @@ pub use primary::PrimaryEntityIndex;
 /// implement it.
 pub(crate) mod sealed {
     use std::any::Any;
-    use std::fmt;
 
     use crate::entity::Entity;
     use crate::group::GroupId;
@@ -149,16 +149,6 @@ pub(crate) mod sealed {
                 group: None,
                 active: true,
             }
-        }
-
-        /// The fields every index's `Debug` starts with.
-        pub(crate) fn debug<'a, 'b>(&self, f: &'a mut fmt::Formatter<'b>, kind: &str) -> fmt::DebugStruct<'a, 'b> {
-            let mut debug = f.debug_struct(kind);
-            debug
-                .field("name", &self.name)
-                .field("matcher", &format_args!("{}", self.matcher))
-                .field("active", &self.active);
-            debug
         }
     }
 
@@ -219,7 +209,7 @@ pub(crate) mod sealed {
     }
 }
 
-pub(crate) use sealed::{Filing, IndexCore, IndexStore};
+pub(crate) use sealed::{Filing, IndexStore};
 
 /// How indices hash their keys: foldhash, seeded per index.
 pub(crate) type KeyHasher = foldhash::fast::RandomState;
@@ -273,26 +263,3 @@ pub trait Index: IndexStore + fmt::Display + fmt::Debug {
 impl<K: Hash + Eq + Clone + Send + Sync + 'static> Index for EntityIndex<K> {}
 
 impl<K: Hash + Eq + Clone + fmt::Debug + Send + Sync + 'static> Index for PrimaryEntityIndex<K> {}
-
-/// `EntityIndex "Cell" on AllOf(Position): 12 keys, 40 entities[, inactive]`.
-pub(crate) fn describe(
-    f: &mut fmt::Formatter<'_>,
-    kind: &str,
-    core: &IndexCore,
-    keys: usize,
-    entities: usize,
-) -> fmt::Result {
-    let plural = |n: usize, one: &'static str, many: &'static str| if n == 1 { one } else { many };
-    write!(
-        f,
-        "{kind} \"{}\" on {}: {keys} {}, {entities} {}",
-        core.name,
-        core.matcher,
-        plural(keys, "key", "keys"),
-        plural(entities, "entity", "entities")
-    )?;
-    if !core.active {
-        write!(f, ", inactive")?;
-    }
-    Ok(())
-}
